@@ -1,0 +1,51 @@
+# Venus RPA: one image for web (daphne), Celery workers, beat and flower.
+# The model server (vLLM) is NOT in this image: it runs as the separate `vllm` compose service
+# on GPU hosts (requirements-gpu.txt), so no CUDA build of PyTorch lands here.
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    VENUS_CHROMIUM_PATH=/usr/bin/chromium \
+    VENUS_LOCAL_DIR=/app/.local \
+    VENUS_MEDIA_ROOT=/app/.local/media
+
+# chromium: Playwright drives the system browser through executable_path (its own browser
+#   download is never used).
+# fonts-liberation / fonts-wqy-microhei: Latin metrics and CJK glyphs, so Chinese pages render
+#   and screenshots sent to the model show real text instead of boxes.
+# xvfb / xdotool: desktop leases (an X display per lease) run inside the worker image.
+# tini: PID 1 that reaps Chromium's child processes and forwards signals to Celery/daphne.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends \
+        chromium \
+        fonts-liberation \
+        fonts-wqy-microhei \
+        tini \
+        xvfb \
+        xdotool \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+
+# Dependencies first so code edits do not invalidate the pip layer.
+COPY requirements.txt /app/requirements.txt
+RUN pip install -r /app/requirements.txt
+
+RUN groupadd --system venus \
+    && useradd --system --gid venus --home-dir /home/venus --create-home --shell /usr/sbin/nologin venus
+
+COPY --chown=venus:venus . /app
+
+# .local holds runtime state (media, generated keys in local mode). Create it owned by venus so
+# a named volume mounted at /app/.local/media starts with the right owner.
+RUN mkdir -p /app/.local/media \
+    && chown -R venus:venus /app/.local
+
+USER venus
+
+EXPOSE 8000
+
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "venus_rpa.asgi:application"]

@@ -1,0 +1,24 @@
+"""URL routes of the practice site (paths have no trailing slash, as automations expect)."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from practice.views import api, auth, expenses, lab
+
+urlpatterns = [
+    path("", auth.home_view),
+    path("login", auth.login_view),
+    path("logout", auth.logout_view),
+    path("expenses", expenses.list_view),
+    # "new" must precede the <reference> route so it is not read as a reference.
+    path("expenses/new", expenses.details_view),
+    path("expenses/new/confirm", expenses.confirm_view),
+    path("expenses/<str:reference>", expenses.detail_view),
+    path("api/expenses", api.expense_list_api),
+    path("api/reset", api.reset_api),
+    path("lab", lab.index_view),
+    path("lab/ambiguous", lab.ambiguous_view),
+    path("lab/delayed", lab.delayed_view),
+    path("lab/extract", lab.extract_view),
+]

@@ -1,0 +1,1 @@
+"""Views of the practice site, split by area: auth, expenses, api, lab."""

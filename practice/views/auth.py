@@ -1,0 +1,70 @@
+"""Sign-in, sign-out and the ``login_required`` guard (session-based, no auth app)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.middleware.csrf import rotate_token
+from django.shortcuts import redirect, render
+from django.utils.crypto import constant_time_compare
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+
+DEFAULT_AFTER_LOGIN = "/expenses/new"
+
+View = Callable[..., HttpResponse]
+
+
+def login_required(view: View) -> View:
+    """Send signed-out visitors to /login, remembering where they wanted to go."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.session.get("user"):
+            return HttpResponseRedirect("/login?" + urlencode({"next": request.get_full_path()}))
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _safe_next(request: HttpRequest, candidate: str) -> str | None:
+    """Accept only local absolute paths, so ?next= cannot bounce users off-site."""
+    if not candidate.startswith("/") or candidate.startswith("//"):
+        return None
+    if not url_has_allowed_host_and_scheme(candidate, allowed_hosts={request.get_host()}):
+        return None
+    return candidate
+
+
+def login_view(request: HttpRequest) -> HttpResponse:
+    """Show the sign-in form; on valid credentials start a session and redirect."""
+    next_url = request.POST.get("next") or request.GET.get("next") or ""
+    context: dict[str, Any] = {"next": next_url, "username": "", "error": None}
+    if request.method == "POST":
+        username = request.POST.get("username", "").strip()
+        password = request.POST.get("password", "")
+        # Compare both fields in constant time so timing says nothing about which was wrong.
+        user_ok = constant_time_compare(username, settings.PRACTICE_USER)
+        password_ok = constant_time_compare(password, settings.PRACTICE_PASSWORD)
+        if user_ok and password_ok:
+            request.session.cycle_key()
+            request.session["user"] = username
+            request.session.pop("draft", None)
+            rotate_token(request)
+            return redirect(_safe_next(request, next_url) or DEFAULT_AFTER_LOGIN)
+        context.update(username=username, error="Invalid username or password.")
+    return render(request, "practice/login.html", context)
+
+
+def logout_view(request: HttpRequest) -> HttpResponse:
+    """Clear the session (user and any draft) and go back to the sign-in page."""
+    request.session.flush()
+    return redirect("/login")
+
+
+def home_view(request: HttpRequest) -> HttpResponse:
+    """Send visitors to the expense list, or to sign-in when signed out."""
+    return redirect("/expenses" if request.session.get("user") else "/login")

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Install what the project needs on a fresh Debian machine: system packages and .venv.
+# Idempotent and quick when everything is there already.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(chromium redis-server postgresql fonts-liberation)
+missing=()
+command -v chromium >/dev/null || missing+=(chromium fonts-liberation)
+command -v redis-server >/dev/null || missing+=(redis-server)
+[ -x /usr/lib/postgresql/15/bin/initdb ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "==> installing system packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if ! command -v docker-compose >/dev/null && [ "${WITH_COMPOSE:-0}" = "1" ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends docker-compose >/dev/null
+fi
+
+PYTHON="${PYTHON:-python3.11}"
+command -v "$PYTHON" >/dev/null || PYTHON=python3
+if [ ! -x .venv/bin/python ]; then
+  echo "==> creating .venv with $($PYTHON --version)"
+  "$PYTHON" -m venv .venv
+fi
+stamp=".venv/.installed-$(cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  echo "==> installing Python packages"
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -r requirements-dev.txt
+  rm -f .venv/.installed-*
+  touch "$stamp"
+fi

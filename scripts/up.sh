@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Start the whole local stack in the foreground with demo data; Ctrl-C stops everything.
+#   Redis 127.0.0.1:6379 (unless REDIS_URL is set) · web (ASGI) 127.0.0.1:8000 · practice site
+#   127.0.0.1:8001 · Celery agent + default workers · beat · Flower 127.0.0.1:5555
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+mkdir -p .local/logs
+PY=.venv/bin/python
+export PRACTICE_PORT="${PRACTICE_PORT:-8001}" WEB_PORT="${WEB_PORT:-8000}" FLOWER_PORT="${FLOWER_PORT:-5555}"
+export VENUS_PRACTICE_URL="${VENUS_PRACTICE_URL:-http://127.0.0.1:$PRACTICE_PORT}"
+
+pids=()
+stop() {
+  trap - INT TERM EXIT
+  echo; echo "==> stopping"
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for _ in $(seq 50); do
+    alive=0; for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ $alive = 0 ] && break; sleep 0.2
+  done
+  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+  echo "==> stopped"
+}
+trap stop INT TERM EXIT
+
+start() {  # name, command...
+  local name=$1; shift
+  "$@" > ".local/logs/$name.log" 2>&1 &
+  pids+=($!)
+  echo "    $name (pid $!, log .local/logs/$name.log)"
+}
+
+if [ -z "${REDIS_URL:-}" ]; then
+  export REDIS_URL="redis://127.0.0.1:6379/0"
+  if ! redis-cli -p 6379 ping >/dev/null 2>&1; then
+    start redis redis-server --port 6379 --bind 127.0.0.1 --save '' --appendonly no
+    for _ in $(seq 50); do redis-cli -p 6379 ping >/dev/null 2>&1 && break; sleep 0.1; done
+  fi
+fi
+
+echo "==> database"
+$PY manage.py migrate --noinput -v0
+$PY manage.py seed_demo
+
+echo "==> starting"
+start practice $PY -m practice --host 127.0.0.1 --port "$PRACTICE_PORT"
+start web .venv/bin/daphne -b 127.0.0.1 -p "$WEB_PORT" venus_rpa.asgi:application
+start worker-agent .venv/bin/celery -A venus_rpa worker -Q agent --pool threads --concurrency 4 -n "agent@%h" --loglevel INFO
+start worker-default .venv/bin/celery -A venus_rpa worker -Q default --pool threads --concurrency 4 -n "default@%h" --loglevel INFO
+start beat .venv/bin/celery -A venus_rpa beat --loglevel INFO
+start flower .venv/bin/celery -A venus_rpa flower --address=127.0.0.1 --port="$FLOWER_PORT"
+
+cat <<MSG
+
+Venus RPA is up:
+  dashboard   http://127.0.0.1:$WEB_PORT/        (sign in as demo / venus-demo)
+  API docs    http://127.0.0.1:$WEB_PORT/api/docs/
+  admin       http://127.0.0.1:$WEB_PORT/admin/
+  practice    $VENUS_PRACTICE_URL/               (demo / demo-password)
+  Flower      http://127.0.0.1:$FLOWER_PORT/
+Try:  .venv/bin/python manage.py run_automation demo-expense --wait
+Ctrl-C stops everything.
+MSG
+# Exit (and stop the rest) as soon as any component dies.
+wait -n "${pids[@]}" || true
+echo "==> a component exited; see .local/logs/"

@@ -1,0 +1,50 @@
+"""Shared fixtures: real servers (practice site, Celery worker) and the persona fixture
+(owner, teammate, viewer, outsider) in the healthchecks style."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.helpers.servers import practice_site
+
+
+@pytest.fixture(scope="session")
+def practice_url():
+    with practice_site() as url:
+        yield url
+
+
+@dataclass
+class Personas:
+    workspace: object
+    owner: object
+    teammate: object
+    viewer: object
+    outsider: object
+    other_workspace: object
+
+    def client(self, user) -> APIClient:
+        from venus_rpa.accounts.services import api_token_create
+        from venus_rpa.accounts.selectors import workspace_default_for_user
+
+        _, raw = api_token_create(workspace=workspace_default_for_user(user=user), user=user, name="test")
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+        return client
+
+
+@pytest.fixture
+def personas(db) -> Personas:
+    from venus_rpa.accounts.models import Role
+    from tests.factories import MembershipFactory, UserFactory, WorkspaceFactory
+
+    workspace, other = WorkspaceFactory(name="Acme"), WorkspaceFactory(name="Globex")
+    owner, teammate, viewer, outsider = (UserFactory(username=n) for n in ("alice", "bob", "victor", "mallory"))
+    MembershipFactory(workspace=workspace, user=owner, role=Role.OWNER)
+    MembershipFactory(workspace=workspace, user=teammate, role=Role.EDITOR)
+    MembershipFactory(workspace=workspace, user=viewer, role=Role.VIEWER)
+    MembershipFactory(workspace=other, user=outsider, role=Role.OWNER)
+    return Personas(workspace, owner, teammate, viewer, outsider, other)

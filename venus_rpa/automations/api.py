@@ -1,0 +1,137 @@
+"""REST API for automations and credentials. Views parse input, call one service, shape output."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from venus_rpa.accounts.permissions import request_workspace, require_write
+from venus_rpa.automations import selectors, services
+from venus_rpa.automations.models import Automation, AutomationVersion
+
+DEFINITION_FIELDS = AutomationVersion.DEFINITION_FIELDS
+
+
+class DefinitionSerializer(serializers.Serializer):
+    surface = serializers.ChoiceField(choices=["web", "android", "desktop"], required=False)
+    start_url = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    allowed_domains = serializers.ListField(child=serializers.CharField(max_length=255), required=False)
+    goal = serializers.CharField(required=False, allow_blank=True)
+    steps = serializers.ListField(child=serializers.DictField(), required=False)
+    param_schema = serializers.DictField(required=False)
+    credentials = serializers.ListField(child=serializers.SlugField(), required=False)
+    success_criteria = serializers.DictField(required=False)
+    output_schema = serializers.DictField(required=False)
+    limits = serializers.DictField(required=False)
+    change_note = serializers.CharField(required=False, allow_blank=True, max_length=300)
+
+
+class AutomationInSerializer(DefinitionSerializer):
+    slug = serializers.SlugField(max_length=80)
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True)
+
+
+class AutomationUpdateSerializer(DefinitionSerializer):
+    name = serializers.CharField(max_length=200, required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+
+
+class VersionOutSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = AutomationVersion
+        fields = ["number", *DEFINITION_FIELDS, "change_note", "created_at"]
+
+
+class AutomationOutSerializer(serializers.ModelSerializer):
+    version = VersionOutSerializer(source="current_version")
+
+    class Meta:
+        model = Automation
+        fields = ["id", "slug", "name", "description", "version", "created_at", "updated_at"]
+
+
+def _definition(data: dict) -> dict:
+    return {k: data[k] for k in DEFINITION_FIELDS if k in data}
+
+
+class AutomationListApi(APIView):
+    @extend_schema(responses=AutomationOutSerializer(many=True))
+    def get(self, request):
+        automations = selectors.automation_list(workspace=request_workspace(request))
+        return Response(AutomationOutSerializer(automations, many=True).data)
+
+    @extend_schema(request=AutomationInSerializer, responses={201: AutomationOutSerializer})
+    def post(self, request):
+        workspace = request_workspace(request)
+        require_write(request, workspace)
+        data = AutomationInSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        automation = services.automation_create(
+            workspace=workspace, user=request.user, slug=data.validated_data["slug"], name=data.validated_data["name"],
+            description=data.validated_data.get("description", ""), definition=_definition(data.validated_data),
+            change_note=data.validated_data.get("change_note", ""),
+        )
+        return Response(AutomationOutSerializer(automation).data, status=status.HTTP_201_CREATED)
+
+
+class AutomationDetailApi(APIView):
+    @extend_schema(responses=AutomationOutSerializer)
+    def get(self, request, slug: str):
+        automation = selectors.automation_get(workspace=request_workspace(request), slug=slug)
+        return Response(AutomationOutSerializer(automation).data)
+
+    @extend_schema(request=AutomationUpdateSerializer, responses=AutomationOutSerializer)
+    def patch(self, request, slug: str):
+        workspace = request_workspace(request)
+        automation = selectors.automation_get(workspace=workspace, slug=slug)
+        require_write(request, workspace)
+        data = AutomationUpdateSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        definition = _definition(data.validated_data)
+        automation = services.automation_update(
+            automation=automation, user=request.user, name=data.validated_data.get("name"),
+            description=data.validated_data.get("description"), definition=definition or None,
+            change_note=data.validated_data.get("change_note", ""),
+        )
+        automation = selectors.automation_get(workspace=workspace, slug=slug)
+        return Response(AutomationOutSerializer(automation).data)
+
+
+class AutomationVersionsApi(APIView):
+    @extend_schema(responses=VersionOutSerializer(many=True))
+    def get(self, request, slug: str):
+        automation = selectors.automation_get(workspace=request_workspace(request), slug=slug)
+        return Response(VersionOutSerializer(automation.versions.all(), many=True).data)
+
+
+class CredentialInSerializer(serializers.Serializer):
+    name = serializers.SlugField(max_length=80)
+    domains = serializers.ListField(child=serializers.CharField(max_length=255), required=False, default=list)
+    fields = serializers.DictField(child=serializers.CharField(max_length=4000, trim_whitespace=False), allow_empty=False)
+
+
+class CredentialOutSerializer(serializers.Serializer):
+    """Never includes secret values: names of the fields only."""
+
+    name = serializers.CharField()
+    domains = serializers.ListField(child=serializers.CharField())
+    field_names = serializers.ListField(child=serializers.CharField())
+    updated_at = serializers.DateTimeField()
+
+
+class CredentialListApi(APIView):
+    @extend_schema(responses=CredentialOutSerializer(many=True))
+    def get(self, request):
+        return Response(CredentialOutSerializer(selectors.credential_list(workspace=request_workspace(request)), many=True).data)
+
+    @extend_schema(request=CredentialInSerializer, responses={201: CredentialOutSerializer})
+    def post(self, request):
+        workspace = request_workspace(request)
+        require_write(request, workspace)
+        data = CredentialInSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        credential = services.credential_set(workspace=workspace, **data.validated_data)
+        return Response(CredentialOutSerializer(credential).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AutomationsConfig(AppConfig):
+    name = "venus_rpa.automations"
+    label = "automations"

@@ -1,0 +1,98 @@
+"""Automations, their immutable versions, and encrypted credentials."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from venus_rpa.accounts.models import Workspace
+
+
+class Automation(models.Model):
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="automations")
+    slug = models.SlugField(max_length=80)
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    current_version = models.ForeignKey(
+        "AutomationVersion", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["workspace", "slug"], name="automation_slug_per_workspace")]
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Surface(models.TextChoices):
+    WEB = "web"
+    ANDROID = "android"
+    DESKTOP = "desktop"
+
+
+class AutomationVersion(models.Model):
+    """One immutable definition of an automation. Runs point at the version they used."""
+
+    automation = models.ForeignKey(Automation, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    surface = models.CharField(max_length=16, choices=Surface.choices, default=Surface.WEB)
+    start_url = models.CharField(max_length=2000, blank=True)
+    allowed_domains = models.JSONField(default=list, blank=True)
+    goal = models.TextField(blank=True)
+    steps = models.JSONField(default=list)
+    param_schema = models.JSONField(default=dict, blank=True)
+    credentials = models.JSONField(default=list, blank=True, help_text="Names of credentials the steps may use.")
+    success_criteria = models.JSONField(default=dict, blank=True)
+    output_schema = models.JSONField(default=dict, blank=True)
+    limits = models.JSONField(default=dict, blank=True)
+    change_note = models.CharField(max_length=300, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    # Fields that make up the definition: a change in any of them makes a new version.
+    DEFINITION_FIELDS = (
+        "surface", "start_url", "allowed_domains", "goal", "steps", "param_schema", "credentials",
+        "success_criteria", "output_schema", "limits",
+    )
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["automation", "number"], name="version_number_per_automation")]
+        ordering = ["-number"]
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("automation versions are immutable; create a new version instead")
+        super().save(*args, **kwargs)
+
+    def definition(self) -> dict:
+        return {name: getattr(self, name) for name in self.DEFINITION_FIELDS}
+
+    def __str__(self) -> str:
+        return f"{self.automation} v{self.number}"
+
+
+class Credential(models.Model):
+    """Secret fields (username, password, ...) encrypted at rest with Fernet.
+
+    The plaintext never leaves `automations.crypto`/the worker: the API shows names and field
+    keys only, and the model sees `{{credentials.NAME.FIELD}}` placeholders.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="credentials")
+    name = models.SlugField(max_length=80)
+    domains = models.JSONField(default=list, blank=True, help_text="Sites where the secret may be typed.")
+    field_names = models.JSONField(default=list)
+    ciphertext = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["workspace", "name"], name="credential_name_per_workspace")]
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name

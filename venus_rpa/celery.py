@@ -1,0 +1,11 @@
+"""The Celery application: queues `agent` (runs, browser-holding workers) and `default`."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "venus_rpa.settings")
+
+app = Celery("venus_rpa")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

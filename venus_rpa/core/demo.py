@@ -1,0 +1,64 @@
+"""The demo workspace, user, credential and `demo-expense` automation (used by `make up`,
+the benchmarks and the end-to-end tests)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+DEMO_USER = "demo"
+DEMO_PASSWORD = "venus-demo"
+DEMO_WORKSPACE = "demo"
+DEMO_AUTOMATION = "demo-expense"
+PRACTICE_CREDENTIAL = "practice-login"
+
+
+def demo_expense_definition(practice_url: str) -> dict:
+    """Sign in to the practice site and file an expense report, with explicit steps."""
+    host = urlsplit(practice_url).hostname or "127.0.0.1"
+    cred = "{{credentials.%s.%%s}}" % PRACTICE_CREDENTIAL
+    return {
+        "surface": "web",
+        "start_url": practice_url.rstrip("/") + "/login",
+        "allowed_domains": sorted({host, "127.0.0.1", "localhost"}),
+        "goal": "Sign in and file an expense report for {{title}}",
+        "credentials": [PRACTICE_CREDENTIAL],
+        "param_schema": {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string", "minLength": 1, "default": "Taxi to the airport"},
+                "amount": {"type": "string", "pattern": r"^\d+(\.\d{1,2})?$", "default": "42.50"},
+                "date": {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$", "default": "2026-11-30"},
+                "category": {"type": "string", "enum": ["Travel", "Meals", "Lodging", "Office supplies", "Other"],
+                             "default": "Travel"},
+                "notes": {"type": "string", "default": "Filed by Venus RPA"},
+            },
+            "required": ["title", "amount", "date", "category"],
+            "additionalProperties": False,
+        },
+        "steps": [
+            {"kind": "fill", "name": "Type the username", "target": "Username", "value": cred % "username"},
+            {"kind": "fill", "name": "Type the password", "target": "Password", "value": cred % "password"},
+            {"kind": "click", "name": "Sign in", "target": {"role": "button", "name": "Sign in"}},
+            {"kind": "wait_for", "name": "Wait for the expense form", "text": "Step 1 of 2"},
+            {"kind": "fill", "target": "Title", "value": "{{title}}"},
+            {"kind": "fill", "target": "Amount", "value": "{{amount}}"},
+            {"kind": "fill", "target": "Date", "value": "{{date}}"},
+            {"kind": "select", "target": "Category", "option": "{{category}}"},
+            {"kind": "click", "name": "Next page", "target": {"role": "button", "name": "Next"}},
+            {"kind": "upload", "name": "Attach the receipt", "target": "Receipt", "filename": "receipt.txt",
+             "content": "Receipt: {{title}}, {{amount}} on {{date}}"},
+            {"kind": "fill", "target": "Notes", "value": "{{notes}}"},
+            {"kind": "check", "target": "I confirm this expense is accurate"},
+            {"kind": "click", "name": "Submit the report", "target": {"role": "button", "name": "Submit expense"}},
+            {"kind": "wait_for", "name": "Wait for the confirmation", "text": "Expense submitted"},
+            {"kind": "extract", "name": "Read the reference", "target": {"css": "#reference"}, "into": "reference",
+             "pattern": r"(EXP-\d+)"},
+        ],
+        "success_criteria": {"text_visible": "Expense submitted", "url_contains": "/expenses/EXP-"},
+        "output_schema": {
+            "type": "object",
+            "properties": {"reference": {"type": "string", "pattern": "^EXP-\\d+$"}},
+            "required": ["reference"],
+        },
+        "limits": {"max_steps": 50, "max_seconds": 300},
+    }

@@ -1,0 +1,115 @@
+"""REST API for runs: start, list, detail with steps, cancel."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from venus_rpa.accounts.permissions import request_workspace, require_write
+from venus_rpa.automations.selectors import automation_get
+from venus_rpa.runs import selectors, services
+from venus_rpa.runs.models import Run, RunStatus, Step, Trigger
+
+
+class StepOutSerializer(serializers.ModelSerializer):
+    screenshot = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Step
+        fields = ["index", "kind", "name", "status", "error", "thought", "action", "grounding", "output", "url",
+                  "screenshot", "started_at", "act_ms", "observe_ms", "model_ms"]
+
+    def get_screenshot(self, step: Step) -> str | None:
+        if not step.screenshot:
+            return None
+        request = self.context.get("request")
+        return request.build_absolute_uri(step.screenshot.url) if request else step.screenshot.url
+
+
+class RunOutSerializer(serializers.ModelSerializer):
+    automation = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    version = serializers.IntegerField(source="version.number")
+
+    class Meta:
+        model = Run
+        fields = ["id", "automation", "version", "status", "status_reason", "params", "output", "verdict", "trigger",
+                  "created_at", "started_at", "finished_at", "heartbeat_at", "cancel_requested_at"]
+
+
+class RunDetailOutSerializer(RunOutSerializer):
+    steps = StepOutSerializer(many=True, read_only=True)
+
+    class Meta(RunOutSerializer.Meta):
+        fields = RunOutSerializer.Meta.fields + ["steps"]
+
+
+class RunStartSerializer(serializers.Serializer):
+    params = serializers.DictField(required=False, default=dict)
+
+
+class RunStartApi(APIView):
+    @extend_schema(request=RunStartSerializer, responses={202: RunOutSerializer})
+    def post(self, request, slug: str):
+        workspace = request_workspace(request)
+        automation = automation_get(workspace=workspace, slug=slug)
+        require_write(request, workspace)
+        data = RunStartSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        run = services.run_start(automation=automation, params=data.validated_data["params"], user=request.user,
+                                 trigger=Trigger.API)
+        return Response(RunOutSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+
+class RunListApi(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("status", enum=RunStatus.values), OpenApiParameter("automation"),
+                    OpenApiParameter("trigger", enum=Trigger.values)],
+        responses=RunOutSerializer(many=True),
+    )
+    def get(self, request):
+        runs = selectors.run_list(
+            workspace=request_workspace(request), status=request.query_params.get("status"),
+            automation_slug=request.query_params.get("automation"), trigger=request.query_params.get("trigger"),
+        )
+        paginator = LimitOffsetPagination()
+        page = paginator.paginate_queryset(runs, request, view=self)
+        return paginator.get_paginated_response(RunOutSerializer(page, many=True).data)
+
+
+class RunDetailApi(APIView):
+    @extend_schema(responses=RunDetailOutSerializer)
+    def get(self, request, run_id: int):
+        run = selectors.run_get(workspace=request_workspace(request), run_id=run_id)
+        return Response(RunDetailOutSerializer(run, context={"request": request}).data)
+
+
+class RunCancelApi(APIView):
+    @extend_schema(request=None, responses=RunOutSerializer)
+    def post(self, request, run_id: int):
+        workspace = request_workspace(request)
+        run = selectors.run_get(workspace=workspace, run_id=run_id)
+        require_write(request, workspace)
+        return Response(RunOutSerializer(services.run_cancel(run=run)).data)
+
+
+class MediaApi(APIView):
+    """Serves a step screenshot or artifact file to members of the run's workspace only."""
+
+    @extend_schema(exclude=True)
+    def get(self, request, path: str):
+        from django.http import FileResponse, Http404
+
+        workspace = request_workspace(request)
+        owned = Step.objects.filter(screenshot=path, run__workspace=workspace).exists() or \
+            Run.objects.filter(workspace=workspace, artifacts__file=path).exists()
+        if not owned:
+            raise Http404
+        step_file = Step.objects.filter(screenshot=path).first()
+        storage_file = step_file.screenshot if step_file else Run.objects.get(artifacts__file=path).artifacts.get(file=path).file
+        try:
+            return FileResponse(storage_file.open("rb"))
+        except FileNotFoundError:
+            raise Http404

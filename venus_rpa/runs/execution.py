@@ -1,0 +1,119 @@
+"""The worker side of a run: claim it, hand it to the runtime, record what happens.
+
+`run_execute` is the one service the Celery task calls. The runtime (workers/) knows nothing
+of Django; `DjangoRecorder` is its bridge to the database and the live event stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone as dt_timezone
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.db import close_old_connections, connection
+from django.utils import timezone
+
+from venus_rpa.runs.events import apublish_run_event
+from venus_rpa.runs.models import Run, RunStatus, Step
+from venus_rpa.runs.services import run_claim, run_finish, secrets_for, spec_for
+from workers.envs.browser import BrowserConfig, BrowserHost
+from workers.loop import runtime_loop
+from workers.runner import Runner, StepRecord
+
+log = logging.getLogger(__name__)
+_host: BrowserHost | None = None
+
+
+def browser_host() -> BrowserHost:
+    """This worker process's browser host (one Chromium, launched on first use)."""
+    global _host
+    if _host is None:
+        _host = BrowserHost(BrowserConfig(executable_path=settings.VENUS_CHROMIUM_PATH, headless=settings.VENUS_HEADLESS))
+    return _host
+
+
+class DjangoRecorder:
+    """Stores steps and heartbeats of one run. All ORM calls go through one thread of its own,
+    in order, so the runtime loop never blocks on the database."""
+
+    def __init__(self, run_id: int) -> None:
+        self.run_id = run_id
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"run-{run_id}-db")
+
+    async def _db(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+
+    async def record_step(self, record: StepRecord) -> None:
+        step = await self._db(self._save_step, record)
+        await apublish_run_event(self.run_id, {"type": "run.step", "step": step_event(step)})
+
+    def _save_step(self, record: StepRecord) -> Step:
+        step = Step(
+            run_id=self.run_id, index=record.index, kind=record.kind, name=record.name, status=record.status,
+            error=record.error, action=record.action, grounding=record.grounding, output=record.output,
+            url=record.url[:2000], act_ms=record.act_ms, observe_ms=record.observe_ms, model_ms=record.model_ms,
+            started_at=datetime.fromtimestamp(record.started_at, tz=dt_timezone.utc),
+        )
+        if record.screenshot:
+            step.screenshot.save(f"run{self.run_id}-step{record.index}.jpg", ContentFile(record.screenshot), save=False)
+        step.save()
+        Run.objects.filter(pk=self.run_id).update(heartbeat_at=timezone.now())
+        return step
+
+    async def heartbeat(self) -> bool:
+        return await self._db(self._beat)
+
+    def _beat(self) -> bool:
+        Run.objects.filter(pk=self.run_id).update(heartbeat_at=timezone.now())
+        return not Run.objects.filter(pk=self.run_id, cancel_requested_at__isnull=False).exists()
+
+    async def close(self) -> None:
+        await self._db(_close_connection)
+        self.pool.shutdown(wait=False)
+
+
+def _close_connection() -> None:
+    # Resolve the connection proxy in the DB thread itself: it is per-thread.
+    connection.close()
+
+
+def step_event(step: Step) -> dict:
+    return {
+        "index": step.index, "kind": step.kind, "name": step.name, "status": step.status, "error": step.error,
+        "action": step.action, "grounding": step.grounding, "url": step.url,
+        "screenshot": step.screenshot.url if step.screenshot else None,
+        "timings": {"act_ms": round(step.act_ms, 1), "observe_ms": round(step.observe_ms, 1), "model_ms": round(step.model_ms, 1)},
+    }
+
+
+def run_execute(*, run_id: int) -> None:
+    """Execute a queued run to a terminal state. Safe to call twice: only a queued run is taken."""
+    close_old_connections()
+    run = run_claim(run_id=run_id)
+    if run is None:
+        log.info("run %s is not queued any more; nothing to do", run_id)
+        return
+    try:
+        spec, secrets = spec_for(run=run), secrets_for(run=run)
+    except Exception as exc:
+        run_finish(run_id=run_id, status=RunStatus.FAILED, reason=f"could not prepare the run: {exc}")
+        return
+    runner = Runner(browser_host(), heartbeat_s=settings.VENUS_HEARTBEAT_SECONDS)
+
+    async def go():
+        recorder = DjangoRecorder(run_id)
+        try:
+            return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder)
+        finally:
+            await recorder.close()
+
+    try:
+        result = runtime_loop.run(go())
+    except Exception as exc:  # a bug or a lost database: still end the run with a reason
+        log.exception("run %s crashed", run_id)
+        run_finish(run_id=run_id, status=RunStatus.FAILED, reason=f"internal error: {type(exc).__name__}: {exc}")
+        return
+    run_finish(run_id=run_id, status=result.status, reason=result.reason, output=result.output, verdict=result.verdict)

@@ -1,0 +1,105 @@
+"""Runs, their steps and artifacts."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from venus_rpa.accounts.models import Workspace
+from venus_rpa.automations.models import Automation, AutomationVersion
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    AWAITING_REVIEW = "awaiting_review"
+    AWAITING_USER = "awaiting_user"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    TIMED_OUT = "timed_out"
+
+
+TERMINAL = {RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.TIMED_OUT}
+ACTIVE = {RunStatus.RUNNING, RunStatus.AWAITING_REVIEW, RunStatus.AWAITING_USER}
+
+
+class Trigger(models.TextChoices):
+    API = "api"
+    DASHBOARD = "dashboard"
+    CLI = "cli"
+    SCHEDULE = "schedule"
+    WEBHOOK = "webhook"
+
+
+class Run(models.Model):
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="runs")
+    automation = models.ForeignKey(Automation, on_delete=models.CASCADE, related_name="runs")
+    version = models.ForeignKey(AutomationVersion, on_delete=models.PROTECT, related_name="runs")
+    status = models.CharField(max_length=20, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True)
+    status_reason = models.TextField(blank=True)
+    params = models.JSONField(default=dict, blank=True)
+    output = models.JSONField(default=dict, blank=True)
+    verdict = models.JSONField(default=dict, blank=True)
+    trigger = models.CharField(max_length=16, choices=Trigger.choices, default=Trigger.API)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+    cancel_requested_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} of {self.automation} ({self.status})"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in TERMINAL
+
+
+class Step(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="steps")
+    index = models.PositiveIntegerField()
+    kind = models.CharField(max_length=32)
+    name = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=16)
+    error = models.TextField(blank=True)
+    thought = models.TextField(blank=True)
+    action = models.JSONField(default=dict)
+    grounding = models.JSONField(default=dict, blank=True)
+    output = models.JSONField(default=dict, blank=True)
+    url = models.CharField(max_length=2000, blank=True)
+    screenshot = models.FileField(upload_to="screenshots/%Y/%m/%d", blank=True)
+    started_at = models.DateTimeField()
+    act_ms = models.FloatField(default=0)
+    observe_ms = models.FloatField(default=0)
+    model_ms = models.FloatField(default=0)
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="step_index_per_run")]
+
+    def __str__(self) -> str:
+        return f"step {self.index} of run {self.run_id}"
+
+
+class Artifact(models.Model):
+    class Kind(models.TextChoices):
+        FILE = "file"
+        DATA = "data"
+        TRACE = "trace"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="artifacts")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    name = models.CharField(max_length=200)
+    file = models.FileField(upload_to="artifacts/%Y/%m/%d", blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,145 @@
+"""Writes for runs: start, cancel, execute (worker side), finish, sweep."""
+
+from __future__ import annotations
+
+import logging
+import socket
+from datetime import timedelta
+from typing import Any
+
+import jsonschema
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from venus_rpa.automations.crypto import decrypt_fields
+from venus_rpa.automations.models import Automation, Credential
+from venus_rpa.core.errors import Conflict, InvalidInput
+from venus_rpa.runs.models import ACTIVE, TERMINAL, Run, RunStatus, Trigger
+from workers.secrets import Credential as RuntimeCredential, SecretBox
+from workers.steps import AutomationSpec
+
+log = logging.getLogger(__name__)
+
+
+def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
+    """Validate run parameters against the automation's JSON Schema; apply defaults."""
+    if not isinstance(params, dict):
+        raise InvalidInput("Parameters must be an object.", fields={"params": ["Must be an object."]})
+    schema = schema or {"type": "object"}
+    with_defaults = {**{k: v["default"] for k, v in (schema.get("properties") or {}).items()
+                        if isinstance(v, dict) and "default" in v}, **params}
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(with_defaults), key=lambda e: list(e.path))
+    if errors:
+        fields: dict[str, list[str]] = {}
+        for error in errors:
+            path = ".".join(str(p) for p in error.path)
+            if error.validator == "required":
+                missing = error.message.split("'")[1] if "'" in error.message else ""
+                fields.setdefault(f"params.{missing}" if missing else "params", []).append("This parameter is required.")
+            elif error.validator == "additionalProperties":
+                fields.setdefault("params", []).append(error.message)
+            else:
+                fields.setdefault(f"params.{path}" if path else "params", []).append(error.message)
+        raise InvalidInput("The parameters do not match the automation's parameter schema.", fields=fields)
+    return with_defaults
+
+
+def run_start(*, automation: Automation, params: dict[str, Any], user=None, trigger: str = Trigger.API) -> Run:
+    """Create a queued run of the automation's current version and enqueue it after commit."""
+    version = automation.current_version
+    if version is None:
+        raise Conflict("This automation has no version to run.")
+    clean = params_validate(schema=version.param_schema, params=params)
+    with transaction.atomic():
+        run = Run.objects.create(
+            workspace=automation.workspace, automation=automation, version=version, params=clean,
+            trigger=trigger, created_by=user if getattr(user, "is_authenticated", False) else None,
+        )
+        transaction.on_commit(lambda: _enqueue(run.pk))
+    return run
+
+
+def _enqueue(run_id: int) -> None:
+    from venus_rpa.runs.tasks import run_execute_task
+
+    try:
+        run_execute_task.delay(run_id)
+    except Exception as exc:  # broker down: the run must not stay queued for ever
+        log.exception("could not enqueue run %s", run_id)
+        run_finish(run_id=run_id, status=RunStatus.FAILED, reason=f"could not reach the task broker: {exc}")
+
+
+def run_cancel(*, run: Run) -> Run:
+    """Cancel a queued run at once; ask a running one to stop (its worker ends it as cancelled)."""
+    now = timezone.now()
+    if run.status in TERMINAL:
+        raise Conflict(f"The run has already ended ({run.status}).")
+    updated = Run.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
+        status=RunStatus.CANCELLED, status_reason="cancelled before it started", finished_at=now,
+        cancel_requested_at=now,
+    )
+    if not updated:
+        Run.objects.filter(pk=run.pk).exclude(status__in=TERMINAL).update(cancel_requested_at=now)
+    run.refresh_from_db()
+    return run
+
+
+def run_claim(*, run_id: int) -> Run | None:
+    """Move a queued run to running for this worker. None if it is not queued any more
+    (a replayed or duplicate task, or a cancelled run): replays are harmless."""
+    now = timezone.now()
+    worker = f"{socket.gethostname()}"
+    claimed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+        status=RunStatus.RUNNING, started_at=now, heartbeat_at=now, worker=worker
+    )
+    return Run.objects.select_related("version", "automation").get(pk=run_id) if claimed else None
+
+
+def run_finish(*, run_id: int, status: str, reason: str, output: dict | None = None, verdict: dict | None = None) -> bool:
+    """Put a run in a terminal state unless it is in one already (the sweep may have won)."""
+    updated = Run.objects.filter(pk=run_id).exclude(status__in=TERMINAL).update(
+        status=status, status_reason=reason[:5000], output=output or {}, verdict=verdict or {},
+        finished_at=timezone.now(),
+    )
+    if updated:
+        _publish_status(run_id)
+    return bool(updated)
+
+
+def _publish_status(run_id: int) -> None:
+    from venus_rpa.runs.events import publish_run_event
+
+    run = Run.objects.get(pk=run_id)
+    publish_run_event(run_id, {"type": "run.status", "status": run.status, "reason": run.status_reason})
+
+
+def secrets_for(*, run: Run) -> SecretBox:
+    box = SecretBox()
+    for credential in Credential.objects.filter(workspace=run.workspace, name__in=run.version.credentials):
+        box.credentials[credential.name] = RuntimeCredential(
+            name=credential.name, fields=decrypt_fields(credential.ciphertext), domains=credential.domains
+        )
+    return box
+
+
+def spec_for(*, run: Run) -> AutomationSpec:
+    version = run.version
+    return AutomationSpec.model_validate({name: getattr(version, name) for name in AutomationSpec.model_fields})
+
+
+def runs_sweep_stale() -> list[int]:
+    """Fail active runs whose worker stopped sending heartbeats ("worker lost")."""
+    cutoff = timezone.now() - timedelta(seconds=settings.VENUS_HEARTBEAT_STALE_SECONDS)
+    stale = list(Run.objects.filter(status__in=ACTIVE, heartbeat_at__lt=cutoff).values_list("pk", flat=True))
+    lost = []
+    for run_id in stale:
+        reason = f"worker lost: no heartbeat for over {settings.VENUS_HEARTBEAT_STALE_SECONDS:g}s"
+        if Run.objects.filter(pk=run_id, status__in=ACTIVE, heartbeat_at__lt=cutoff).update(
+            status=RunStatus.FAILED, status_reason=reason, finished_at=timezone.now()
+        ):
+            lost.append(run_id)
+            _publish_status(run_id)
+    if lost:
+        log.warning("sweep failed %d run(s) with a stale heartbeat: %s", len(lost), lost)
+    return lost

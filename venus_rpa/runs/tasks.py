@@ -1,0 +1,19 @@
+"""Celery tasks: thin wrappers that take ids and call one service."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from venus_rpa.runs import execution, services
+
+
+# acks_late + reject_on_worker_lost are safe because run_claim only takes a queued run: a
+# redelivered message for a run that already started is a no-op, and the sweep ends that run.
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def run_execute_task(run_id: int) -> None:
+    execution.run_execute(run_id=run_id)
+
+
+@shared_task(ignore_result=True)
+def runs_sweep_task() -> int:
+    return len(services.runs_sweep_stale())

@@ -1,0 +1,244 @@
+"""The browser surface: one Chromium per worker process, one isolated context per run.
+
+Playwright always launches the system Chromium through `executable_path`; its own browser
+download cannot work on our hosts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+from playwright.async_api import Browser, BrowserContext, Error as PlaywrightError, Page, Playwright, async_playwright
+
+from workers import actions as A
+from workers.envs.base import ActionOutcome, Observation
+from workers.errors import EnvironmentLost, StepError
+from workers.secrets import SecretBox, host_matches
+
+log = logging.getLogger(__name__)
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+VIEWPORT = {"width": 1280, "height": 800}
+JPEG_QUALITY = 80
+
+
+@dataclass
+class BrowserConfig:
+    executable_path: str = "/usr/bin/chromium"
+    headless: bool = True
+
+
+class BrowserHost:
+    """Owns Playwright and the Chromium process of this worker; relaunches after a crash.
+
+    Must be used from one event loop (the runtime loop thread).
+    """
+
+    def __init__(self, config: BrowserConfig) -> None:
+        self.config = config
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._lock = asyncio.Lock()
+
+    async def browser(self) -> Browser:
+        async with self._lock:
+            if self._browser is not None and self._browser.is_connected():
+                return self._browser
+            if self._playwright is None:
+                self._playwright = await async_playwright().start()
+            log.info("launching chromium at %s", self.config.executable_path)
+            self._browser = await self._playwright.chromium.launch(
+                executable_path=self.config.executable_path, headless=self.config.headless, args=CHROMIUM_ARGS
+            )
+            return self._browser
+
+    async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox) -> "BrowserEnvironment":
+        browser = await self.browser()
+        context = await browser.new_context(viewport=VIEWPORT, accept_downloads=False)
+        page = await context.new_page()
+        return BrowserEnvironment(context, page, allowed_domains=allowed_domains, secrets=secrets)
+
+    async def close(self) -> None:
+        if self._browser is not None:
+            await self._browser.close()
+        if self._playwright is not None:
+            await self._playwright.stop()
+        self._browser = self._playwright = None
+
+
+class BrowserEnvironment:
+    """A run's browser context. Implements the Environment protocol for UI-Venus browser actions;
+    the explicit-step executor works on `page` directly."""
+
+    surface = "web"
+
+    def __init__(self, context: BrowserContext, page: Page, *, allowed_domains: list[str], secrets: SecretBox):
+        self.context = context
+        self.page = page
+        self.allowed_domains = allowed_domains
+        self.secrets = secrets
+        self.notes: list[str] = []
+        self._cdp = None
+
+    # -- navigation -----------------------------------------------------------------------
+    def check_url(self, url: str) -> None:
+        """Refuse navigation outside the automation's allowed domains (when it lists any)."""
+        host = urlsplit(url).hostname or ""
+        if self.allowed_domains and not host_matches(host, self.allowed_domains):
+            raise StepError(f"navigation to {host or url!r} is outside the allowed domains ({', '.join(self.allowed_domains)})")
+
+    async def goto(self, url: str, *, base: str = "", timeout_s: float = 30) -> None:
+        url = urljoin(base or self.page.url, url)
+        self.check_url(url)
+        try:
+            response = await self.page.goto(url, wait_until="domcontentloaded", timeout=timeout_s * 1000)
+        except PlaywrightError as exc:
+            raise self._error(exc, f"could not open {url}") from exc
+        if response is not None and response.status >= 400:
+            raise StepError(f"{url} answered HTTP {response.status}")
+
+    # -- observation ----------------------------------------------------------------------
+    async def observe(self) -> Observation:
+        try:
+            shot = await self._screenshot()
+            return Observation(
+                screenshot=shot, width=VIEWPORT["width"], height=VIEWPORT["height"], url=self.page.url
+            )
+        except PlaywrightError as exc:
+            raise self._error(exc, "could not take a screenshot") from exc
+
+    async def _screenshot(self) -> bytes:
+        # CDP's capture skips Playwright's font and caret bookkeeping: about half the time of
+        # page.screenshot on busy pages, same pixels for a viewport shot.
+        try:
+            if self._cdp is None:
+                self._cdp = await self.context.new_cdp_session(self.page)
+            result = await self._cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": JPEG_QUALITY})
+            return base64.b64decode(result["data"])
+        except PlaywrightError:
+            # Mid-navigation there is no frame to capture yet; Playwright's own screenshot waits
+            # for one.
+            self._cdp = None
+            await self.settle()
+            return await self.page.screenshot(type="jpeg", quality=JPEG_QUALITY)
+
+    async def settle(self) -> None:
+        """Wait until a navigation an action started has produced a document."""
+        try:
+            await self.page.wait_for_load_state("domcontentloaded", timeout=15000)
+        except PlaywrightError as exc:
+            raise self._error(exc, "page did not load") from exc
+
+    # -- UI-Venus actions -----------------------------------------------------------------
+    async def execute(self, action) -> ActionOutcome:
+        """Perform one UI-Venus browser action given in normalised coordinates."""
+        page, mouse = self.page, self.page.mouse
+        w, h = VIEWPORT["width"], VIEWPORT["height"]
+
+        def px(point):
+            return A.map_point(point, width=w, height=h)
+
+        try:
+            match action:
+                case A.Click(point=p) | A.DoubleClick(point=p) | A.Hover(point=p):
+                    x, y = px(p)
+                    if isinstance(action, A.Hover):
+                        await mouse.move(x, y)
+                    else:
+                        await mouse.click(x, y, click_count=2 if isinstance(action, A.DoubleClick) else 1)
+                    return ActionOutcome(grounding={"x": x, "y": y})
+                case A.LongPress(point=p, duration=d):
+                    x, y = px(p)
+                    await mouse.move(x, y)
+                    await mouse.down()
+                    await asyncio.sleep(d)
+                    await mouse.up()
+                    return ActionOutcome(grounding={"x": x, "y": y})
+                case A.Drag(start=s, end=e):
+                    (x1, y1), (x2, y2) = px(s), px(e)
+                    await mouse.move(x1, y1)
+                    await mouse.down()
+                    await mouse.move(x2, y2, steps=12)
+                    await mouse.up()
+                    return ActionOutcome(grounding={"start": [x1, y1], "end": [x2, y2]})
+                case A.Scroll(point=p, direction=d):
+                    x, y = px(p)
+                    await mouse.move(x, y)
+                    amount = {"down": (0, h * 2 // 3), "up": (0, -h * 2 // 3), "right": (w * 2 // 3, 0), "left": (-w * 2 // 3, 0)}[d]
+                    await mouse.wheel(*amount)
+                    return ActionOutcome(grounding={"x": x, "y": y})
+                case A.Type(content=text):
+                    await page.keyboard.insert_text(self.secrets.reveal(text, url=page.url))
+                case A.SelectOption(index=i):
+                    return await self._select_focused(i)
+                case A.Launch(url=url):
+                    self.check_url(url)
+                    self.page = await self.context.new_page()
+                    self._cdp = None
+                    await self.goto(url)
+                case A.GetUrl():
+                    return ActionOutcome(feedback=f"Current URL: {page.url}")
+                case A.TakeNote(content=text):
+                    self.notes.append(text)
+                case A.PressBack():
+                    await page.go_back(wait_until="domcontentloaded")
+                case A.PressHome():
+                    await page.keyboard.press("Home")
+                case A.PressEnter():
+                    await page.keyboard.press("Enter")
+                case A.Hotkey(keys=keys):
+                    await page.keyboard.press("+".join(_key_name(k) for k in keys))
+                case A.Wait():
+                    await asyncio.sleep(3)
+                case A.CallUser() | A.Finished():
+                    pass
+                case _:
+                    raise StepError(f"action {type(action).__name__} is not supported in the browser")
+        except PlaywrightError as exc:
+            raise self._error(exc, f"{type(action).__name__} failed") from exc
+        return ActionOutcome()
+
+    async def _select_focused(self, index: int) -> ActionOutcome:
+        options = await self.page.evaluate(
+            "() => { const el = document.activeElement; return el && el.tagName === 'SELECT' ?"
+            " Array.from(el.options).map(o => o.label) : null; }"
+        )
+        if options is None:
+            raise StepError("SelectOption needs a select element: click one first")
+        if index >= len(options):
+            raise StepError(f"the select has {len(options)} options; index {index} does not exist")
+        await self.page.locator("select:focus").select_option(index=index)
+        return ActionOutcome(feedback=f"Selected option {index}: {options[index]}")
+
+    def _error(self, exc: PlaywrightError, what: str) -> Exception:
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if "closed" in message.lower() or "crash" in message.lower() or "disconnected" in message.lower():
+            return EnvironmentLost(f"browser lost: {message}")
+        return StepError(f"{what}: {message}")
+
+    async def close(self) -> None:
+        try:
+            await self.context.close()
+        except PlaywrightError:
+            pass  # the browser may already be gone; the host relaunches it for the next run
+
+
+def _key_name(key: str) -> str:
+    names = {"ctrl": "Control", "control": "Control", "cmd": "Meta", "command": "Meta", "win": "Meta",
+             "alt": "Alt", "shift": "Shift", "enter": "Enter", "esc": "Escape", "escape": "Escape",
+             "tab": "Tab", "backspace": "Backspace", "delete": "Delete", "space": " "}
+    key = key.strip()
+    return names.get(key.lower(), key if len(key) > 1 else key.lower())

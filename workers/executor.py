@@ -1,0 +1,159 @@
+"""The explicit-step executor: runs goto/click/fill/... on the browser without a model.
+
+Steps arrive with parameters already filled in; credential placeholders are revealed only at
+the moment of typing (`SecretBox.reveal`). Every failure is a `StepError` whose message says
+what was expected and what was found.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
+
+from workers import steps as S
+from workers.envs.browser import BrowserEnvironment
+from workers.errors import StepError
+from workers.grounding import locate, locate_all
+
+
+@dataclass
+class StepOutcome:
+    grounding: dict[str, Any] = field(default_factory=dict)
+    output: dict[str, Any] = field(default_factory=dict)
+
+
+class ExplicitExecutor:
+    """Executes one explicit step on a browser environment."""
+
+    def __init__(self, env: BrowserEnvironment, *, start_url: str = "") -> None:
+        self.env = env
+        self.start_url = start_url
+
+    async def run(self, step) -> StepOutcome:
+        handler = getattr(self, f"_{step.kind}", None)
+        if handler is None:
+            raise StepError(f"step kind {step.kind!r} cannot run without a model")
+        try:
+            outcome = await handler(step)
+        except PlaywrightTimeout as exc:
+            raise StepError(f"{step.kind} timed out after {step.timeout_s:g}s: {_first_line(exc)}") from exc
+        except PlaywrightError as exc:
+            raise self.env._error(exc, f"{step.kind} failed") from exc
+        await self.env.settle()
+        return outcome
+
+    @property
+    def page(self):
+        return self.env.page
+
+    async def _goto(self, step: S.GotoStep) -> StepOutcome:
+        await self.env.goto(step.url, base=self.start_url or self.page.url, timeout_s=max(step.timeout_s, 30))
+        return StepOutcome(grounding={"url": self.page.url})
+
+    async def _click(self, step: S.ClickStep) -> StepOutcome:
+        found = await locate(self.page, step.target, purpose="click", timeout_s=step.timeout_s)
+        await found.locator.click(timeout=step.timeout_s * 1000)
+        return StepOutcome(grounding=found.record())
+
+    async def _fill(self, step: S.FillStep) -> StepOutcome:
+        found = await locate(self.page, step.target, purpose="input", timeout_s=step.timeout_s)
+        value = self.env.secrets.reveal(step.value, url=self.page.url)
+        await found.locator.fill(value, timeout=step.timeout_s * 1000)
+        return StepOutcome(grounding=found.record())
+
+    async def _select(self, step: S.SelectStep) -> StepOutcome:
+        found = await locate(self.page, step.target, purpose="input", timeout_s=step.timeout_s)
+        labels = await found.locator.evaluate("el => el.options ? Array.from(el.options).map(o => [o.label, o.value]) : null")
+        if labels is None:
+            raise StepError(f"target {step.target.describe()} is not a select element")
+        wanted = step.option.strip().casefold()
+        choice = next((value for label, value in labels if label.strip().casefold() == wanted), None)
+        if choice is None:
+            choice = next((value for _, value in labels if value == step.option), None)
+        if choice is None:
+            names = ", ".join(repr(label) for label, _ in labels)
+            raise StepError(f"option {step.option!r} not in {step.target.describe()} (options: {names})")
+        await found.locator.select_option(value=choice, timeout=step.timeout_s * 1000)
+        return StepOutcome(grounding=found.record())
+
+    async def _check(self, step: S.CheckStep) -> StepOutcome:
+        found = await locate(self.page, step.target, purpose="input", timeout_s=step.timeout_s)
+        await found.locator.set_checked(step.checked, timeout=step.timeout_s * 1000)
+        return StepOutcome(grounding=found.record())
+
+    async def _upload(self, step: S.UploadStep) -> StepOutcome:
+        found = await locate(self.page, step.target, purpose="input", timeout_s=step.timeout_s)
+        payload = {"name": step.filename, "mimeType": step.mime_type, "buffer": step.content.encode()}
+        await found.locator.set_input_files(payload, timeout=step.timeout_s * 1000)
+        return StepOutcome(grounding=found.record())
+
+    async def _press(self, step: S.PressStep) -> StepOutcome:
+        if step.target is None:
+            await self.page.keyboard.press(step.key)
+            return StepOutcome()
+        found = await locate(self.page, step.target, purpose="any", timeout_s=step.timeout_s)
+        await found.locator.press(step.key, timeout=step.timeout_s * 1000)
+        return StepOutcome(grounding=found.record())
+
+    async def _wait_for(self, step: S.WaitForStep) -> StepOutcome:
+        return await self._condition(step, absent=False)
+
+    async def _assert(self, step: S.AssertStep) -> StepOutcome:
+        return await self._condition(step, absent=step.absent)
+
+    async def _condition(self, step, *, absent: bool) -> StepOutcome:
+        """Wait until every condition of the step holds (or, with absent, none is there)."""
+        timeout_ms = step.timeout_s * 1000
+        verb = "still there" if absent else "not found"
+        if step.url_contains:
+            try:
+                await self.page.wait_for_url(lambda u: (step.url_contains in u) != absent, timeout=timeout_ms)
+            except PlaywrightTimeout:
+                raise StepError(f"URL {self.page.url!r} {'contains' if absent else 'does not contain'} {step.url_contains!r}")
+        if step.text:
+            locator = self.page.get_by_text(step.text).filter(visible=True).first
+            try:
+                await locator.wait_for(state="hidden" if absent else "visible", timeout=timeout_ms)
+            except PlaywrightTimeout:
+                raise StepError(f"text {step.text!r} {verb} on {self.page.url} after {step.timeout_s:g}s")
+        grounding: dict = {}
+        if step.target:
+            if absent:
+                try:
+                    await locate(self.page, step.target, purpose="any", timeout_s=0, with_box=False)
+                except StepError:
+                    return StepOutcome()
+                raise StepError(f"target {step.target.describe()} {verb} on {self.page.url}")
+            grounding = (await locate(self.page, step.target, purpose="any", timeout_s=step.timeout_s)).record()
+        return StepOutcome(grounding=grounding)
+
+    async def _extract(self, step: S.ExtractStep) -> StepOutcome:
+        if step.all:
+            strategy, locator, count = await locate_all(self.page, step.target, purpose="any", timeout_s=step.timeout_s)
+            value: Any = [_pattern(await _value(locator.nth(i), step.attribute), step.pattern) for i in range(count)]
+            return StepOutcome(grounding={"strategy": strategy, "count": count}, output={step.into: value})
+        found = await locate(self.page, step.target, purpose="any", timeout_s=step.timeout_s)
+        value = _pattern(await _value(found.locator, step.attribute), step.pattern)
+        return StepOutcome(grounding=found.record(), output={step.into: value})
+
+
+async def _value(locator, attribute: str) -> str:
+    if attribute == "value":
+        return await locator.input_value()
+    return (await locator.inner_text()).strip()
+
+
+def _pattern(value: str, pattern: str | None) -> str:
+    if not pattern:
+        return value
+    match = re.search(pattern, value)
+    if match is None:
+        raise StepError(f"extracted text {value[:80]!r} does not match pattern {pattern!r}")
+    return match.group(1) if match.groups() else match.group(0)
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).splitlines() or [type(exc).__name__])[0]

@@ -1,0 +1,251 @@
+"""Automation definitions the runtime executes: explicit steps, criteria, limits.
+
+These models are the contract between the stored automation (validated by the web app when a
+user saves it) and the executor. Strings may hold `{{param}}` placeholders, filled from the
+run's parameters before a step runs, and `{{credentials.NAME.FIELD}}` placeholders, which stay
+in every record and are replaced by the secret only when the executor types.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+
+PARAM_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+SECRET_RE = re.compile(r"\{\{\s*credentials\.([A-Za-z0-9_-]+)\.([A-Za-z_]+)\s*\}\}")
+
+TARGET_ROLES = Literal[
+    "button", "link", "textbox", "checkbox", "radio", "combobox", "listbox", "option", "tab",
+    "menuitem", "heading", "cell", "row", "img", "searchbox", "spinbutton", "switch", "slider",
+]
+
+
+class Target(BaseModel):
+    """What to act on, found without a model.
+
+    A plain string means "the element whose accessible name, label, placeholder or text is
+    this". The object form narrows it: a role and name, a label, a placeholder, exact text, or
+    (last resort) a CSS selector. `nth` picks one of several matches on purpose.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str | None = None
+    role: TARGET_ROLES | None = None
+    name: str | None = None
+    label: str | None = None
+    placeholder: str | None = None
+    css: str | None = None
+    nth: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_way(self) -> "Target":
+        if not any([self.text, self.role, self.label, self.placeholder, self.css]):
+            raise ValueError("a target needs text, role, label, placeholder or css")
+        return self
+
+    def describe(self) -> str:
+        if self.role:
+            return f"{self.role} {self.name!r}" if self.name else self.role
+        for key in ("label", "placeholder", "text", "css"):
+            value = getattr(self, key)
+            if value:
+                return f"{key} {value!r}" if key != "text" else repr(value)
+        return "target"
+
+
+def _as_target(value: Any) -> Any:
+    return {"text": value} if isinstance(value, str) else value
+
+
+class _Step(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(default="", max_length=200, description="What this step does, for people.")
+    timeout_s: float = Field(default=10.0, gt=0, le=300, description="How long to wait for the target.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _string_targets(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("target"), str):
+            data = {**data, "target": _as_target(data["target"])}
+        return data
+
+
+class GotoStep(_Step):
+    kind: Literal["goto"] = "goto"
+    url: str = Field(min_length=1, description="Absolute URL, or a path relative to the start URL.")
+
+
+class ClickStep(_Step):
+    kind: Literal["click"] = "click"
+    target: Target
+
+
+class FillStep(_Step):
+    kind: Literal["fill"] = "fill"
+    target: Target
+    value: str
+
+
+class SelectStep(_Step):
+    kind: Literal["select"] = "select"
+    target: Target
+    option: str = Field(min_length=1, description="Visible label (or value) of the option.")
+
+
+class CheckStep(_Step):
+    kind: Literal["check"] = "check"
+    target: Target
+    checked: bool = True
+
+
+class UploadStep(_Step):
+    kind: Literal["upload"] = "upload"
+    target: Target
+    filename: str = Field(min_length=1, max_length=200)
+    content: str = Field(default="", description="Text content of the file.")
+    mime_type: str = "text/plain"
+
+
+class PressStep(_Step):
+    kind: Literal["press"] = "press"
+    key: str = Field(min_length=1, description="A Playwright key name such as Enter or Control+A.")
+    target: Target | None = None
+
+
+class WaitForStep(_Step):
+    kind: Literal["wait_for"] = "wait_for"
+    target: Target | None = None
+    text: str | None = None
+    url_contains: str | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> "WaitForStep":
+        if not (self.target or self.text or self.url_contains):
+            raise ValueError("wait_for needs a target, text or url_contains")
+        return self
+
+
+class AssertStep(_Step):
+    kind: Literal["assert"] = "assert"
+    target: Target | None = None
+    text: str | None = None
+    url_contains: str | None = None
+    absent: bool = Field(default=False, description="Assert that the text or target is NOT there.")
+
+    @model_validator(mode="after")
+    def _something(self) -> "AssertStep":
+        if not (self.target or self.text or self.url_contains):
+            raise ValueError("assert needs a target, text or url_contains")
+        return self
+
+
+class ExtractStep(_Step):
+    kind: Literal["extract"] = "extract"
+    target: Target
+    into: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="Output field to store the value in.")
+    attribute: Literal["text", "value"] = "text"
+    all: bool = Field(default=False, description="Extract every match as a list.")
+    pattern: str | None = Field(default=None, description="Regex; the first group (or whole match) is kept.")
+
+
+class AgentStep(_Step):
+    kind: Literal["agent"] = "agent"
+    goal: str = Field(min_length=1, description="A natural-language sub-goal for the UI-Venus loop.")
+    max_actions: int = Field(default=30, ge=1, le=200)
+    timeout_s: float = Field(default=300.0, gt=0, le=3600)
+
+
+Step = Annotated[
+    Union[
+        GotoStep, ClickStep, FillStep, SelectStep, CheckStep, UploadStep, PressStep, WaitForStep, AssertStep,
+        ExtractStep, AgentStep,
+    ],
+    Field(discriminator="kind"),
+]
+STEPS = TypeAdapter(list[Step])
+
+
+class SuccessCriteria(BaseModel):
+    """How the run's verdict is decided after the last step. Every set field must hold."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url_contains: str | None = None
+    text_visible: str | None = None
+    output_valid: bool = Field(default=True, description="Extracted output must match the output schema.")
+
+
+class Limits(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    max_steps: int = Field(default=100, ge=1, le=1000)
+    max_seconds: float = Field(default=600, gt=0, le=24 * 3600)
+
+
+class AutomationSpec(BaseModel):
+    """Everything the runtime needs to execute one version of an automation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    surface: Literal["web", "android", "desktop"] = "web"
+    start_url: str = ""
+    allowed_domains: list[str] = Field(default_factory=list)
+    goal: str = ""
+    steps: list[Step] = Field(default_factory=list)
+    success_criteria: SuccessCriteria = Field(default_factory=SuccessCriteria)
+    output_schema: dict = Field(default_factory=dict)
+    limits: Limits = Field(default_factory=Limits)
+
+
+def template_params(text: str) -> set[str]:
+    """Names of `{{param}}` placeholders in text (credential placeholders excluded)."""
+    return {m.group(1) for m in PARAM_RE.finditer(text)}
+
+
+def render(text: str, params: dict[str, Any]) -> str:
+    """Fill `{{param}}` placeholders; credential placeholders are left for the executor."""
+
+    def sub(match: re.Match) -> str:
+        name = match.group(1)
+        if name not in params:
+            raise KeyError(name)
+        return str(params[name])
+
+    return PARAM_RE.sub(sub, text)
+
+
+def render_step(step: BaseModel, params: dict[str, Any]) -> BaseModel:
+    """A copy of the step with parameters filled into every string field."""
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return render(value, params)
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    return type(step).model_validate(walk(step.model_dump(exclude_none=True)))
+
+
+def step_strings(step: BaseModel) -> list[str]:
+    """Every string in a step, for finding which parameters and credentials it uses."""
+    out: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(step.model_dump(exclude_none=True))
+    return out
