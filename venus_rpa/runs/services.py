@@ -47,7 +47,8 @@ def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
 
 def run_start(*, automation: Automation, params: dict[str, Any], user=None, trigger: str = Trigger.API) -> Run:
     """Create a queued run of the automation's current version and enqueue it after commit."""
-    version = automation.current_version
+    # Read the current version afresh: the caller's object may predate an edit.
+    version = Automation.objects.select_related("current_version").get(pk=automation.pk).current_version
     if version is None:
         raise Conflict("This automation has no version to run.")
     clean = params_validate(schema=version.param_schema, params=params)

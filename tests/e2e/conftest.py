@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+
+from tests.helpers.worker import celery_worker
+
+
+@pytest.fixture(scope="session")
+def worker(django_db_setup, django_db_blocker, tmp_path_factory):
+    """One real Celery worker process (agent + default queues) for the e2e session."""
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
+    with celery_worker(log_path=log) as proc:
+        yield proc
+    print(f"worker log: {log}")
+
+
+@pytest.fixture
+def demo(transactional_db, practice_url):
+    """The seeded demo workspace (committed, so the worker sees it) and a clean practice site."""
+    from django.core.management import call_command
+
+    from venus_rpa.accounts.models import ApiToken, Workspace
+    from venus_rpa.automations.models import Automation
+
+    httpx.post(practice_url + "/api/reset")
+    call_command("seed_demo", practice_url=practice_url, stdout=open("/dev/null", "w"))
+    workspace = Workspace.objects.get(slug="demo")
+    return {"workspace": workspace, "automation": Automation.objects.get(workspace=workspace, slug="demo-expense"),
+            "token": ApiToken.objects.filter(workspace=workspace).first()}
+
+
+def wait_for_run(run_id: int, *, statuses, timeout: float = 60.0):
+    from venus_rpa.runs.models import Run
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = Run.objects.get(pk=run_id)
+        if run.status in statuses:
+            return run
+        time.sleep(0.1)
+    raise AssertionError(f"run {run_id} still {Run.objects.get(pk=run_id).status} after {timeout}s")
