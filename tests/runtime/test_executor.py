@@ -1,0 +1,653 @@
+"""The explicit-step executor and the run loop, in a real Chromium against the practice site.
+
+One Chromium (one `BrowserHost`) serves the whole module from one event loop; each test gets a
+fresh isolated browser context through `BrowserHost.new_environment`, exactly as runs do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter
+
+from workers import steps as S
+from workers.envs.browser import BrowserConfig, BrowserEnvironment, BrowserHost
+from workers.errors import StepError
+from workers.executor import ExplicitExecutor, StepOutcome
+from workers.runner import Runner, RunRecorder, StepRecord
+from workers.secrets import Credential, SecretBox
+
+STEP = TypeAdapter(S.Step)
+PASSWORD = "demo-password"
+
+
+def step(**data) -> Any:
+    return STEP.validate_python(data)
+
+
+def local_secrets(domains: list[str] | None = None) -> SecretBox:
+    domains = ["127.0.0.1"] if domains is None else domains
+    return SecretBox({"acme": Credential("acme", {"username": "demo", "password": PASSWORD}, domains=domains)})
+
+
+@dataclass
+class Browser:
+    """Runs coroutines on the module's event loop, where its Chromium lives."""
+
+    loop: asyncio.AbstractEventLoop
+    host: BrowserHost
+    base_url: str
+
+    def run(self, coro: Awaitable) -> Any:
+        return self.loop.run_until_complete(coro)
+
+    def session(self, body: Callable[[BrowserEnvironment, ExplicitExecutor], Awaitable], *,
+                allowed_domains: list[str] | None = None, secrets: SecretBox | None = None) -> Any:
+        """Run body(env, executor) in a fresh browser context, closed afterwards."""
+
+        async def main():
+            env = await self.host.new_environment(
+                allowed_domains=["127.0.0.1"] if allowed_domains is None else allowed_domains,
+                secrets=secrets or local_secrets(),
+            )
+            try:
+                return await body(env, ExplicitExecutor(env, start_url=self.base_url))
+            finally:
+                await env.close()
+
+        return self.run(main())
+
+
+@pytest.fixture(scope="module")
+def browser(practice_url) -> Browser:
+    loop = asyncio.new_event_loop()
+    host = BrowserHost(BrowserConfig())
+    try:
+        yield Browser(loop, host, practice_url)
+    finally:
+        loop.run_until_complete(host.close())
+        loop.close()
+
+
+async def run_steps(executor: ExplicitExecutor, *steps) -> list[StepOutcome]:
+    return [await executor.run(s) for s in steps]
+
+
+async def log_in(executor: ExplicitExecutor) -> None:
+    await run_steps(
+        executor,
+        step(kind="goto", url="/login"),
+        step(kind="fill", target="Username", value="demo"),
+        step(kind="fill", target="Password", value="{{credentials.acme.password}}"),
+        step(kind="click", target="Sign in"),
+        step(kind="wait_for", url_contains="/expenses/new"),
+    )
+
+
+async def expect_error(coro: Awaitable) -> str:
+    with pytest.raises(StepError) as info:
+        await coro
+    return str(info.value)
+
+
+# --- goto ------------------------------------------------------------------------------
+
+
+def test_goto_resolves_a_path_against_the_start_url(browser):
+    async def body(env, ex):
+        outcome = await ex.run(step(kind="goto", url="/lab/extract"))
+        return env.page.url, outcome.grounding, await env.page.title()
+
+    url, grounding, title = browser.session(body)
+    assert url == browser.base_url + "/lab/extract"
+    assert grounding == {"url": url}
+    assert title.startswith("Product card")
+
+
+def test_goto_outside_the_allowed_domains_is_refused_before_navigating(browser):
+    async def body(env, ex):
+        message = await expect_error(ex.run(step(kind="goto", url="http://example.com/")))
+        return message, env.page.url
+
+    message, url = browser.session(body, allowed_domains=["127.0.0.1"])
+    assert "'example.com' is outside the allowed domains (127.0.0.1)" in message
+    assert url == "about:blank"
+
+
+def test_goto_to_a_missing_page_reports_the_http_status(browser):
+    async def body(env, ex):
+        return await expect_error(ex.run(step(kind="goto", url="/no-such-page")))
+
+    assert "answered HTTP 404" in browser.session(body)
+
+
+# --- fill, click, press --------------------------------------------------------------------
+
+
+def test_fill_reveals_a_credential_only_when_typing(browser):
+    fill = step(kind="fill", target="Password", value="{{credentials.acme.password}}")
+
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/login"))
+        outcome = await ex.run(fill)
+        return outcome, await env.page.get_by_label("Password").input_value()
+
+    outcome, typed = browser.session(body)
+    assert typed == PASSWORD
+    assert fill.value == "{{credentials.acme.password}}"  # the step (and its record) keeps the placeholder
+    assert PASSWORD not in repr(fill.model_dump()) and PASSWORD not in repr(outcome)
+    assert outcome.grounding["strategy"] == "label 'Password'"
+    assert set(outcome.grounding["box"]) == {"x", "y", "width", "height"}
+
+
+def test_fill_refuses_to_type_a_credential_on_another_domain(browser):
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/login"))
+        message = await expect_error(ex.run(step(kind="fill", target="Password", value="{{credentials.acme.password}}")))
+        return message, await env.page.get_by_label("Password").input_value()
+
+    message, typed = browser.session(body, secrets=local_secrets(["acme.example"]))
+    assert "may only be typed on acme.example, not on '127.0.0.1'" in message
+    assert typed == ""
+
+
+def test_click_submits_the_login_form(browser):
+    async def body(env, ex):
+        await log_in(ex)
+        return env.page.url, await env.page.get_by_text("Signed in as").inner_text()
+
+    url, banner = browser.session(body)
+    assert url == browser.base_url + "/expenses/new"
+    assert banner == "Signed in as demo"
+
+
+def test_a_wrong_password_shows_the_sites_error(browser):
+    async def body(env, ex):
+        await run_steps(
+            ex,
+            step(kind="goto", url="/login"),
+            step(kind="fill", target="Username", value="demo"),
+            step(kind="fill", target="Password", value="wrong"),
+            step(kind="click", target={"role": "button", "name": "Sign in"}),
+            step(kind="assert", text="Invalid username or password."),
+        )
+        return env.page.url
+
+    assert browser.session(body).startswith(browser.base_url + "/login")
+
+
+def test_press_enter_on_a_target_submits_and_press_without_target_uses_the_keyboard(browser):
+    async def body(env, ex):
+        await run_steps(
+            ex,
+            step(kind="goto", url="/login"),
+            step(kind="fill", target="Username", value="demo"),
+            step(kind="click", target="Password"),
+            step(kind="press", key="X"),  # types into the focused field
+        )
+        focused_value = await env.page.get_by_label("Password").input_value()
+        await ex.run(step(kind="fill", target="Password", value="{{credentials.acme.password}}"))
+        outcome = await ex.run(step(kind="press", key="Enter", target="Password"))
+        await ex.run(step(kind="wait_for", url_contains="/expenses/new", timeout_s=5))
+        return focused_value, outcome.grounding["strategy"]
+
+    focused_value, strategy = browser.session(body)
+    assert focused_value == "X"
+    assert "Password" in strategy
+
+
+# --- the expense flow: select, check, upload ---------------------------------------------
+
+
+def test_the_two_step_expense_form_with_select_check_and_upload(browser):
+    async def body(env, ex):
+        await log_in(ex)
+        await run_steps(
+            ex,
+            step(kind="fill", target="Title", value="Client lunch"),
+            step(kind="fill", target="Amount", value="12.50"),
+            step(kind="fill", target="Date", value="2024-03-05"),
+            step(kind="select", target="Category", option="meals"),  # labels match case-insensitively
+        )
+        category = await env.page.get_by_label("Category").input_value()
+        await run_steps(ex, step(kind="click", target="Next"), step(kind="wait_for", text="Step 2 of 2"))
+        await run_steps(
+            ex,
+            step(kind="upload", target="Receipt", filename="receipt.txt", content="lunch 12.50"),
+            step(kind="fill", target="Notes", value="With the Globex team"),
+            step(kind="check", target="I confirm this expense is accurate"),
+        )
+        checked = await env.page.get_by_label("I confirm this expense is accurate").is_checked()
+        files = await env.page.get_by_label("Receipt").evaluate("el => Array.from(el.files).map(f => [f.name, f.size])")
+        await ex.run(step(kind="click", target="Submit expense"))
+        await ex.run(step(kind="wait_for", text="Expense submitted"))
+        details = await env.page.locator("dl").inner_text()
+        return category, checked, files, env.page.url, details
+
+    category, checked, files, url, details = browser.session(body)
+    assert category == "Meals"
+    assert checked is True
+    assert files == [["receipt.txt", len("lunch 12.50")]]
+    assert "/expenses/" in url and not url.endswith("/confirm")
+    for expected in ("Client lunch", "Meals", "receipt.txt", "With the Globex team", "demo"):
+        assert expected in details
+
+
+def test_select_with_an_unknown_option_lists_the_options(browser):
+    async def body(env, ex):
+        await log_in(ex)
+        return await expect_error(ex.run(step(kind="select", target="Category", option="Gifts")))
+
+    message = browser.session(body)
+    assert "option 'Gifts' not in 'Category'" in message
+    for option in ("'Choose a category'", "'Travel'", "'Meals'", "'Lodging'", "'Office supplies'", "'Other'"):
+        assert option in message
+
+
+def test_select_on_something_that_is_not_a_select_fails_clearly(browser):
+    async def body(env, ex):
+        await log_in(ex)
+        return await expect_error(ex.run(step(kind="select", target="Title", option="Meals")))
+
+    assert "is not a select element" in browser.session(body)
+
+
+def test_check_false_unchecks(browser):
+    async def body(env, ex):
+        await env.page.set_content('<label><input type="checkbox" checked> Remember me</label>')
+        await ex.run(step(kind="check", target="Remember me", checked=False))
+        return await env.page.get_by_label("Remember me").is_checked()
+
+    assert browser.session(body) is False
+
+
+# --- wait_for and assert -------------------------------------------------------------------
+
+
+def test_wait_for_waits_until_delayed_content_appears(browser):
+    async def body(env, ex):
+        await run_steps(ex, step(kind="goto", url="/lab/delayed"), step(kind="click", target="Load data"))
+        appeared_at_once = await env.page.get_by_text("Data loaded").count()
+        t0 = time.monotonic()
+        await ex.run(step(kind="wait_for", text="Data loaded", timeout_s=5))
+        waited = time.monotonic() - t0
+        outcome = await ex.run(step(kind="wait_for", target={"role": "cell", "name": "Kyoto"}, timeout_s=5))
+        return appeared_at_once, waited, outcome
+
+    appeared_at_once, waited, outcome = browser.session(body)
+    assert appeared_at_once == 0
+    assert 0.1 < waited < 3
+    assert outcome.grounding["strategy"] == "role cell 'Kyoto'"
+
+
+def test_wait_for_text_that_never_appears_fails_after_its_timeout(browser):
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/lab/delayed"))
+        t0 = time.monotonic()
+        message = await expect_error(ex.run(step(kind="wait_for", text="Data loaded", timeout_s=0.5)))
+        return message, time.monotonic() - t0
+
+    message, took = browser.session(body)
+    assert "text 'Data loaded' not found" in message and "after 0.5s" in message
+    assert took < 3
+
+
+def test_assert_text_present_absent_and_url(browser):
+    async def body(env, ex):
+        outcomes = await run_steps(
+            ex,
+            step(kind="goto", url="/login"),
+            step(kind="assert", text="Sign in"),
+            step(kind="assert", text="Invalid username or password.", absent=True, timeout_s=1),
+            step(kind="assert", url_contains="/login"),
+            step(kind="assert", url_contains="/expenses", absent=True, timeout_s=1),
+            step(kind="assert", target={"role": "button", "name": "Sign in"}),
+            step(kind="assert", target="Sign out", absent=True),
+        )
+        return outcomes
+
+    outcomes = browser.session(body)
+    assert outcomes[5].grounding["strategy"] == "role button 'Sign in'"
+    assert outcomes[6].grounding == {}
+
+
+@pytest.mark.parametrize(
+    ("assertion", "expected"),
+    [
+        ({"text": "Welcome back"}, "text 'Welcome back' not found on "),
+        ({"text": "Use your Acme account", "absent": True}, "text 'Use your Acme account' still there on "),
+        ({"url_contains": "/expenses"}, "/login' does not contain '/expenses'"),
+        ({"url_contains": "/login", "absent": True}, "/login' contains '/login'"),
+        ({"target": "Sign in", "absent": True}, "target 'Sign in' still there on "),
+        ({"target": "Sign out"}, "target 'Sign out' not found on "),
+    ],
+)
+def test_failing_asserts_say_what_was_expected(browser, assertion, expected):
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/login"))
+        t0 = time.monotonic()
+        message = await expect_error(ex.run(step(kind="assert", timeout_s=0.5, **assertion)))
+        return message, time.monotonic() - t0
+
+    message, took = browser.session(body)
+    assert expected in message
+    assert took < 3
+
+
+# --- extract -------------------------------------------------------------------------------
+
+
+def test_extract_single_values_with_and_without_a_pattern(browser):
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/lab/extract"))
+        return await run_steps(
+            ex,
+            step(kind="extract", target="Price", into="price", pattern=r"\$([0-9.]+)"),
+            step(kind="extract", target={"label": "Price"}, into="price_text"),
+            step(kind="extract", target={"role": "heading", "name": "Blue mug"}, into="name"),
+            step(kind="extract", target={"css": "#price"}, into="currency", pattern=r"^\$"),
+        )
+
+    price, price_text, name, currency = browser.session(body)
+    assert price.output == {"price": "12.50"}
+    assert price.grounding["strategy"] == "label 'Price'"
+    assert price_text.output == {"price_text": "$12.50"}
+    assert name.output == {"name": "Blue mug"}
+    assert currency.output == {"currency": "$"}
+
+
+def test_extract_all_returns_every_feature_in_order(browser):
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/lab/extract"))
+        return await ex.run(
+            step(kind="extract", target={"css": "ul[aria-label='Features'] li"}, into="features", all=True)
+        )
+
+    outcome = browser.session(body)
+    assert outcome.output == {"features": ["Holds 350 ml", "Dishwasher safe", "Made of stoneware"]}
+    assert outcome.grounding["count"] == 3
+
+
+def test_extract_all_applies_the_pattern_to_each_item(browser):
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/lab/delayed"))
+        await ex.run(step(kind="click", target="Load data"))
+        return await ex.run(step(kind="extract", target={"css": "tbody tr"}, into="rows", all=True,
+                                 pattern=r"(\d+)$", timeout_s=5))
+
+    assert browser.session(body).output == {"rows": ["120", "85", "240"]}
+
+
+def test_extract_the_value_of_an_input(browser):
+    async def body(env, ex):
+        await run_steps(ex, step(kind="goto", url="/login"), step(kind="fill", target="Username", value="demo"))
+        return await ex.run(step(kind="extract", target={"label": "Username"}, into="user", attribute="value"))
+
+    assert browser.session(body).output == {"user": "demo"}
+
+
+def test_extract_with_a_pattern_that_does_not_match_fails(browser):
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/lab/extract"))
+        return await expect_error(ex.run(step(kind="extract", target="Price", into="p", pattern=r"€\d+")))
+
+    assert "extracted text '$12.50' does not match pattern" in browser.session(body)
+
+
+# --- grounding errors ----------------------------------------------------------------------
+
+
+def test_a_missing_target_fails_with_not_found_within_its_timeout(browser):
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/lab/ambiguous"))
+        t0 = time.monotonic()
+        message = await expect_error(ex.run(step(kind="click", target="Delete account", timeout_s=0.5)))
+        return message, time.monotonic() - t0
+
+    message, took = browser.session(body)
+    assert "target 'Delete account' not found" in message and "after 0.5s" in message
+    assert 0.4 < took < 3
+
+
+def test_an_ambiguous_target_fails_naming_the_matches(browser):
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/lab/ambiguous"))
+        message = await expect_error(ex.run(step(kind="click", target="Save", timeout_s=1)))
+        status = await env.page.locator("#status").inner_text()
+        return message, status
+
+    message, status = browser.session(body)
+    assert "ambiguous" in message and "2 matches" in message
+    assert 'button "Save"' in message
+    assert status == ""  # nothing was clicked
+
+
+@pytest.mark.parametrize(("nth", "section"), [(0, "Profile"), (1, "Billing")])
+def test_nth_picks_one_of_several_matches(browser, nth, section):
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/lab/ambiguous"))
+        outcome = await ex.run(step(kind="click", target={"text": "Save", "nth": nth}))
+        return outcome, await env.page.locator("#status").inner_text()
+
+    outcome, status = browser.session(body)
+    assert status == f"{section} saved"
+    assert outcome.grounding["strategy"].endswith(f"#{nth}")
+
+
+def test_nth_beyond_the_matches_fails(browser):
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/lab/ambiguous"))
+        return await expect_error(ex.run(step(kind="click", target={"text": "Save", "nth": 2}, timeout_s=1)))
+
+    assert "has 2 matches; nth=2 does not exist" in browser.session(body)
+
+
+def test_a_role_target_clicks_the_link(browser):
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/lab/ambiguous"))
+        await ex.run(step(kind="click", target={"role": "link", "name": "Help"}))
+        return env.page.url
+
+    assert browser.session(body) == browser.base_url + "/lab"
+
+
+def test_the_executor_refuses_agent_steps(browser):
+    async def body(env, ex):
+        return await expect_error(ex.run(step(kind="agent", goal="Buy a mug")))
+
+    assert "cannot run without a model" in browser.session(body)
+
+
+# --- Runner ----------------------------------------------------------------------------------
+
+
+@dataclass
+class ListRecorder:
+    """An in-memory RunRecorder: keeps every record; heartbeat answers `alive`."""
+
+    alive: bool = True
+    records: list[StepRecord] = field(default_factory=list)
+    heartbeats: int = 0
+
+    async def record_step(self, record: StepRecord) -> None:
+        self.records.append(record)
+
+    async def heartbeat(self) -> bool:
+        self.heartbeats += 1
+        return self.alive
+
+
+def login_spec(base_url: str, *extra_steps: dict, **spec: Any) -> S.AutomationSpec:
+    return S.AutomationSpec.model_validate(
+        {
+            "start_url": base_url + "/login",
+            "allowed_domains": ["127.0.0.1"],
+            "steps": [
+                {"kind": "fill", "name": "Type the user", "target": "Username", "value": "{{user}}"},
+                {"kind": "fill", "name": "Type the password", "target": "Password",
+                 "value": "{{credentials.acme.password}}"},
+                {"kind": "click", "name": "Sign in", "target": "Sign in"},
+                {"kind": "wait_for", "name": "Wait for the form", "url_contains": "/expenses/new"},
+                *extra_steps,
+            ],
+            **spec,
+        }
+    )
+
+
+def run_spec(browser: Browser, spec: S.AutomationSpec, recorder: ListRecorder | None = None, *,
+             params: dict | None = None, heartbeat_s: float = 5.0):
+    recorder = recorder or ListRecorder()
+    typed: RunRecorder = recorder  # ListRecorder implements the protocol structurally
+    t0 = time.monotonic()
+    result = browser.run(
+        Runner(browser.host, heartbeat_s=heartbeat_s).run(
+            spec, params={"user": "demo"} if params is None else params, secrets=local_secrets(), recorder=typed
+        )
+    )
+    return result, recorder, time.monotonic() - t0
+
+
+def test_runner_runs_a_spec_and_records_every_step_in_order(browser):
+    spec = login_spec(browser.base_url, success_criteria={"url_contains": "/expenses/new", "text_visible": "Step 1 of 2"})
+    result, recorder, _ = run_spec(browser, spec)
+
+    assert result.status == "succeeded", result.reason
+    assert result.reason == "all steps done and success criteria met"
+    assert result.verdict["passed"] is True
+    assert result.verdict["evidence"]["text_visible"] == {"expected": "Step 1 of 2", "ok": True}
+    records = recorder.records
+    assert [r.index for r in records] == [0, 1, 2, 3, 4]
+    assert [r.kind for r in records] == ["goto", "fill", "fill", "click", "wait_for"]
+    assert records[0].name == "Open the start URL"
+    for record in records:
+        assert record.status == "succeeded" and record.error == ""
+        assert record.screenshot is not None and record.screenshot[:2] == b"\xff\xd8"
+        assert record.started_at > 0 and record.act_ms > 0 and record.observe_ms > 0
+        assert record.url.startswith(browser.base_url)
+    assert records[-1].url == browser.base_url + "/expenses/new"
+    assert records[1].action["value"] == "demo"  # parameters are filled in the record
+    assert records[2].action["value"] == "{{credentials.acme.password}}"  # secrets are not
+    assert PASSWORD not in repr([(r.action, r.grounding, r.output, r.error) for r in records])
+    assert [r.started_at for r in records] == sorted(r.started_at for r in records)
+
+
+def test_runner_collects_extracted_output_and_checks_it_against_the_schema(browser):
+    spec = S.AutomationSpec.model_validate(
+        {
+            "start_url": browser.base_url + "/lab/extract",
+            "steps": [
+                {"kind": "extract", "target": "Price", "into": "price", "pattern": r"\$([0-9.]+)"},
+                {"kind": "extract", "target": {"css": "ul li"}, "into": "features", "all": True},
+            ],
+            "output_schema": {"type": "object", "required": ["price", "features"],
+                              "properties": {"features": {"type": "array", "minItems": 3}}},
+        }
+    )
+    result, _, _ = run_spec(browser, spec)
+    assert result.status == "succeeded", result.reason
+    assert result.output == {"price": "12.50", "features": ["Holds 350 ml", "Dishwasher safe", "Made of stoneware"]}
+
+    spec.output_schema["properties"]["price"] = {"type": "number"}
+    result, _, _ = run_spec(browser, spec)
+    assert result.status == "failed"
+    assert "output does not match the output schema" in result.reason
+    assert result.verdict["evidence"]["output_valid"]["ok"] is False
+
+
+def test_runner_stops_at_a_failing_step_and_names_it(browser):
+    spec = login_spec(
+        browser.base_url,
+        {"kind": "click", "name": "Open reports", "target": "Reports", "timeout_s": 0.5},
+        {"kind": "assert", "name": "Never reached", "text": "x"},
+    )
+    result, recorder, took = run_spec(browser, spec)
+
+    assert result.status == "failed"
+    assert result.reason.startswith("step 6 (Open reports): target 'Reports' not found")
+    assert [r.status for r in recorder.records] == ["succeeded"] * 5 + ["failed"]
+    failed = recorder.records[-1]
+    assert "not found" in failed.error
+    assert failed.screenshot[:2] == b"\xff\xd8"  # evidence of the failure
+    assert took < 15
+
+
+def test_runner_reports_a_missing_parameter(browser):
+    result, recorder, _ = run_spec(browser, login_spec(browser.base_url), params={})
+    assert result.status == "failed"
+    assert result.reason == "step 2 (Type the user): parameter 'user' is not set"
+    assert recorder.records[-1].status == "failed"
+
+
+def test_runner_fails_when_success_criteria_do_not_hold(browser):
+    spec = login_spec(browser.base_url, success_criteria={"text_visible": "Expense submitted", "url_contains": "/done"})
+    result, recorder, _ = run_spec(browser, spec)
+
+    assert result.status == "failed"
+    assert result.reason.startswith("success criteria not met")
+    assert "'Expense submitted' is not visible" in result.reason and "does not contain '/done'" in result.reason
+    assert result.verdict["passed"] is False
+    assert result.verdict["evidence"]["url_contains"]["ok"] is False
+    assert all(r.status == "succeeded" for r in recorder.records)
+
+
+def test_runner_cancels_when_the_heartbeat_says_so(browser):
+    spec = login_spec(browser.base_url, {"kind": "wait_for", "name": "Wait forever", "text": "Never shown", "timeout_s": 5})
+    recorder = ListRecorder()
+
+    async def cancel_after_login():
+        runner = Runner(browser.host, heartbeat_s=0.05)
+        task = asyncio.ensure_future(
+            runner.run(spec, params={"user": "demo"}, secrets=local_secrets(), recorder=recorder)
+        )
+        while len(recorder.records) < 5 and not task.done():
+            await asyncio.sleep(0.02)
+        recorder.alive = False
+        return await task
+
+    t0 = time.monotonic()
+    result = browser.run(cancel_after_login())
+    took = time.monotonic() - t0
+
+    assert result.status == "cancelled"
+    assert result.reason == "cancelled by user"
+    assert recorder.heartbeats >= 1
+    assert len(recorder.records) == 5  # the interrupted step is not recorded
+    assert took < 4.5  # well before the 5 s wait_for would have given up
+
+
+def test_runner_times_out_past_max_seconds(browser):
+    spec = S.AutomationSpec.model_validate(
+        {
+            "start_url": browser.base_url + "/lab/delayed",
+            "steps": [{"kind": "wait_for", "text": "Never shown", "timeout_s": 5}],
+            "limits": {"max_seconds": 1},
+        }
+    )
+    result, recorder, took = run_spec(browser, spec)
+    assert result.status == "timed_out"
+    assert result.reason == "run exceeded its time limit of 1s"
+    assert took < 4
+    assert [r.kind for r in recorder.records] == ["goto"]
+
+
+def test_runner_refuses_agent_steps_without_a_model(browser):
+    spec = login_spec(browser.base_url, {"kind": "agent", "goal": "Submit an expense"})
+    result, recorder, took = run_spec(browser, spec)
+    assert result.status == "failed"
+    assert "VENUS_MODEL_URL" in result.reason
+    assert recorder.records == []
+    assert took < 1
+
+
+def test_runner_refuses_more_steps_than_the_limit(browser):
+    spec = login_spec(browser.base_url, limits={"max_steps": 2})
+    result, recorder, _ = run_spec(browser, spec)
+    assert result.status == "failed"
+    assert result.reason == "4 steps exceed the limit of 2"
+    assert recorder.records == []
