@@ -22,7 +22,9 @@ stop() {
   for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
   echo "==> stopped"
 }
-trap stop INT TERM EXIT
+interrupted=""
+trap 'interrupted=1' INT TERM
+trap stop EXIT
 
 start() {  # name, command...
   local name=$1; shift
@@ -64,4 +66,7 @@ Ctrl-C stops everything.
 MSG
 # Exit (and stop the rest) as soon as any component dies.
 wait -n "${pids[@]}" || true
-echo "==> a component exited; see .local/logs/"
+if [ -z "$interrupted" ]; then
+  echo "==> a component exited; see .local/logs/"
+  exit 1
+fi

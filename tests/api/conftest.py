@@ -28,6 +28,12 @@ def assert_error(response, status: int, code: str | None = None) -> dict:
     return error
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hasher(settings):
+    """The persona users get a password; the default PBKDF2 work factor makes each test take seconds."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def definition() -> dict:
     return copy.deepcopy(demo_expense_definition(PRACTICE_URL))

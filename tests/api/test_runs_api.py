@@ -217,7 +217,7 @@ def test_list_runs_is_paginated_and_newest_first(owner, automation, personas):
 
 
 @pytest.mark.django_db
-def test_list_runs_filters_by_status_automation_and_trigger(owner, automation, personas, definition):
+def test_list_runs_filters_by_status_automation_and_trigger(owner, automation, personas):
     from venus_rpa.automations.services import automation_create
     from venus_rpa.runs.services import run_start
 
@@ -424,6 +424,7 @@ def test_member_can_fetch_a_step_screenshot(owner, viewer, screenshot_step):
     for client in (owner, viewer):
         response = client.get(url)
         assert response.status_code == 200
+        assert response["Content-Type"] == "image/jpeg"
         assert b"".join(response.streaming_content) == _jpeg()
 
 
@@ -442,3 +443,34 @@ def test_screenshot_needs_authentication(screenshot_step):
 def test_media_path_that_no_step_owns_is_404_even_if_the_file_exists(owner, screenshot_step, tmp_path):
     (tmp_path / "stray.jpg").write_bytes(_jpeg())
     assert_error(owner.get("/media/stray.jpg"), 404, "not_found")
+
+
+@pytest.mark.django_db
+def test_run_artifact_file_is_served_to_members_only(owner, outsider, queued_run, settings, tmp_path):
+    from venus_rpa.runs.models import Artifact
+
+    settings.MEDIA_ROOT = tmp_path
+    artifact = Artifact(run=queued_run, kind=Artifact.Kind.FILE, name="receipt.txt")
+    artifact.file.save("receipt.txt", ContentFile(b"EXP-1234"), save=True)
+
+    response = owner.get(artifact.file.url)
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content) == b"EXP-1234"
+    assert_error(outsider.get(artifact.file.url), 404, "not_found")
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(
+    strict=True, raises=AssertionError,
+    reason="BUG: an API token keeps read access after its user leaves the workspace "
+    "(accounts/auth.py does not check the membership); remove this marker once fixed")
+def test_token_of_a_removed_member_no_longer_reads_the_workspace(personas, queued_run, screenshot_step):
+    from venus_rpa.accounts.models import Membership
+
+    client = personas.client(personas.viewer)
+    assert client.get("/api/runs/").status_code == 200
+    Membership.objects.filter(user=personas.viewer, workspace=personas.workspace).delete()
+
+    assert client.get("/api/runs/").status_code in (401, 403)
+    assert client.get(run_url(queued_run.pk)).status_code in (401, 403, 404)
+    assert client.get(screenshot_step.screenshot.url).status_code in (401, 403, 404)

@@ -281,7 +281,7 @@ def test_wait_for_waits_until_delayed_content_appears(browser):
 
     appeared_at_once, waited, outcome = browser.session(body)
     assert appeared_at_once == 0
-    assert 0.1 < waited < 3
+    assert waited < 3
     assert outcome.grounding["strategy"] == "role cell 'Kyoto'"
 
 
@@ -316,27 +316,29 @@ def test_assert_text_present_absent_and_url(browser):
     assert outcomes[6].grounding == {}
 
 
-@pytest.mark.parametrize(
-    ("assertion", "expected"),
-    [
-        ({"text": "Welcome back"}, "text 'Welcome back' not found on "),
-        ({"text": "Use your Acme account", "absent": True}, "text 'Use your Acme account' still there on "),
-        ({"url_contains": "/expenses"}, "/login' does not contain '/expenses'"),
-        ({"url_contains": "/login", "absent": True}, "/login' contains '/login'"),
-        ({"target": "Sign in", "absent": True}, "target 'Sign in' still there on "),
-        ({"target": "Sign out"}, "target 'Sign out' not found on "),
-    ],
-)
-def test_failing_asserts_say_what_was_expected(browser, assertion, expected):
+FAILING_ASSERTS = [
+    ({"text": "Welcome back"}, "text 'Welcome back' not found on "),
+    ({"text": "Use your Acme account", "absent": True}, "text 'Use your Acme account' still there on "),
+    ({"url_contains": "/expenses"}, "/login' does not contain '/expenses'"),
+    ({"url_contains": "/login", "absent": True}, "/login' contains '/login'"),
+    ({"target": "Sign in", "absent": True}, "target 'Sign in' still there on "),
+    ({"target": "Sign out"}, "target 'Sign out' not found on "),
+]
+
+
+def test_failing_asserts_say_what_was_expected_within_their_timeout(browser):
     async def body(env, ex):
         await ex.run(step(kind="goto", url="/login"))
-        t0 = time.monotonic()
-        message = await expect_error(ex.run(step(kind="assert", timeout_s=0.5, **assertion)))
-        return message, time.monotonic() - t0
+        results = []
+        for assertion, _ in FAILING_ASSERTS:
+            t0 = time.monotonic()
+            message = await expect_error(ex.run(step(kind="assert", timeout_s=0.5, **assertion)))
+            results.append((message, time.monotonic() - t0))
+        return results
 
-    message, took = browser.session(body)
-    assert expected in message
-    assert took < 3
+    for (assertion, expected), (message, took) in zip(FAILING_ASSERTS, browser.session(body)):
+        assert expected in message, assertion
+        assert took < 3, assertion
 
 
 # --- extract -------------------------------------------------------------------------------
@@ -427,16 +429,18 @@ def test_an_ambiguous_target_fails_naming_the_matches(browser):
     assert status == ""  # nothing was clicked
 
 
-@pytest.mark.parametrize(("nth", "section"), [(0, "Profile"), (1, "Billing")])
-def test_nth_picks_one_of_several_matches(browser, nth, section):
+def test_nth_picks_one_of_several_matches(browser):
     async def body(env, ex):
         await ex.run(step(kind="goto", url="/lab/ambiguous"))
-        outcome = await ex.run(step(kind="click", target={"text": "Save", "nth": nth}))
-        return outcome, await env.page.locator("#status").inner_text()
+        picked = []
+        for nth in (1, 0):
+            outcome = await ex.run(step(kind="click", target={"text": "Save", "nth": nth}))
+            picked.append((outcome.grounding["strategy"], await env.page.locator("#status").inner_text()))
+        return picked
 
-    outcome, status = browser.session(body)
-    assert status == f"{section} saved"
-    assert outcome.grounding["strategy"].endswith(f"#{nth}")
+    (strategy_1, status_1), (strategy_0, status_0) = browser.session(body)
+    assert status_1 == "Billing saved" and strategy_1.endswith("#1")
+    assert status_0 == "Profile saved" and strategy_0.endswith("#0")
 
 
 def test_nth_beyond_the_matches_fails(browser):
@@ -597,7 +601,7 @@ def test_runner_fails_when_success_criteria_do_not_hold(browser):
 
 
 def test_runner_cancels_when_the_heartbeat_says_so(browser):
-    spec = login_spec(browser.base_url, {"kind": "wait_for", "name": "Wait forever", "text": "Never shown", "timeout_s": 5})
+    spec = login_spec(browser.base_url, {"kind": "wait_for", "name": "Wait forever", "text": "Never shown", "timeout_s": 10})
     recorder = ListRecorder()
 
     async def cancel_after_login():
@@ -607,32 +611,34 @@ def test_runner_cancels_when_the_heartbeat_says_so(browser):
         )
         while len(recorder.records) < 5 and not task.done():
             await asyncio.sleep(0.02)
+        await asyncio.sleep(0.2)  # the never-ending wait_for is under way
+        beats_before = recorder.heartbeats
         recorder.alive = False
-        return await task
+        t0 = time.monotonic()
+        result = await task
+        return result, beats_before, time.monotonic() - t0
 
-    t0 = time.monotonic()
-    result = browser.run(cancel_after_login())
-    took = time.monotonic() - t0
+    result, beats_before, took = browser.run(cancel_after_login())
 
+    assert beats_before >= 1  # the heartbeat ran all along and said "go on"
     assert result.status == "cancelled"
     assert result.reason == "cancelled by user"
-    assert recorder.heartbeats >= 1
     assert len(recorder.records) == 5  # the interrupted step is not recorded
-    assert took < 4.5  # well before the 5 s wait_for would have given up
+    assert took < 3  # promptly, not after the 10 s wait_for gives up
 
 
 def test_runner_times_out_past_max_seconds(browser):
     spec = S.AutomationSpec.model_validate(
         {
             "start_url": browser.base_url + "/lab/delayed",
-            "steps": [{"kind": "wait_for", "text": "Never shown", "timeout_s": 5}],
+            "steps": [{"kind": "wait_for", "text": "Never shown", "timeout_s": 10}],
             "limits": {"max_seconds": 1},
         }
     )
     result, recorder, took = run_spec(browser, spec)
     assert result.status == "timed_out"
     assert result.reason == "run exceeded its time limit of 1s"
-    assert took < 4
+    assert 1 <= took < 5  # the limit, not the 10 s wait_for, ended it
     assert [r.kind for r in recorder.records] == ["goto"]
 
 
@@ -651,3 +657,31 @@ def test_runner_refuses_more_steps_than_the_limit(browser):
     assert result.status == "failed"
     assert result.reason == "4 steps exceed the limit of 2"
     assert recorder.records == []
+
+
+# --- known bugs (reported; strict xfail so a fix makes these fail until they are un-marked) ----
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: goto accepts file:// URLs (workers/envs/browser.py check_url/goto)")
+def test_goto_refuses_non_http_urls_such_as_local_files(browser):
+    async def body(env, ex):
+        return await expect_error(ex.run(step(kind="goto", url="file:///etc/hostname")))
+
+    assert "file" in browser.session(body, allowed_domains=[])
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: a run parameter can smuggle a credential placeholder (workers/steps.py render)")
+def test_a_run_parameter_cannot_smuggle_a_credential_placeholder(browser):
+    spec = S.AutomationSpec.model_validate(
+        {
+            "start_url": browser.base_url + "/login",
+            "allowed_domains": ["127.0.0.1"],
+            "steps": [
+                {"kind": "fill", "target": "Username", "value": "{{user}}"},
+                {"kind": "extract", "target": {"label": "Username"}, "into": "typed", "attribute": "value"},
+            ],
+        }
+    )
+    result, recorder, _ = run_spec(browser, spec, params={"user": "{{credentials.acme.password}}"})
+    assert PASSWORD not in repr(result.output)
+    assert PASSWORD not in repr([r.output for r in recorder.records])
