@@ -80,6 +80,17 @@ class _RecordPipe:
         await self.task
 
 
+def _scrub_output(value: Any, secrets: SecretBox) -> Any:
+    """Extracted data never carries a secret value (e.g. reading back a password field)."""
+    if isinstance(value, str):
+        return secrets.scrub(value)
+    if isinstance(value, dict):
+        return {k: _scrub_output(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub_output(v, secrets) for v in value]
+    return value
+
+
 class Runner:
     """Runs automations on browsers of one `BrowserHost`."""
 
@@ -93,6 +104,7 @@ class Runner:
             self._preflight(spec)
         except ConfigurationError as exc:
             return RunResult("failed", str(exc))
+        secrets.default_domains = list(spec.allowed_domains)
         pipe = _RecordPipe(recorder)
         work = asyncio.create_task(self._run_steps(spec, params, secrets, pipe))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
@@ -143,7 +155,7 @@ class Runner:
                 pipe.put(record)
                 if record.status == "failed":
                     label = step.name or step.kind
-                    return RunResult("failed", f"step {index + 1} ({label}): {record.error}", output)
+                    return RunResult("failed", f"step {index} ({label}): {record.error}", output)
             return await self._verdict(spec, env, output)
         finally:
             await env.close()
@@ -153,13 +165,14 @@ class Runner:
         t0 = time.perf_counter()
         try:
             step = S.render_step(step, params)
-        except KeyError as exc:
+        except (KeyError, ValueError) as exc:
+            error = f"parameter {exc.args[0]!r} is not set" if isinstance(exc, KeyError) else str(exc)
             return StepRecord(index, step.kind, step.name, step.model_dump(exclude_none=True), "failed",
-                              error=f"parameter {exc.args[0]!r} is not set", started_at=started)
+                              error=error, started_at=started)
         record = StepRecord(index, step.kind, step.name, step.model_dump(exclude_none=True), "succeeded", started_at=started)
         try:
             outcome = await executor.run(step)
-            record.grounding, record.output = outcome.grounding, outcome.output
+            record.grounding, record.output = outcome.grounding, _scrub_output(outcome.output, secrets)
         except (StepError, EnvironmentLost) as exc:
             record.status, record.error = "failed", secrets.scrub(str(exc))
         t1 = time.perf_counter()

@@ -36,6 +36,8 @@ class SecretBox:
     """Holds decrypted credentials for one run, in memory only."""
 
     credentials: dict[str, Credential] = field(default_factory=dict)
+    # Where a credential without domains of its own may be typed: the automation's allowed domains.
+    default_domains: list[str] = field(default_factory=list)
 
     def reveal(self, text: str, *, url: str) -> str:
         """Replace credential placeholders in text; refuse off-domain or unknown ones."""
@@ -48,10 +50,13 @@ class SecretBox:
                 raise StepError(f"credential {name!r} is not attached to this automation")
             if field_name not in cred.fields:
                 raise StepError(f"credential {name!r} has no field {field_name!r}")
-            if cred.domains and not host_matches(host, cred.domains):
+            domains = cred.domains or self.default_domains
+            if not domains:
                 raise StepError(
-                    f"credential {name!r} may only be typed on {', '.join(cred.domains)}, not on {host or url!r}"
+                    f"credential {name!r} has no domains and the automation allows any site: set the credential's domains"
                 )
+            if not host_matches(host, domains):
+                raise StepError(f"credential {name!r} may only be typed on {', '.join(domains)}, not on {host or url!r}")
             return cred.fields[field_name]
 
         return SECRET_RE.sub(sub, text)

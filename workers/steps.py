@@ -213,7 +213,12 @@ def render(text: str, params: dict[str, Any]) -> str:
         name = match.group(1)
         if name not in params:
             raise KeyError(name)
-        return str(params[name])
+        value = str(params[name])
+        if "{{" in value:
+            # A parameter must never smuggle in a credential placeholder (the executor would
+            # reveal it) nor a template of its own.
+            raise ValueError(f"parameter {name!r} may not contain '{{{{'")
+        return value
 
     return PARAM_RE.sub(sub, text)
 

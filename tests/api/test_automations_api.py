@@ -248,10 +248,6 @@ def test_goal_using_an_undeclared_param_is_a_400(owner):
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError,
-    reason="BUG: a {{param}} in start_url is reported under 'goal' "
-    "(automations/services.py definition_validate); remove this marker once fixed")
 def test_start_url_using_an_undeclared_param_is_a_400_on_start_url(owner):
     definition = simple_definition(start_url="https://erp.example.com/{{tenant}}/")
     error = assert_error(owner.post(LIST, payload(definition), format="json"), 400, "invalid")
@@ -260,10 +256,6 @@ def test_start_url_using_an_undeclared_param_is_a_400_on_start_url(owner):
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError,
-    reason="BUG: unknown definition fields (a typo such as 'stepz') are silently dropped "
-    "by DefinitionSerializer; remove this marker once fixed")
 def test_unknown_definition_field_is_a_400(owner):
     response = owner.post(LIST, payload({"stepz": [{"kind": "press", "key": "Enter"}]}), format="json")
     error = assert_error(response, 400, "invalid")

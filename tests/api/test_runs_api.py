@@ -460,10 +460,6 @@ def test_run_artifact_file_is_served_to_members_only(owner, outsider, queued_run
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError,
-    reason="BUG: an API token keeps read access after its user leaves the workspace "
-    "(accounts/auth.py does not check the membership); remove this marker once fixed")
 def test_token_of_a_removed_member_no_longer_reads_the_workspace(personas, queued_run, screenshot_step):
     from venus_rpa.accounts.models import Membership
 

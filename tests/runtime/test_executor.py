@@ -573,7 +573,7 @@ def test_runner_stops_at_a_failing_step_and_names_it(browser):
     result, recorder, took = run_spec(browser, spec)
 
     assert result.status == "failed"
-    assert result.reason.startswith("step 6 (Open reports): target 'Reports' not found")
+    assert result.reason.startswith("step 5 (Open reports): target 'Reports' not found")
     assert [r.status for r in recorder.records] == ["succeeded"] * 5 + ["failed"]
     failed = recorder.records[-1]
     assert "not found" in failed.error
@@ -584,7 +584,7 @@ def test_runner_stops_at_a_failing_step_and_names_it(browser):
 def test_runner_reports_a_missing_parameter(browser):
     result, recorder, _ = run_spec(browser, login_spec(browser.base_url), params={})
     assert result.status == "failed"
-    assert result.reason == "step 2 (Type the user): parameter 'user' is not set"
+    assert result.reason == "step 1 (Type the user): parameter 'user' is not set"
     assert recorder.records[-1].status == "failed"
 
 
@@ -659,10 +659,9 @@ def test_runner_refuses_more_steps_than_the_limit(browser):
     assert recorder.records == []
 
 
-# --- known bugs (reported; strict xfail so a fix makes these fail until they are un-marked) ----
+# --- regressions for bugs found in review -------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: goto accepts file:// URLs (workers/envs/browser.py check_url/goto)")
 def test_goto_refuses_non_http_urls_such_as_local_files(browser):
     async def body(env, ex):
         return await expect_error(ex.run(step(kind="goto", url="file:///etc/hostname")))
@@ -670,7 +669,6 @@ def test_goto_refuses_non_http_urls_such_as_local_files(browser):
     assert "file" in browser.session(body, allowed_domains=[])
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a run parameter can smuggle a credential placeholder (workers/steps.py render)")
 def test_a_run_parameter_cannot_smuggle_a_credential_placeholder(browser):
     spec = S.AutomationSpec.model_validate(
         {

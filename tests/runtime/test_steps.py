@@ -283,9 +283,17 @@ def test_reveal_refuses_unknown_credentials_and_fields(box):
         box.reveal("{{credentials.acme.pin}}", url="https://acme.example/")
 
 
-def test_a_credential_without_domains_may_be_typed_anywhere():
+def test_a_credential_without_domains_is_typed_only_on_the_automations_domains():
+    box = SecretBox({"any": Credential("any", {"token": "t0ken"})}, default_domains=["example.com"])
+    assert box.reveal("{{credentials.any.token}}", url="https://app.example.com/") == "t0ken"
+    with pytest.raises(StepError, match="may only be typed on example.com"):
+        box.reveal("{{credentials.any.token}}", url="https://evil.test/")
+
+
+def test_a_credential_without_domains_is_refused_when_the_automation_allows_any_site():
     box = SecretBox({"any": Credential("any", {"token": "t0ken"})})
-    assert box.reveal("{{credentials.any.token}}", url="https://anything.example/") == "t0ken"
+    with pytest.raises(StepError, match="has no domains"):
+        box.reveal("{{credentials.any.token}}", url="https://anything.example/")
 
 
 def test_scrub_hides_every_secret_value(box):

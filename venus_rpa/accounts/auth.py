@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import authentication, exceptions
 
-from venus_rpa.accounts.selectors import api_token_resolve
+from venus_rpa.accounts.selectors import api_token_resolve, membership_get
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):
@@ -18,6 +18,9 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("Malformed Authorization header: expected 'Bearer <token>'.")
         token = api_token_resolve(raw=header[1])
         if token is None or not token.user.is_active:
+            raise exceptions.AuthenticationFailed("Invalid or revoked API token.")
+        if membership_get(user=token.user, workspace=token.workspace) is None:
+            # A token is only as good as its owner's membership: removal revokes access at once.
             raise exceptions.AuthenticationFailed("Invalid or revoked API token.")
         request.workspace = token.workspace
         return token.user, token

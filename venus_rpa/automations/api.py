@@ -27,6 +27,13 @@ class DefinitionSerializer(serializers.Serializer):
     limits = serializers.DictField(required=False)
     change_note = serializers.CharField(required=False, allow_blank=True, max_length=300)
 
+    def validate(self, attrs):
+        # DRF ignores unknown keys; a typo such as "stepz" must not save an empty automation.
+        unknown = sorted(set(getattr(self, "initial_data", {}) or {}) - set(self.fields))
+        if unknown:
+            raise serializers.ValidationError({key: ["Unknown field."] for key in unknown})
+        return attrs
+
 
 class AutomationInSerializer(DefinitionSerializer):
     slug = serializers.SlugField(max_length=80)

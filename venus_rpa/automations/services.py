@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import jsonschema
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 from pydantic import ValidationError as PydanticValidationError
 
@@ -58,17 +58,23 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any]) -> 
         fields["output_schema"] = [f"Not a valid JSON Schema: {exc.message}"]
     declared = set((schema.get("properties") or {}).keys()) if isinstance(schema, dict) else set()
     used_creds: set[str] = set()
-    texts = [data["start_url"], data["goal"]]
     for index, step in enumerate(spec.steps):
         step_texts = _strings(step.model_dump(exclude_none=True))
         missing = sorted(set().union(*(template_params(t) for t in step_texts)) - declared) if step_texts else []
         if missing:
             fields[f"steps.{index}"] = [f"Uses parameter(s) not in the parameter schema: {', '.join(missing)}"]
         used_creds |= {m.group(1) for t in step_texts for m in SECRET_RE.finditer(t)}
-    for text in texts:
-        missing = sorted(template_params(text) - declared)
+    for name in ("start_url", "goal"):
+        missing = sorted(template_params(data[name]) - declared)
         if missing:
-            fields.setdefault("goal", []).append(f"Uses parameter(s) not in the parameter schema: {', '.join(missing)}")
+            fields.setdefault(name, []).append(f"Uses parameter(s) not in the parameter schema: {', '.join(missing)}")
+    if "param_schema" not in fields and isinstance(schema, dict):
+        defaults = {k: v["default"] for k, v in (schema.get("properties") or {}).items()
+                    if isinstance(v, dict) and "default" in v}
+        for name, value in defaults.items():
+            errors = list(jsonschema.Draft202012Validator(schema["properties"][name]).iter_errors(value))
+            if errors:
+                fields.setdefault("param_schema", []).append(f"Default of {name!r} is invalid: {errors[0].message}")
     credentials = list(dict.fromkeys(data["credentials"]) | dict.fromkeys(sorted(used_creds)))
     known = set(Credential.objects.filter(workspace=workspace, name__in=credentials).values_list("name", flat=True))
     if set(credentials) - known:
@@ -93,11 +99,16 @@ def _strings(value: Any) -> list[str]:
 def automation_create(*, workspace: Workspace, user, slug: str, name: str, description: str = "",
                       definition: dict[str, Any], change_note: str = "") -> Automation:
     clean = definition_validate(workspace=workspace, definition=definition)
+    conflict = Conflict(f"An automation with slug {slug!r} exists already.", fields={"slug": ["Already in use."]})
     if Automation.objects.filter(workspace=workspace, slug=slug).exists():
-        raise Conflict(f"An automation with slug {slug!r} exists already.", fields={"slug": ["Already in use."]})
-    automation = Automation.objects.create(
-        workspace=workspace, slug=slug, name=name, description=description, created_by=user
-    )
+        raise conflict
+    try:
+        with transaction.atomic():  # a concurrent create with the same slug loses here, as a 409
+            automation = Automation.objects.create(
+                workspace=workspace, slug=slug, name=name, description=description, created_by=user
+            )
+    except IntegrityError:
+        raise conflict from None
     _version_create(automation=automation, user=user, definition=clean, change_note=change_note or "Created")
     return automation
 

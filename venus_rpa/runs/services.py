@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import socket
 from datetime import timedelta
@@ -26,6 +27,10 @@ def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
     """Validate run parameters against the automation's JSON Schema; apply defaults."""
     if not isinstance(params, dict):
         raise InvalidInput("Parameters must be an object.", fields={"params": ["Must be an object."]})
+    smuggled = sorted(k for k, v in params.items() if "{{" in json.dumps(v))
+    if smuggled:
+        raise InvalidInput("Parameters may not contain templates.",
+                           fields={f"params.{k}": ["Must not contain '{{'."] for k in smuggled})
     schema = schema or {"type": "object"}
     with_defaults = {**{k: v["default"] for k, v in (schema.get("properties") or {}).items()
                         if isinstance(v, dict) and "default" in v}, **params}

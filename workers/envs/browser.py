@@ -95,8 +95,12 @@ class BrowserEnvironment:
 
     # -- navigation -----------------------------------------------------------------------
     def check_url(self, url: str) -> None:
-        """Refuse navigation outside the automation's allowed domains (when it lists any)."""
-        host = urlsplit(url).hostname or ""
+        """Refuse non-web URLs (file:, data:, chrome: ... could read the worker's own files) and
+        navigation outside the automation's allowed domains (when it lists any)."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https"):
+            raise StepError(f"only http and https URLs can be opened, not {parts.scheme or 'a relative'} URL {url!r}")
+        host = parts.hostname or ""
         if self.allowed_domains and not host_matches(host, self.allowed_domains):
             raise StepError(f"navigation to {host or url!r} is outside the allowed domains ({', '.join(self.allowed_domains)})")
 
