@@ -106,7 +106,7 @@ def main() -> None:
     from venus_rpa.runs.services import params_validate, secrets_for, spec_for
     from workers.envs.browser import BrowserConfig, BrowserHost
 
-    with practice_site() as base:
+    with practice_site(quiet=True) as base:
         call_command("seed_demo", practice_url=base, stdout=open("/dev/null", "w"))
         automation = Automation.objects.select_related("workspace", "current_version").get(slug="demo-expense")
         version = automation.current_version

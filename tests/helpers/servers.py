@@ -36,13 +36,15 @@ def wait_http(url: str, *, timeout: float = 20.0, proc: subprocess.Popen | None 
 
 
 @contextlib.contextmanager
-def practice_site() -> Iterator[str]:
+def practice_site(*, quiet: bool = False) -> Iterator[str]:
     """Run the practice site (`python -m practice`) and yield its base URL."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "practice", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.DEVNULL if quiet else None,
+        stderr=subprocess.DEVNULL if quiet else None,
     )
     url = f"http://127.0.0.1:{port}"
     try:

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Run every benchmark; each prints one JSON document.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+for bench in benchmarks/[a-z]*.py; do
+  echo "# $bench" >&2
+  .venv/bin/python "$bench"
+done
