@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from rest_framework.test import APIClient
 
 from tests.helpers.servers import practice_site
 
@@ -26,7 +25,9 @@ class Personas:
     outsider: object
     other_workspace: object
 
-    def client(self, user) -> APIClient:
+    def client(self, user):
+        from rest_framework.test import APIClient
+
         from venus_rpa.accounts.services import api_token_create
         from venus_rpa.accounts.selectors import workspace_default_for_user
 

@@ -169,3 +169,16 @@ LOGGING = {
 CELERY_BEAT_SCHEDULE = {
     "runs-sweep-stale": {"task": "venus_rpa.runs.tasks.runs_sweep_task", "schedule": VENUS_SWEEP_SECONDS},
 }
+
+# The UI-Venus model server (vLLM's OpenAI-compatible API). Unset: agent steps fail at start.
+VENUS_MODEL_URL = env_str("VENUS_MODEL_URL")
+VENUS_MODEL = env_str("VENUS_MODEL", "ui-venus-2")
+VENUS_API_KEY = env_str("VENUS_API_KEY")
+VENUS_MODEL_TIMEOUT = env_float("VENUS_MODEL_TIMEOUT", 120.0)
+VENUS_MODEL_TRIES = env_int("VENUS_MODEL_TRIES", 3)
+VENUS_HISTORY_IMAGES = env_int("VENUS_HISTORY_IMAGES", 2)
+VENUS_MAX_PIXELS = env_int("VENUS_MAX_PIXELS", 0)  # 0: send screenshots at full size
+VENUS_PROMPT_DIR = env_str("VENUS_PROMPT_DIR")
+VENUS_NAV_TEMPERATURE = env_float("VENUS_NAV_TEMPERATURE", 0.6)
+VENUS_NAV_MAX_TOKENS = env_int("VENUS_NAV_MAX_TOKENS", 4096)
+VENUS_ANSWER_TIMEOUT_SECONDS = env_float("VENUS_ANSWER_TIMEOUT_SECONDS", 3600.0)

@@ -15,6 +15,7 @@ api = [
     path("runs/", runs_api.RunListApi.as_view(), name="run-list"),
     path("runs/<int:run_id>/", runs_api.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<int:run_id>/cancel/", runs_api.RunCancelApi.as_view(), name="run-cancel"),
+    path("runs/<int:run_id>/answer/", runs_api.RunAnswerApi.as_view(), name="run-answer"),
     path("credentials/", automations_api.CredentialListApi.as_view(), name="credential-list"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

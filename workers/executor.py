@@ -28,9 +28,12 @@ class StepOutcome:
 class ExplicitExecutor:
     """Executes one explicit step on a browser environment."""
 
-    def __init__(self, env: BrowserEnvironment, *, start_url: str = "") -> None:
+    def __init__(self, env: BrowserEnvironment, *, start_url: str = "", grounder=None) -> None:
+        """`grounder(instruction=..., observation=...)` -> (x, y) | None: the model fallback for
+        click/fill targets the DOM grounder cannot find (only when the automation enables it)."""
         self.env = env
         self.start_url = start_url
+        self.grounder = grounder
 
     async def run(self, step) -> StepOutcome:
         handler = getattr(self, f"_{step.kind}", None)
@@ -54,15 +57,37 @@ class ExplicitExecutor:
         return StepOutcome(grounding={"url": self.page.url})
 
     async def _click(self, step: S.ClickStep) -> StepOutcome:
-        found = await locate(self.page, step.target, purpose="click", timeout_s=step.timeout_s)
+        try:
+            found = await locate(self.page, step.target, purpose="click", timeout_s=step.timeout_s)
+        except StepError as exc:
+            point, grounding = await self._model_point(step, exc)
+            await self.page.mouse.click(*point)
+            return StepOutcome(grounding=grounding)
         await found.locator.click(timeout=step.timeout_s * 1000)
         return StepOutcome(grounding=found.record())
 
     async def _fill(self, step: S.FillStep) -> StepOutcome:
-        found = await locate(self.page, step.target, purpose="input", timeout_s=step.timeout_s)
         value = self.env.secrets.reveal(step.value, url=self.page.url)
+        try:
+            found = await locate(self.page, step.target, purpose="input", timeout_s=step.timeout_s)
+        except StepError as exc:
+            point, grounding = await self._model_point(step, exc)
+            await self.page.mouse.click(*point)
+            await self.page.keyboard.press("ControlOrMeta+A")
+            await self.page.keyboard.insert_text(value)
+            return StepOutcome(grounding=grounding)
         await found.locator.fill(value, timeout=step.timeout_s * 1000)
         return StepOutcome(grounding=found.record())
+
+    async def _model_point(self, step, error: StepError) -> tuple[tuple[int, int], dict]:
+        """Ask the model for a target the DOM grounder could not find; re-raise if it cannot help."""
+        if self.grounder is None or "not found" not in str(error):
+            raise error
+        instruction = f"the {'input field' if step.kind == 'fill' else 'element'} {step.target.describe()}"
+        point = await self.grounder(instruction=instruction, observation=await self.env.observe())
+        if point is None:
+            raise StepError(f"{error}; the model did not find it either")
+        return point, {"strategy": "model grounding", "instruction": instruction, "point": list(point)}
 
     async def _select(self, step: S.SelectStep) -> StepOutcome:
         found = await locate(self.page, step.target, purpose="input", timeout_s=step.timeout_s)

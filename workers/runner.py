@@ -19,6 +19,7 @@ from typing import Any, Literal, Protocol
 import jsonschema
 
 from workers import steps as S
+from workers.agent import AgentLoop
 from workers.envs.browser import BrowserHost
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.executor import ExplicitExecutor
@@ -44,6 +45,8 @@ class StepRecord:
     act_ms: float = 0.0
     observe_ms: float = 0.0
     model_ms: float = 0.0
+    thought: str = ""
+    model: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -58,6 +61,10 @@ class RunRecorder(Protocol):
     async def record_step(self, record: StepRecord) -> None: ...
 
     async def heartbeat(self) -> bool: ...
+
+    async def ask_user(self, question: str) -> str:
+        """Put the run in awaiting_user and return the person's answer (raise StepError on expiry)."""
+        ...
 
 
 class _RecordPipe:
@@ -91,12 +98,34 @@ def _scrub_output(value: Any, secrets: SecretBox) -> Any:
     return value
 
 
+class _RunClock:
+    """The run's time limit; extended by the time spent waiting for a person."""
+
+    timeout: asyncio.Timeout | None = None
+
+    def extend(self, seconds: float) -> None:
+        if self.timeout is not None and self.timeout.when() is not None:
+            self.timeout.reschedule(self.timeout.when() + seconds)
+
+
+class _StepBudget:
+    def __init__(self, seconds: float) -> None:
+        self._deadline = time.monotonic() + seconds
+
+    def deadline(self) -> float:
+        return self._deadline
+
+    def extend(self, seconds: float) -> None:
+        self._deadline += seconds
+
+
 class Runner:
     """Runs automations on browsers of one `BrowserHost`."""
 
-    def __init__(self, host: BrowserHost, *, heartbeat_s: float = 5.0) -> None:
+    def __init__(self, host: BrowserHost, *, heartbeat_s: float = 5.0, agent: AgentLoop | None = None) -> None:
         self.host = host
         self.heartbeat_s = heartbeat_s
+        self.agent = agent
 
     async def run(self, spec: S.AutomationSpec, *, params: dict[str, Any], secrets: SecretBox,
                   recorder: RunRecorder) -> RunResult:
@@ -106,10 +135,11 @@ class Runner:
             return RunResult("failed", str(exc))
         secrets.default_domains = list(spec.allowed_domains)
         pipe = _RecordPipe(recorder)
-        work = asyncio.create_task(self._run_steps(spec, params, secrets, pipe))
+        clock = _RunClock()
+        work = asyncio.create_task(self._run_steps(spec, params, secrets, pipe, recorder, clock))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
         try:
-            async with asyncio.timeout(spec.limits.max_seconds):
+            async with asyncio.timeout(spec.limits.max_seconds) as clock.timeout:
                 result = await work
         except asyncio.CancelledError:
             if beat.done() and beat.result() is False:
@@ -127,8 +157,11 @@ class Runner:
     def _preflight(self, spec: S.AutomationSpec) -> None:
         if spec.surface != "web":
             raise ConfigurationError(f"surface {spec.surface!r} has no executor on this worker yet")
-        if any(isinstance(step, S.AgentStep) for step in spec.steps):
-            raise ConfigurationError("agent steps need a model server: set VENUS_MODEL_URL")
+        if self.agent is None and any(isinstance(step, S.AgentStep) for step in spec.steps):
+            raise ConfigurationError(
+                "agent steps need a model server: set VENUS_MODEL_URL (and VENUS_MODEL) to a vLLM OpenAI-compatible "
+                "endpoint serving UI-Venus"
+            )
         if len(spec.steps) > spec.limits.max_steps:
             raise ConfigurationError(f"{len(spec.steps)} steps exceed the limit of {spec.limits.max_steps}")
 
@@ -141,24 +174,78 @@ class Runner:
         return True
 
     async def _run_steps(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
-                         pipe: _RecordPipe) -> RunResult:
+                         pipe: _RecordPipe, recorder: RunRecorder, clock: "_RunClock") -> RunResult:
         env = await self.host.new_environment(allowed_domains=spec.allowed_domains, secrets=secrets)
         try:
-            executor = ExplicitExecutor(env, start_url=spec.start_url)
+            grounder = self.agent.ground if (self.agent and spec.model_grounding) else None
+            executor = ExplicitExecutor(env, start_url=spec.start_url, grounder=grounder)
             steps: list = list(spec.steps)
             if spec.start_url:
                 steps.insert(0, S.GotoStep(url=spec.start_url, name="Open the start URL"))
             output: dict[str, Any] = {}
-            for index, step in enumerate(steps):
+            index = 0
+            for step in steps:
+                if isinstance(step, S.AgentStep):
+                    records, error = await self._agent_step(index, step, params, secrets, env, pipe, recorder, clock)
+                    index += records
+                    label = step.name or "agent step"
+                    if isinstance(error, dict):
+                        output.update(error)
+                        continue
+                    return RunResult("failed", f"step {index - 1} ({label}): {error}", output)
                 record = await self._one_step(index, step, params, secrets, executor, env)
+                index += 1
                 output.update(record.output)
                 pipe.put(record)
                 if record.status == "failed":
                     label = step.name or step.kind
-                    return RunResult("failed", f"step {index} ({label}): {record.error}", output)
+                    return RunResult("failed", f"step {record.index} ({label}): {record.error}", output)
             return await self._verdict(spec, env, output)
         finally:
             await env.close()
+
+    async def _agent_step(self, index: int, step: S.AgentStep, params, secrets: SecretBox, env, pipe: _RecordPipe,
+                          recorder: RunRecorder, clock: "_RunClock") -> tuple[int, dict | str]:
+        """Run one agent step; returns (records emitted, output dict or an error message)."""
+        assert self.agent is not None
+        emitted = [0]
+        try:
+            step = S.render_step(step, params)
+        except (KeyError, ValueError) as exc:
+            message = f"parameter {exc.args[0]!r} is not set" if isinstance(exc, KeyError) else str(exc)
+            pipe.put(StepRecord(index, "agent", step.name, step.model_dump(exclude_none=True), "failed", error=message))
+            return 1, message
+        budget = _StepBudget(step.timeout_s)
+
+        class Hooks:
+            def emit(self, turn) -> None:
+                pipe.put(StepRecord(
+                    index + emitted[0], "agent", step.name or step.goal[:200], turn.action, turn.status,
+                    error=secrets.scrub(turn.error), grounding=turn.grounding, screenshot=turn.observation.screenshot,
+                    url=turn.observation.url, started_at=time.time(), act_ms=turn.act_ms, observe_ms=turn.observe_ms,
+                    model_ms=turn.model_ms, thought=turn.thought, model=turn.model,
+                ))
+                emitted[0] += 1
+
+            async def ask_user(self, question: str) -> str:
+                started = time.monotonic()
+                try:
+                    return await recorder.ask_user(question)
+                finally:
+                    waited = time.monotonic() - started  # a person's time is not the run's budget
+                    budget.extend(waited)
+                    clock.extend(waited)
+
+        try:
+            output = await self.agent.run_step(step, env, Hooks(), deadline=budget.deadline,
+                                               repeat_limit=step.repeat_limit)
+        except (StepError, EnvironmentLost) as exc:
+            if emitted[0] == 0:
+                pipe.put(StepRecord(index, "agent", step.name or step.goal[:200], step.model_dump(exclude_none=True),
+                                    "failed", error=secrets.scrub(str(exc)), started_at=time.time()))
+                emitted[0] = 1
+            return emitted[0], secrets.scrub(str(exc))
+        return emitted[0], _scrub_output(output, secrets)
 
     async def _one_step(self, index, step, params, secrets: SecretBox, executor: ExplicitExecutor, env) -> StepRecord:
         started = time.time()

@@ -155,8 +155,11 @@ class ExtractStep(_Step):
 class AgentStep(_Step):
     kind: Literal["agent"] = "agent"
     goal: str = Field(min_length=1, description="A natural-language sub-goal for the UI-Venus loop.")
-    max_actions: int = Field(default=30, ge=1, le=200)
-    timeout_s: float = Field(default=300.0, gt=0, le=3600)
+    max_actions: int = Field(default=30, ge=1, le=200, description="Model turns before the step gives up.")
+    timeout_s: float = Field(default=300.0, gt=0, le=3600, description="Time budget, not counting waits for a person.")
+    repeat_limit: int = Field(default=5, ge=2, le=50, description="Identical consecutive actions that count as stuck.")
+    into: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+                             description="Output field for Finished(content); default 'result'.")
 
 
 Step = Annotated[
@@ -199,6 +202,9 @@ class AutomationSpec(BaseModel):
     success_criteria: SuccessCriteria = Field(default_factory=SuccessCriteria)
     output_schema: dict = Field(default_factory=dict)
     limits: Limits = Field(default_factory=Limits)
+    model_grounding: bool = Field(
+        default=False, description="Ask the model where a click/fill target is when the DOM grounder cannot find it."
+    )
 
 
 def template_params(text: str) -> set[str]:

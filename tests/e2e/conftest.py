@@ -5,14 +5,32 @@ import time
 import httpx
 import pytest
 
+from tests.helpers.fake_model import FakeModel
 from tests.helpers.worker import celery_worker
 
 
 @pytest.fixture(scope="session")
-def worker(django_db_setup, django_db_blocker, tmp_path_factory):
-    """One real Celery worker process (agent + default queues) for the e2e session."""
+def model_server():
+    """The UI-Venus test double: a real OpenAI-compatible HTTP server answering from a script."""
+    with FakeModel() as fake:
+        yield fake
+
+
+@pytest.fixture
+def fake_model(model_server):
+    model_server.clear()
+    model_server.default = None
+    return model_server
+
+
+@pytest.fixture(scope="session")
+def worker(django_db_setup, django_db_blocker, tmp_path_factory, model_server):
+    """One real Celery worker process (agent + default queues) for the e2e session, configured
+    with the model test double."""
     log = tmp_path_factory.mktemp("worker") / "worker.log"
-    with celery_worker(log_path=log) as proc:
+    env = {"VENUS_MODEL_URL": model_server.url, "VENUS_MODEL": model_server.model, "VENUS_MODEL_TRIES": "2",
+           "VENUS_MODEL_TIMEOUT": "10"}
+    with celery_worker(log_path=log, extra_env=env) as proc:
         yield proc
     print(f"worker log: {log}")
 

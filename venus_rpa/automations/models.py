@@ -49,6 +49,9 @@ class AutomationVersion(models.Model):
     success_criteria = models.JSONField(default=dict, blank=True)
     output_schema = models.JSONField(default=dict, blank=True)
     limits = models.JSONField(default=dict, blank=True)
+    model_grounding = models.BooleanField(
+        default=False, help_text="Ask the model for click/fill targets the DOM grounder cannot find."
+    )
     change_note = models.CharField(max_length=300, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -56,7 +59,7 @@ class AutomationVersion(models.Model):
     # Fields that make up the definition: a change in any of them makes a new version.
     DEFINITION_FIELDS = (
         "surface", "start_url", "allowed_domains", "goal", "steps", "param_schema", "credentials",
-        "success_criteria", "output_schema", "limits",
+        "success_criteria", "output_schema", "limits", "model_grounding",
     )
 
     class Meta:

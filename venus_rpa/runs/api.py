@@ -20,7 +20,7 @@ class StepOutSerializer(serializers.ModelSerializer):
     class Meta:
         model = Step
         fields = ["index", "kind", "name", "status", "error", "thought", "action", "grounding", "output", "url",
-                  "screenshot", "started_at", "act_ms", "observe_ms", "model_ms"]
+                  "screenshot", "started_at", "act_ms", "observe_ms", "model_ms", "model"]
 
     def get_screenshot(self, step: Step) -> str | None:
         if not step.screenshot:
@@ -36,6 +36,7 @@ class RunOutSerializer(serializers.ModelSerializer):
     class Meta:
         model = Run
         fields = ["id", "automation", "version", "status", "status_reason", "params", "output", "verdict", "trigger",
+                  "question", "answer", "question_asked_at",
                   "created_at", "started_at", "finished_at", "heartbeat_at", "cancel_requested_at"]
 
 
@@ -93,6 +94,23 @@ class RunCancelApi(APIView):
         run = selectors.run_get(workspace=workspace, run_id=run_id)
         require_write(request, workspace)
         return Response(RunOutSerializer(services.run_cancel(run=run)).data)
+
+
+class RunAnswerSerializer(serializers.Serializer):
+    answer = serializers.CharField(max_length=5000)
+
+
+class RunAnswerApi(APIView):
+    """Answer the agent's question (CallUser) of a run that is awaiting_user."""
+
+    @extend_schema(request=RunAnswerSerializer, responses=RunOutSerializer)
+    def post(self, request, run_id: int):
+        workspace = request_workspace(request)
+        run = selectors.run_get(workspace=workspace, run_id=run_id)
+        require_write(request, workspace)
+        data = RunAnswerSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(RunOutSerializer(services.run_answer(run=run, answer=data.validated_data["answer"])).data)
 
 
 class MediaApi(APIView):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone as dt_timezone
 
@@ -18,13 +19,37 @@ from django.utils import timezone
 
 from venus_rpa.runs.events import apublish_run_event
 from venus_rpa.runs.models import Run, RunStatus, Step
-from venus_rpa.runs.services import run_claim, run_finish, secrets_for, spec_for
+from venus_rpa.runs.services import answer_key, run_claim, run_finish, secrets_for, spec_for
+from workers.agent import AgentConfig, AgentLoop
 from workers.envs.browser import BrowserConfig, BrowserHost
+from workers.policies.client import ModelClient, ModelSettings, Sampling
+from workers.errors import StepError
 from workers.loop import runtime_loop
 from workers.runner import Runner, StepRecord
 
 log = logging.getLogger(__name__)
 _host: BrowserHost | None = None
+
+
+_agent: AgentLoop | None = None
+
+
+def agent_loop() -> AgentLoop | None:
+    """This worker process's UI-Venus loop (one pooled model client), or None without a model."""
+    global _agent
+    if not settings.VENUS_MODEL_URL:
+        return None
+    if _agent is None:
+        client = ModelClient(ModelSettings(
+            url=settings.VENUS_MODEL_URL, model=settings.VENUS_MODEL, api_key=settings.VENUS_API_KEY,
+            timeout_s=settings.VENUS_MODEL_TIMEOUT, tries=settings.VENUS_MODEL_TRIES,
+        ))
+        _agent = AgentLoop(client, AgentConfig(
+            history_images=settings.VENUS_HISTORY_IMAGES, max_pixels=settings.VENUS_MAX_PIXELS,
+            sampling=Sampling(temperature=settings.VENUS_NAV_TEMPERATURE, max_tokens=settings.VENUS_NAV_MAX_TOKENS),
+            prompt_dir=settings.VENUS_PROMPT_DIR or None,
+        ))
+    return _agent
 
 
 def browser_host() -> BrowserHost:
@@ -55,6 +80,7 @@ class DjangoRecorder:
             run_id=self.run_id, index=record.index, kind=record.kind, name=record.name, status=record.status,
             error=record.error, action=record.action, grounding=record.grounding, output=record.output,
             url=record.url[:2000], act_ms=record.act_ms, observe_ms=record.observe_ms, model_ms=record.model_ms,
+            thought=record.thought, model=record.model,
             started_at=datetime.fromtimestamp(record.started_at, tz=dt_timezone.utc),
         )
         if record.screenshot:
@@ -70,6 +96,43 @@ class DjangoRecorder:
         Run.objects.filter(pk=self.run_id).update(heartbeat_at=timezone.now())
         return not Run.objects.filter(pk=self.run_id, cancel_requested_at__isnull=False).exists()
 
+    async def ask_user(self, question: str) -> str:
+        """Put the run in awaiting_user with the question; wait for the answer (Redis signal,
+        with a database re-check every few seconds in case a signal was lost)."""
+        import redis.asyncio as aredis
+
+        await self._db(self._set_question, question)
+        await apublish_run_event(self.run_id, {"type": "run.status", "status": "awaiting_user", "question": question})
+        client = aredis.Redis.from_url(settings.REDIS_URL)
+        deadline = time.monotonic() + settings.VENUS_ANSWER_TIMEOUT_SECONDS
+        try:
+            while time.monotonic() < deadline:
+                try:
+                    popped = await client.blpop([answer_key(self.run_id)], timeout=2)
+                except Exception:
+                    log.warning("waiting for an answer through Redis failed; polling the database", exc_info=True)
+                    popped = None
+                    await asyncio.sleep(2)
+                answer = popped[1].decode() if popped else await self._db(self._stored_answer)
+                if answer:
+                    await self._db(self._resume)
+                    await apublish_run_event(self.run_id, {"type": "run.status", "status": "running"})
+                    return answer
+        finally:
+            await client.aclose()
+        raise StepError(f"nobody answered the agent's question within {settings.VENUS_ANSWER_TIMEOUT_SECONDS:g}s: {question}")
+
+    def _set_question(self, question: str) -> None:
+        Run.objects.filter(pk=self.run_id).update(
+            status=RunStatus.AWAITING_USER, question=question, answer="", question_asked_at=timezone.now()
+        )
+
+    def _stored_answer(self) -> str:
+        return Run.objects.filter(pk=self.run_id).values_list("answer", flat=True).first() or ""
+
+    def _resume(self) -> None:
+        Run.objects.filter(pk=self.run_id, status=RunStatus.AWAITING_USER).update(status=RunStatus.RUNNING, question="")
+
     async def close(self) -> None:
         await self._db(_close_connection)
         self.pool.shutdown(wait=False)
@@ -83,7 +146,8 @@ def _close_connection() -> None:
 def step_event(step: Step) -> dict:
     return {
         "index": step.index, "kind": step.kind, "name": step.name, "status": step.status, "error": step.error,
-        "action": step.action, "grounding": step.grounding, "url": step.url,
+        "action": step.action, "grounding": step.grounding, "url": step.url, "thought": step.thought,
+        "model": step.model,
         "screenshot": step.screenshot.url if step.screenshot else None,
         "timings": {"act_ms": round(step.act_ms, 1), "observe_ms": round(step.observe_ms, 1), "model_ms": round(step.model_ms, 1)},
     }
@@ -101,7 +165,7 @@ def run_execute(*, run_id: int) -> None:
     except Exception as exc:
         run_finish(run_id=run_id, status=RunStatus.FAILED, reason=f"could not prepare the run: {exc}")
         return
-    runner = Runner(browser_host(), heartbeat_s=settings.VENUS_HEARTBEAT_SECONDS)
+    runner = Runner(browser_host(), heartbeat_s=settings.VENUS_HEARTBEAT_SECONDS, agent=agent_loop())
 
     async def go():
         recorder = DjangoRecorder(run_id)

@@ -49,6 +49,10 @@ class Run(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True)
     cancel_requested_at = models.DateTimeField(null=True, blank=True)
+    # CallUser: the agent's question while awaiting_user, and the person's answer.
+    question = models.TextField(blank=True)
+    answer = models.TextField(blank=True)
+    question_asked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -79,6 +83,8 @@ class Step(models.Model):
     act_ms = models.FloatField(default=0)
     observe_ms = models.FloatField(default=0)
     model_ms = models.FloatField(default=0)
+    # Model call facts for agent steps: latency, tokens, image size, tries, prompt hash, raw answer.
+    model = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["run", "index"]

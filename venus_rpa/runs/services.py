@@ -149,3 +149,28 @@ def runs_sweep_stale() -> list[int]:
     if lost:
         log.warning("sweep failed %d run(s) with a stale heartbeat: %s", len(lost), lost)
     return lost
+
+
+def answer_key(run_id: int) -> str:
+    """Redis list the worker waits on (BLPOP) for a person's answer to the agent's question."""
+    return f"venus:run:{run_id}:answers"
+
+
+def run_answer(*, run: Run, answer: str) -> Run:
+    """Answer the question of a run awaiting_user; its worker resumes within a second."""
+    answer = answer.strip()
+    if not answer:
+        raise InvalidInput("The answer is empty.", fields={"answer": ["This field may not be blank."]})
+    updated = Run.objects.filter(pk=run.pk, status=RunStatus.AWAITING_USER).update(answer=answer)
+    if not updated:
+        raise Conflict(f"The run is not waiting for an answer (it is {Run.objects.get(pk=run.pk).status}).")
+    try:
+        import redis
+
+        client = redis.Redis.from_url(settings.REDIS_URL)
+        client.rpush(answer_key(run.pk), answer)
+        client.expire(answer_key(run.pk), 24 * 3600)
+    except Exception:  # the worker also re-reads the database every few seconds
+        log.warning("could not signal the answer for run %s through Redis", run.pk, exc_info=True)
+    run.refresh_from_db()
+    return run

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import logging
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
@@ -33,6 +34,8 @@ CHROMIUM_ARGS = [
 ]
 VIEWPORT = {"width": 1280, "height": 800}
 JPEG_QUALITY = 80
+# How long after a raw click or Enter a navigation may start and still be waited for.
+NAVIGATION_WINDOW_S = 0.06
 
 
 @dataclass
@@ -139,6 +142,39 @@ class BrowserEnvironment:
             await self.settle()
             return await self.page.screenshot(type="jpeg", quality=JPEG_QUALITY)
 
+    @contextlib.asynccontextmanager
+    async def _navigation_watch(self, window_s: float = NAVIGATION_WINDOW_S):
+        """Around a raw mouse or key action: if it starts a main-frame navigation within
+        window_s (a form submit, a link), wait for the new document before the next screenshot.
+        Playwright's locator actions do this themselves; raw mouse events do not."""
+        page = self.page
+        requested, committed = asyncio.Event(), asyncio.Event()
+
+        def on_request(request) -> None:
+            if request.is_navigation_request() and request.frame == page.main_frame:
+                requested.set()
+
+        def on_navigated(frame) -> None:
+            if frame == page.main_frame:
+                committed.set()
+
+        page.on("request", on_request)
+        page.on("framenavigated", on_navigated)
+        try:
+            yield
+            try:
+                await asyncio.wait_for(requested.wait(), window_s)
+            except TimeoutError:
+                return
+            try:
+                await asyncio.wait_for(committed.wait(), 15)
+            except TimeoutError:
+                raise StepError("the page started loading a new document that did not arrive within 15s") from None
+            await self.settle()
+        finally:
+            page.remove_listener("request", on_request)
+            page.remove_listener("framenavigated", on_navigated)
+
     async def settle(self) -> None:
         """Wait until a navigation an action started has produced a document."""
         try:
@@ -161,9 +197,10 @@ class BrowserEnvironment:
                     x, y = px(p)
                     if isinstance(action, A.Hover):
                         await mouse.move(x, y)
-                    else:
+                        return ActionOutcome(grounding={"x": x, "y": y})
+                    async with self._navigation_watch():
                         await mouse.click(x, y, click_count=2 if isinstance(action, A.DoubleClick) else 1)
-                    return ActionOutcome(grounding={"x": x, "y": y})
+                    return ActionOutcome(grounding={"x": x, "y": y}, feedback=await self._select_options())
                 case A.LongPress(point=p, duration=d):
                     x, y = px(p)
                     await mouse.move(x, y)
@@ -185,7 +222,7 @@ class BrowserEnvironment:
                     await mouse.wheel(*amount)
                     return ActionOutcome(grounding={"x": x, "y": y})
                 case A.Type(content=text):
-                    await page.keyboard.insert_text(self.secrets.reveal(text, url=page.url))
+                    await self._type(self.secrets.reveal(text, url=page.url))
                 case A.SelectOption(index=i):
                     return await self._select_focused(i)
                 case A.Launch(url=url):
@@ -199,10 +236,12 @@ class BrowserEnvironment:
                     self.notes.append(text)
                 case A.PressBack():
                     await page.go_back(wait_until="domcontentloaded")
+                    self._cdp = None
                 case A.PressHome():
                     await page.keyboard.press("Home")
                 case A.PressEnter():
-                    await page.keyboard.press("Enter")
+                    async with self._navigation_watch():
+                        await page.keyboard.press("Enter")
                 case A.Hotkey(keys=keys):
                     await page.keyboard.press("+".join(_key_name(k) for k in keys))
                 case A.Wait():
@@ -214,6 +253,29 @@ class BrowserEnvironment:
         except PlaywrightError as exc:
             raise self._error(exc, f"{type(action).__name__} failed") from exc
         return ActionOutcome()
+
+    async def _type(self, text: str) -> None:
+        # Date, time and similar inputs ignore inserted text; they take a value through fill().
+        kind = await self.page.evaluate("() => document.activeElement && document.activeElement.type || ''")
+        if kind in {"date", "time", "datetime-local", "month", "week", "color", "range"}:
+            await self.page.locator("*:focus").fill(text)
+        else:
+            await self.page.keyboard.insert_text(text)
+
+    async def _select_options(self) -> str:
+        """After a click on a native select, list its options for the model (the popup is not
+        in screenshots); SelectOption(index) then picks one."""
+        try:
+            options = await self.page.evaluate(
+                "() => { const el = document.activeElement; return el && el.tagName === 'SELECT' ?"
+                " Array.from(el.options).map(o => o.label) : null; }"
+            )
+        except PlaywrightError:
+            return ""  # the click navigated away: nothing is focused any more
+        if not options:
+            return ""
+        listed = "; ".join(f"{i}: {label}" for i, label in enumerate(options))
+        return f"The clicked select has options (use SelectOption(index=n)): {listed}"
 
     async def _select_focused(self, index: int) -> ActionOutcome:
         options = await self.page.evaluate(

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +35,9 @@ COORD_FIELDS = ("point", "box", "start", "end")
 _ACTION_BLOCK = re.compile(r"<action>(.*?)</action>", re.S)
 _THINK_TAG = re.compile(r"</?think>")
 _BARE_CALL = re.compile(r"[A-Za-z_]\w*\s*\(")
+# Warning filters are process-global; the lock keeps our own parses from interleaving their
+# save/restore of them.
+_WARNINGS_LOCK = threading.Lock()
 
 
 class ParseError(ValueError):
@@ -75,14 +80,20 @@ def parse_answer(
 
 
 def _split_thought(content: str, reasoning: str | None) -> tuple[str, str]:
-    """(thought, the rest of the answer), think tags removed from the thought."""
+    """(thought, the rest of the answer), think tags removed from the thought.
+
+    Only a `</think>` before the first `<action>` ends the thought, so typed text that happens to
+    contain the tag is left alone.
+    """
+    start = content.find("<action>")
+    head = content if start < 0 else content[:start]
+    closed = "</think>" in head
+    before, _, after = content.partition("</think>") if closed else ("", "", content)
     if reasoning and reasoning.strip():
-        before, sep, after = content.partition("</think>")
-        thought, body = (f"{reasoning.strip()}\n{before}", after) if sep else (reasoning, content)
-    elif "</think>" in content:
-        thought, _, body = content.partition("</think>")
+        thought, body = f"{reasoning.strip()}\n{before}", after
+    elif closed:
+        thought, body = before, after
     else:
-        start = content.find("<action>")
         thought, body = (content[:start], content[start:]) if start >= 0 else ("", content)
     return _THINK_TAG.sub("", thought).strip(), body
 
@@ -90,7 +101,7 @@ def _split_thought(content: str, reasoning: str | None) -> tuple[str, str]:
 def _action_text(body: str, space: ActionSpace) -> str:
     blocks = _ACTION_BLOCK.findall(body)
     if len(blocks) > 1:
-        extra = " (several CAPTCHA steps go comma-separated inside one block)" if space.multi else ""
+        extra = " (all CAPTCHA steps go comma-separated inside one block)" if space.surface == "captcha" else ""
         raise ParseError(f"Found {len(blocks)} <action> blocks; write exactly one <action>…</action>{extra}.")
     if blocks:
         text = blocks[0].strip().strip("`").strip()
@@ -126,14 +137,22 @@ def _parse_actions(text: str, space: ActionSpace) -> list[ActionModel]:
     return [_action(node, space, nested=False)]
 
 
+def _ast(text: str) -> ast.Expression:
+    """ast.parse, with warnings silenced: an unknown escape such as 'C:\\dir' in typed text is a
+    SyntaxWarning that must not turn into an error under strict warning filters."""
+    with _WARNINGS_LOCK, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text, mode="eval")
+
+
 def _parse_tree(text: str, space: ActionSpace) -> ast.Expression:
     try:
-        return ast.parse(text, mode="eval")
+        return _ast(text)
     except SyntaxError as exc:
         # A raw line break inside a quoted string is the usual culprit: read it as \n.
         if "\n" in text:
             try:
-                return ast.parse(text.replace("\r\n", "\\n").replace("\n", "\\n"), mode="eval")
+                return _ast(text.replace("\r\n", "\\n").replace("\n", "\\n"))
             except SyntaxError:
                 pass
         raise ParseError(

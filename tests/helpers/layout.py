@@ -1,0 +1,38 @@
+"""Where things are on the practice site, measured in real Chromium at the runtime's viewport,
+as UI-Venus normalised coordinates (0-1000). Scripted model answers use these, so the agent
+clicks where a real model would have to."""
+
+from __future__ import annotations
+
+from playwright.sync_api import sync_playwright
+
+VIEWPORT = {"width": 1280, "height": 800}
+
+
+def _centre(page, locator) -> tuple[int, int]:
+    box = locator.bounding_box()
+    assert box is not None
+    x = (box["x"] + box["width"] / 2) / VIEWPORT["width"] * 1000
+    y = (box["y"] + box["height"] / 2) / VIEWPORT["height"] * 1000
+    return round(x), round(y)
+
+
+def practice_layout(base: str) -> dict[str, tuple[int, int]]:
+    """Centres of the login and expense-form controls."""
+    points: dict[str, tuple[int, int]] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(base + "/login")
+        for label in ("Username", "Password"):
+            points[label] = _centre(page, page.get_by_label(label))
+        points["Sign in"] = _centre(page, page.get_by_role("button", name="Sign in"))
+        page.get_by_label("Username").fill("demo")
+        page.get_by_label("Password").fill("demo-password")
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_text("Step 1 of 2").wait_for()
+        for label in ("Title", "Amount", "Date", "Category"):
+            points[label] = _centre(page, page.get_by_label(label))
+        points["Next"] = _centre(page, page.get_by_role("button", name="Next"))
+        browser.close()
+    return points

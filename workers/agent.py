@@ -1,0 +1,238 @@
+"""The UI-Venus closed loop for `agent` steps: observe → ask the model → parse → act → repeat.
+
+Contract:
+- `AgentLoop.run_step` runs one agent step to `Finished` and returns its output, or raises
+  `StepError` with a reason a person can act on (model down, unparsable twice, stuck, budget).
+- Every model turn becomes one step record (thought, action with raw and mapped coordinates,
+  the screenshot the model saw, model facts) handed to `hooks.emit`.
+- `CallUser` asks a person through `hooks.ask_user`; the answer comes back as feedback.
+- Action errors (a click that failed, an off-domain URL) go back to the model as feedback; they
+  do not end the step.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Protocol
+
+from PIL import Image
+
+from workers import actions as A
+from workers.envs.base import Observation
+from workers.errors import EnvironmentLost, StepError
+from workers.policies.client import ModelClient, ModelRequestError, ModelUnavailable, Sampling
+from workers.policies.messages import HistoryTurn, build_grounding_messages, build_messages
+from workers.policies.parser import ParseError, ParsedAnswer, format_action, parse_answer, parse_grounding
+from workers.policies.prompts import load_prompt
+from workers.steps import AgentStep
+
+SURFACE_PROMPTS = {"web": "browser", "android": "mobile", "desktop": "desktop"}
+CLICK_QUANTUM = 30  # normalised units (≈ 40 px on a 1280 px viewport) for loop detection
+
+
+@dataclass
+class AgentConfig:
+    history_images: int = 2
+    max_pixels: int = 0  # downscale screenshots above this many pixels before sending (0: never)
+    sampling: Sampling = field(default_factory=lambda: Sampling(temperature=0.6, max_tokens=4096))
+    retry_temperature: float = 0.6
+    grounding_sampling: Sampling = field(
+        default_factory=lambda: Sampling(temperature=0.0, top_p=1.0, max_tokens=1024, enable_thinking=False)
+    )
+    prompt_dir: str | None = None
+
+
+@dataclass
+class AgentTurn:
+    """What one model turn produced, for the step record."""
+
+    thought: str
+    action: dict[str, Any]
+    grounding: dict[str, Any]
+    model: dict[str, Any]
+    observation: Observation
+    status: str = "succeeded"
+    error: str = ""
+    act_ms: float = 0.0
+    observe_ms: float = 0.0
+    model_ms: float = 0.0
+
+
+class AgentHooks(Protocol):
+    def emit(self, turn: AgentTurn) -> None: ...
+
+    async def ask_user(self, question: str) -> str: ...
+
+
+def downscale(jpeg: bytes, max_pixels: int) -> tuple[bytes, int, int]:
+    """The screenshot to send and its size; smaller than max_pixels, same aspect ratio."""
+    with Image.open(io.BytesIO(jpeg)) as image:
+        width, height = image.size
+        if not max_pixels or width * height <= max_pixels:
+            return jpeg, width, height
+        scale = (max_pixels / (width * height)) ** 0.5
+        size = (max(1, int(width * scale)), max(1, int(height * scale)))
+        out = io.BytesIO()
+        image.convert("RGB").resize(size, Image.Resampling.LANCZOS).save(out, "JPEG", quality=85)
+        return out.getvalue(), size[0], size[1]
+
+
+def _signature(action: A.ActionModel) -> tuple:
+    """An action's identity for loop detection: points on a coarse grid (about 40 px)."""
+    data = action.model_dump()
+    for key in ("point", "start", "end"):
+        if data.get(key) is not None:
+            data[key] = tuple(v // CLICK_QUANTUM for v in data[key])
+    return tuple(sorted((k, str(v)) for k, v in data.items()))
+
+
+class AgentLoop:
+    """Runs agent steps with one model client (shared by the worker's runs)."""
+
+    def __init__(self, client: ModelClient, config: AgentConfig) -> None:
+        self.client = client
+        self.config = config
+
+    async def _ask(self, messages: list[dict], sampling: Sampling) -> tuple[ParsedAnswer | None, Any, str]:
+        try:
+            completion = await self.client.complete(messages, sampling)
+        except (ModelUnavailable, ModelRequestError) as exc:
+            raise StepError(str(exc)) from exc
+        try:
+            return parse_answer(completion.content, completion.reasoning, surface="browser",
+                                finish_reason=completion.finish_reason), completion, ""
+        except ParseError as exc:
+            return None, completion, exc.message
+
+    async def decide(self, messages: list[dict]) -> tuple[ParsedAnswer, dict[str, Any], float]:
+        """One navigation decision; an unusable answer is re-asked once with the parse error."""
+        started = time.perf_counter()
+        parsed, completion, error = await self._ask(messages, self.config.sampling)
+        facts = {"calls": [completion.record()]}
+        if parsed is None:
+            retry = [*messages[:-1], _with_feedback(messages[-1], f"Your last answer could not be used: {error} "
+                                                                  "Answer again in the required format.")]
+            first_raw = completion.content
+            sampling = Sampling(**{**self.config.sampling.__dict__,
+                                   "temperature": max(self.config.sampling.temperature, self.config.retry_temperature)})
+            parsed, completion, error2 = await self._ask(retry, sampling)
+            facts["calls"].append(completion.record())
+            facts["reasked"] = {"error": error, "raw": first_raw[:4000]}
+            if parsed is None:
+                raise _Unparsable(error2, completion.content, facts, (time.perf_counter() - started) * 1000)
+        facts["raw"] = completion.content[:4000]
+        return parsed, facts, (time.perf_counter() - started) * 1000
+
+    async def run_step(self, step: AgentStep, env, hooks: AgentHooks, *, deadline: Callable[[], float],
+                       repeat_limit: int = 5) -> dict[str, Any]:
+        prompt = load_prompt("browser", task=step.goal, current_date=date.today().isoformat(),
+                             prompt_dir=self.config.prompt_dir)
+        history: list[HistoryTurn] = []
+        recent: list[tuple] = []
+        for _ in range(step.max_actions):
+            if time.monotonic() > deadline():
+                raise StepError(f"agent step ran out of its time budget ({step.timeout_s:g}s)")
+            t0 = time.perf_counter()
+            observation = await env.observe()
+            image, img_w, img_h = downscale(observation.screenshot, self.config.max_pixels)
+            observe_ms = (time.perf_counter() - t0) * 1000
+            # What the previous turn produced (errors, answers, select options) travels in history;
+            # facts about the current screen come with this turn.
+            page_facts = "\n".join(x for x in (f"Current URL: {observation.url}", _notes(env)) if x)
+            messages = build_messages(system=prompt.text, history=history, current_image=image,
+                                      feedback=page_facts, n_images=self.config.history_images)
+            model_facts = {"prompt_sha256": prompt.sha256, "prompt_source": prompt.source,
+                           "image": {"width": img_w, "height": img_h, "bytes": len(image)},
+                           "history_turns": len(history)}
+            try:
+                parsed, facts, model_ms = await self.decide(messages)
+            except _Unparsable as exc:
+                hooks.emit(AgentTurn("", {"type": "unparsable"}, {}, {**model_facts, **exc.facts, "raw": exc.raw[:4000]},
+                                     observation, "failed", f"the model's answer could not be parsed twice: {exc.error}",
+                                     observe_ms=observe_ms, model_ms=exc.model_ms))
+                raise StepError(f"the model's answer could not be parsed twice: {exc.error}") from None
+            model_facts.update(facts)
+            t1 = time.perf_counter()
+            feedback, done, asked, mapped = "", None, False, []
+            for action in parsed.actions:
+                recent = (recent + [_signature(action)])[-repeat_limit:]
+                if len(recent) == repeat_limit and len(set(recent)) == 1 and not isinstance(action, A.Scroll):
+                    hooks.emit(self._turn(parsed, mapped, model_facts, observation, observe_ms, model_ms, t1,
+                                          status="failed", error="stuck"))
+                    raise StepError(f"the agent repeated {format_action(action)} {repeat_limit} times; stopped as stuck")
+                if isinstance(action, A.Finished):
+                    done = action.content
+                    break
+                if isinstance(action, A.CallUser):
+                    hooks.emit(self._turn(parsed, mapped, model_facts, observation, observe_ms, model_ms, t1))
+                    asked = True
+                    feedback = f"The user answered: {await hooks.ask_user(action.content)}"
+                    break
+                try:
+                    outcome = await env.execute(action)
+                    await env.settle()
+                    mapped.append(outcome.grounding)
+                    feedback = "\n".join(x for x in (feedback, outcome.feedback) if x)
+                except StepError as exc:  # back to the model as feedback, not the end of the step
+                    feedback = "\n".join(x for x in (feedback, f"The action {format_action(action)} failed: {exc}") if x)
+                    mapped.append({"error": str(exc)})
+            if not asked:
+                hooks.emit(self._turn(parsed, mapped, model_facts, observation, observe_ms, model_ms, t1))
+            history.append(HistoryTurn(image=image, assistant=parsed.canonical(), feedback=feedback))
+            if done is not None:
+                return {step_output_key(step): done}
+        raise StepError(f"agent step did not finish within {step.max_actions} actions")
+
+    def _turn(self, parsed: ParsedAnswer, mapped, model_facts, observation, observe_ms, model_ms, t1,
+              *, status: str = "succeeded", error: str = "") -> AgentTurn:
+        return AgentTurn(
+            thought=parsed.thought,
+            action={"text": parsed.action_text, "actions": [a.model_dump(mode="json") for a in parsed.actions]},
+            grounding={"mapped": mapped, "viewport": {"width": observation.width, "height": observation.height}},
+            model=model_facts, observation=observation, status=status, error=error,
+            act_ms=(time.perf_counter() - t1) * 1000, observe_ms=observe_ms, model_ms=model_ms,
+        )
+
+    async def ground(self, *, instruction: str, observation: Observation) -> tuple[int, int] | None:
+        """Ask the model where an element is (grounding prompt); None if it says it is absent."""
+        prompt = load_prompt("grounding", prompt_dir=self.config.prompt_dir)
+        image, _, _ = downscale(observation.screenshot, self.config.max_pixels)
+        try:
+            completion = await self.client.complete(
+                build_grounding_messages(image=image, instruction=instruction, prompt=prompt),
+                self.config.grounding_sampling)
+            point = parse_grounding(completion.content)
+        except (ModelUnavailable, ModelRequestError, ParseError) as exc:
+            raise StepError(f"model grounding failed: {exc}") from exc
+        if point is None:
+            return None
+        return A.map_point_for("grounding", point, width=observation.width, height=observation.height)
+
+
+def step_output_key(step: AgentStep) -> str:
+    return step.into or "result"
+
+
+def _notes(env) -> str:
+    notes = getattr(env, "notes", None)
+    return ("Notes so far:\n" + "\n".join(f"- {n}" for n in notes)) if notes else ""
+
+
+def _with_feedback(message: dict, text: str) -> dict:
+    content = message["content"]
+    if isinstance(content, list) and content and content[0].get("type") == "text":
+        return {**message, "content": [{"type": "text", "text": text + "\n" + content[0]["text"]}, *content[1:]]}
+    return {**message, "content": [{"type": "text", "text": text}, *(content if isinstance(content, list) else [])]}
+
+
+class _Unparsable(Exception):
+    def __init__(self, error: str, raw: str, facts: dict, model_ms: float) -> None:
+        super().__init__(error)
+        self.error, self.raw, self.facts, self.model_ms = error, raw, facts, model_ms
+
+
+Grounder = Callable[[str, Observation], Awaitable[tuple[int, int] | None]]
