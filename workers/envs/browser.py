@@ -34,8 +34,11 @@ CHROMIUM_ARGS = [
 ]
 VIEWPORT = {"width": 1280, "height": 800}
 JPEG_QUALITY = 80
-# How long after a raw click or Enter a navigation may start and still be waited for.
-NAVIGATION_WINDOW_S = 0.06
+# Counts navigations the page begins (beforeunload fires synchronously when one starts).
+NAV_COUNTER_SCRIPT = (
+    "window.addEventListener('beforeunload', () => { window.__venusNav = (window.__venusNav || 0) + 1; }, true);"
+)
+NAV_PROBE = "() => { const n = window.__venusNav || 0; window.__venusNav = 0; return n > 0; }"
 
 
 @dataclass
@@ -71,6 +74,7 @@ class BrowserHost:
     async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox) -> "BrowserEnvironment":
         browser = await self.browser()
         context = await browser.new_context(viewport=VIEWPORT, accept_downloads=False)
+        await context.add_init_script(NAV_COUNTER_SCRIPT)
         page = await context.new_page()
         return BrowserEnvironment(context, page, allowed_domains=allowed_domains, secrets=secrets)
 
@@ -143,36 +147,35 @@ class BrowserEnvironment:
             return await self.page.screenshot(type="jpeg", quality=JPEG_QUALITY)
 
     @contextlib.asynccontextmanager
-    async def _navigation_watch(self, window_s: float = NAVIGATION_WINDOW_S):
-        """Around a raw mouse or key action: if it starts a main-frame navigation within
-        window_s (a form submit, a link), wait for the new document before the next screenshot.
-        Playwright's locator actions do this themselves; raw mouse events do not."""
-        page = self.page
-        requested, committed = asyncio.Event(), asyncio.Event()
+    async def _navigation_watch(self):
+        """Around a raw mouse or key action: if it started a navigation of the page (a form
+        submit, a link, a script setting location), wait for the new document before the next
+        screenshot. Playwright's locator actions do this themselves; raw input events do not.
 
-        def on_request(request) -> None:
-            if request.is_navigation_request() and request.frame == page.main_frame:
-                requested.set()
+        The page counts `beforeunload` events (init script), which fire synchronously when a
+        navigation begins, so one round trip tells whether to wait, instead of a fixed delay."""
+        page = self.page
+        committed = asyncio.Event()
 
         def on_navigated(frame) -> None:
             if frame == page.main_frame:
                 committed.set()
 
-        page.on("request", on_request)
         page.on("framenavigated", on_navigated)
         try:
             yield
             try:
-                await asyncio.wait_for(requested.wait(), window_s)
-            except TimeoutError:
+                navigating = await page.evaluate(NAV_PROBE)
+            except PlaywrightError:
+                navigating = True  # the old document is already gone
+            if not navigating and not committed.is_set():
                 return
             try:
                 await asyncio.wait_for(committed.wait(), 15)
             except TimeoutError:
-                raise StepError("the page started loading a new document that did not arrive within 15s") from None
+                pass  # cancelled or a download: the page stays where it is
             await self.settle()
         finally:
-            page.remove_listener("request", on_request)
             page.remove_listener("framenavigated", on_navigated)
 
     async def settle(self) -> None:
