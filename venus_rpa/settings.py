@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "venus_rpa.accounts",
     "venus_rpa.automations",
     "venus_rpa.runs",
+    "venus_rpa.reviews",
 ]
 
 MIDDLEWARE = [
@@ -182,3 +183,4 @@ VENUS_PROMPT_DIR = env_str("VENUS_PROMPT_DIR")
 VENUS_NAV_TEMPERATURE = env_float("VENUS_NAV_TEMPERATURE", 0.6)
 VENUS_NAV_MAX_TOKENS = env_int("VENUS_NAV_MAX_TOKENS", 4096)
 VENUS_ANSWER_TIMEOUT_SECONDS = env_float("VENUS_ANSWER_TIMEOUT_SECONDS", 3600.0)
+VENUS_CAPTCHA_REVIEW_SECONDS = env_float("VENUS_CAPTCHA_REVIEW_SECONDS", 900.0)

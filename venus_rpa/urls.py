@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from venus_rpa.automations import api as automations_api
 from venus_rpa.core import views as core_views
+from venus_rpa.reviews import api as reviews_api
 from venus_rpa.runs import api as runs_api
 
 api = [
@@ -16,6 +17,9 @@ api = [
     path("runs/<int:run_id>/", runs_api.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<int:run_id>/cancel/", runs_api.RunCancelApi.as_view(), name="run-cancel"),
     path("runs/<int:run_id>/answer/", runs_api.RunAnswerApi.as_view(), name="run-answer"),
+    path("reviews/", reviews_api.ReviewListApi.as_view(), name="review-list"),
+    path("reviews/<int:review_id>/", reviews_api.ReviewDetailApi.as_view(), name="review-detail"),
+    path("reviews/<int:review_id>/respond/", reviews_api.ReviewRespondApi.as_view(), name="review-respond"),
     path("credentials/", automations_api.CredentialListApi.as_view(), name="credential-list"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

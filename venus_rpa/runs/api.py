@@ -114,20 +114,25 @@ class RunAnswerApi(APIView):
 
 
 class MediaApi(APIView):
-    """Serves a step screenshot or artifact file to members of the run's workspace only."""
+    """Serves a step screenshot, review screenshot or artifact file to members of its workspace only."""
 
     @extend_schema(exclude=True)
     def get(self, request, path: str):
         from django.http import FileResponse, Http404
 
+        from venus_rpa.reviews.models import ReviewRequest
+        from venus_rpa.runs.models import Artifact
+
         workspace = request_workspace(request)
-        owned = Step.objects.filter(screenshot=path, run__workspace=workspace).exists() or \
-            Run.objects.filter(workspace=workspace, artifacts__file=path).exists()
-        if not owned:
+        owner = (
+            Step.objects.filter(screenshot=path, run__workspace=workspace).first()
+            or ReviewRequest.objects.filter(screenshot=path, workspace=workspace).first()
+            or Artifact.objects.filter(file=path, run__workspace=workspace).first()
+        )
+        if owner is None:
             raise Http404
-        step_file = Step.objects.filter(screenshot=path).first()
-        storage_file = step_file.screenshot if step_file else Run.objects.get(artifacts__file=path).artifacts.get(file=path).file
+        stored = getattr(owner, "screenshot", None) or owner.file
         try:
-            return FileResponse(storage_file.open("rb"))
+            return FileResponse(stored.open("rb"))
         except FileNotFoundError:
-            raise Http404
+            raise Http404 from None

@@ -1,0 +1,67 @@
+"""REST API for the review queue: list, detail, respond."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from venus_rpa.accounts.permissions import request_workspace, require_write
+from venus_rpa.reviews import selectors, services
+from venus_rpa.reviews.models import ReviewKind, ReviewRequest, ReviewStatus
+
+
+class ReviewOutSerializer(serializers.ModelSerializer):
+    screenshot = serializers.SerializerMethodField()
+    automation = serializers.CharField(source="run.automation.slug")
+
+    class Meta:
+        model = ReviewRequest
+        fields = ["id", "run", "automation", "kind", "status", "title", "detail", "screenshot", "response",
+                  "comment", "decided_at", "expires_at", "created_at"]
+
+    def get_screenshot(self, review: ReviewRequest) -> str | None:
+        if not review.screenshot:
+            return None
+        request = self.context.get("request")
+        return request.build_absolute_uri(review.screenshot.url) if request else review.screenshot.url
+
+
+class ReviewRespondSerializer(serializers.Serializer):
+    text = serializers.CharField(required=False, max_length=500)
+    clicks = serializers.ListField(child=serializers.ListField(child=serializers.FloatField()), required=False)
+
+
+class ReviewListApi(APIView):
+    @extend_schema(parameters=[OpenApiParameter("status", enum=ReviewStatus.values),
+                               OpenApiParameter("kind", enum=ReviewKind.values)],
+                   responses=ReviewOutSerializer(many=True))
+    def get(self, request):
+        reviews = selectors.review_list(workspace=request_workspace(request), status=request.query_params.get("status"),
+                                        kind=request.query_params.get("kind"))
+        paginator = LimitOffsetPagination()
+        page = paginator.paginate_queryset(reviews, request, view=self)
+        return paginator.get_paginated_response(ReviewOutSerializer(page, many=True, context={"request": request}).data)
+
+
+class ReviewDetailApi(APIView):
+    @extend_schema(responses=ReviewOutSerializer)
+    def get(self, request, review_id: int):
+        review = selectors.review_get(workspace=request_workspace(request), review_id=review_id)
+        return Response(ReviewOutSerializer(review, context={"request": request}).data)
+
+
+class ReviewRespondApi(APIView):
+    """Answer a CAPTCHA review: `{"text": "..."}` or `{"clicks": [[x, y], ...]}` in screenshot pixels."""
+
+    @extend_schema(request=ReviewRespondSerializer, responses=ReviewOutSerializer)
+    def post(self, request, review_id: int):
+        workspace = request_workspace(request)
+        review = selectors.review_get(workspace=workspace, review_id=review_id)
+        require_write(request, workspace)
+        data = ReviewRespondSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        review = services.review_respond(review=review, user=request.user, response=request.data)
+        return Response(ReviewOutSerializer(review, context={"request": request}).data)

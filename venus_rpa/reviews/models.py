@@ -1,0 +1,50 @@
+"""Review requests: things a run waits on a person for (a CAPTCHA to solve, a risky action to
+approve, a question to answer)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from venus_rpa.accounts.models import Workspace
+from venus_rpa.runs.models import Run
+
+
+class ReviewKind(models.TextChoices):
+    CAPTCHA = "captcha"
+    RISKY_ACTION = "risky_action"
+    CALL_USER = "call_user"
+
+
+class ReviewStatus(models.TextChoices):
+    PENDING = "pending"
+    ANSWERED = "answered"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    EXPIRED = "expired"
+    CANCELLED = "cancelled"
+
+
+class ReviewRequest(models.Model):
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="review_requests")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="review_requests")
+    kind = models.CharField(max_length=20, choices=ReviewKind.choices)
+    status = models.CharField(max_length=16, choices=ReviewStatus.choices, default=ReviewStatus.PENDING,
+                              db_index=True)
+    title = models.CharField(max_length=300)
+    detail = models.JSONField(default=dict, blank=True, help_text="What the person needs: type, instruction, "
+                                                                  "screenshot size, proposed action…")
+    screenshot = models.FileField(upload_to="reviews/%Y/%m/%d", blank=True)
+    response = models.JSONField(default=dict, blank=True, help_text="The person's answer: text or clicks.")
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="+")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    comment = models.TextField(blank=True)
+    expires_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} review {self.pk} for run {self.run_id} ({self.status})"
