@@ -136,6 +136,9 @@ class AgentLoop:
         for _ in range(step.max_actions):
             if time.monotonic() > deadline():
                 raise StepError(f"agent step ran out of its time budget ({step.timeout_s:g}s)")
+            before_turn = getattr(hooks, "before_turn", None)
+            if before_turn is not None:  # the CAPTCHA gate looks at every page the model is shown
+                await before_turn()
             t0 = time.perf_counter()
             observation = await env.observe()
             image, img_w, img_h = downscale(observation.screenshot, self.config.max_pixels)

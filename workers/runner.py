@@ -14,12 +14,14 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
+from collections.abc import Awaitable
 from typing import Any, Literal, Protocol
 
 import jsonschema
 
 from workers import steps as S
 from workers.agent import AgentLoop
+from workers.captcha.gate import CaptchaGate
 from workers.envs.browser import BrowserHost
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.executor import ExplicitExecutor
@@ -64,6 +66,11 @@ class RunRecorder(Protocol):
 
     async def ask_user(self, question: str) -> str:
         """Put the run in awaiting_user and return the person's answer (raise StepError on expiry)."""
+        ...
+
+    async def ask_captcha(self, *, kind: str, instruction: str, screenshot: bytes, width: int,
+                          height: int) -> dict[str, Any]:
+        """Open a `captcha` review; return the person's {"text"} or {"clicks"} (StepError on expiry)."""
         ...
 
 
@@ -119,13 +126,52 @@ class _StepBudget:
         self._deadline += seconds
 
 
+@dataclass
+class _Run:
+    """One run's moving parts: where records go and which index comes next."""
+
+    spec: S.AutomationSpec
+    params: dict[str, Any]
+    secrets: SecretBox
+    pipe: _RecordPipe
+    recorder: RunRecorder
+    clock: _RunClock
+    env: Any = None
+    next_index: int = 0
+
+    def emit(self, record: StepRecord) -> StepRecord:
+        record.index = self.next_index
+        self.next_index += 1
+        record.error = self.secrets.scrub(record.error)
+        self.pipe.put(record)
+        return record
+
+    async def wait_for_person(self, ask: Awaitable[Any], *budgets: "_StepBudget") -> Any:
+        """A person's time does not count against the run's or the step's time budget."""
+        started = time.monotonic()
+        try:
+            return await ask
+        finally:
+            waited = time.monotonic() - started
+            self.clock.extend(waited)
+            for budget in budgets:
+                budget.extend(waited)
+
+
+class _Failed(Exception):
+    def __init__(self, index: int, label: str, error: str) -> None:
+        super().__init__(f"step {index} ({label}): {error}")
+
+
 class Runner:
     """Runs automations on browsers of one `BrowserHost`."""
 
-    def __init__(self, host: BrowserHost, *, heartbeat_s: float = 5.0, agent: AgentLoop | None = None) -> None:
+    def __init__(self, host: BrowserHost, *, heartbeat_s: float = 5.0, agent: AgentLoop | None = None,
+                 captcha: CaptchaGate | None = None) -> None:
         self.host = host
         self.heartbeat_s = heartbeat_s
         self.agent = agent
+        self.captcha = captcha
 
     async def run(self, spec: S.AutomationSpec, *, params: dict[str, Any], secrets: SecretBox,
                   recorder: RunRecorder) -> RunResult:
@@ -134,12 +180,11 @@ class Runner:
         except ConfigurationError as exc:
             return RunResult("failed", str(exc))
         secrets.default_domains = list(spec.allowed_domains)
-        pipe = _RecordPipe(recorder)
-        clock = _RunClock()
-        work = asyncio.create_task(self._run_steps(spec, params, secrets, pipe, recorder, clock))
+        run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock())
+        work = asyncio.create_task(self._run_steps(run))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
         try:
-            async with asyncio.timeout(spec.limits.max_seconds) as clock.timeout:
+            async with asyncio.timeout(spec.limits.max_seconds) as run.clock.timeout:
                 result = await work
         except asyncio.CancelledError:
             if beat.done() and beat.result() is False:
@@ -150,7 +195,7 @@ class Runner:
             result = RunResult("timed_out", f"run exceeded its time limit of {spec.limits.max_seconds:g}s")
         finally:
             beat.cancel()
-            await pipe.close()
+            await run.pipe.close()
         result.reason = secrets.scrub(result.reason)
         return result
 
@@ -173,90 +218,113 @@ class Runner:
                 return False
         return True
 
-    async def _run_steps(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
-                         pipe: _RecordPipe, recorder: RunRecorder, clock: "_RunClock") -> RunResult:
-        env = await self.host.new_environment(allowed_domains=spec.allowed_domains, secrets=secrets)
+    async def _run_steps(self, run: _Run) -> RunResult:
+        spec = run.spec
+        run.env = env = await self.host.new_environment(allowed_domains=spec.allowed_domains, secrets=run.secrets)
+        output: dict[str, Any] = {}
         try:
             grounder = self.agent.ground if (self.agent and spec.model_grounding) else None
             executor = ExplicitExecutor(env, start_url=spec.start_url, grounder=grounder)
             steps: list = list(spec.steps)
             if spec.start_url:
                 steps.insert(0, S.GotoStep(url=spec.start_url, name="Open the start URL"))
-            output: dict[str, Any] = {}
-            index = 0
-            for step in steps:
+            for position, step in enumerate(steps):
+                if position:  # the gate looks at every page the run has opened
+                    await self._captcha_gate(run)
                 if isinstance(step, S.AgentStep):
-                    records, error = await self._agent_step(index, step, params, secrets, env, pipe, recorder, clock)
-                    index += records
-                    label = step.name or "agent step"
-                    if isinstance(error, dict):
-                        output.update(error)
-                        continue
-                    return RunResult("failed", f"step {index - 1} ({label}): {error}", output)
-                record = await self._one_step(index, step, params, secrets, executor, env)
-                index += 1
+                    output.update(await self._agent_step(run, step))
+                    continue
+                record = run.emit(await self._one_step(step, run, executor))
                 output.update(record.output)
-                pipe.put(record)
                 if record.status == "failed":
-                    label = step.name or step.kind
-                    return RunResult("failed", f"step {record.index} ({label}): {record.error}", output)
+                    raise _Failed(record.index, step.name or step.kind, record.error)
+            await self._captcha_gate(run)
             return await self._verdict(spec, env, output)
+        except _Failed as exc:
+            return RunResult("failed", str(exc), output)
         finally:
             await env.close()
 
-    async def _agent_step(self, index: int, step: S.AgentStep, params, secrets: SecretBox, env, pipe: _RecordPipe,
-                          recorder: RunRecorder, clock: "_RunClock") -> tuple[int, dict | str]:
-        """Run one agent step; returns (records emitted, output dict or an error message)."""
-        assert self.agent is not None
-        emitted = [0]
+    async def _captcha_gate(self, run: _Run, *budgets: "_StepBudget") -> None:
+        if self.captcha is None:
+            return
+        gate_started = time.time()
+
+        class Hooks:
+            def emit(self, attempt) -> None:
+                ok = attempt.outcome in ("passed", "unverified")
+                run.emit(StepRecord(
+                    0, "captcha", f"CAPTCHA {attempt.kind} via {attempt.solver}",
+                    {"kind": attempt.kind, "solver": attempt.solver, "attempt": attempt.attempt,
+                     "outcome": attempt.outcome},
+                    "succeeded" if ok else "failed", error="" if ok else attempt.detail.get("error", attempt.outcome),
+                    grounding=attempt.detail, screenshot=attempt.screenshot, url=attempt.url,
+                    started_at=gate_started, act_ms=attempt.elapsed_ms,
+                ))
+
+            async def ask_captcha(self, **question) -> dict[str, Any]:
+                return await run.wait_for_person(run.recorder.ask_captcha(**question), *budgets)
+
         try:
-            step = S.render_step(step, params)
+            await self.captcha.check(run.env, run.spec.captcha, allowed_domains=run.spec.allowed_domains,
+                                     hooks=Hooks())
+        except (StepError, EnvironmentLost) as exc:
+            raise _Failed(run.next_index - 1 if run.next_index else 0, "CAPTCHA", run.secrets.scrub(str(exc))) from None
+
+    async def _agent_step(self, run: _Run, step: S.AgentStep) -> dict[str, Any]:
+        """Run one agent step; returns its output or raises _Failed."""
+        assert self.agent is not None
+        label = step.name or "agent step"
+        try:
+            step = S.render_step(step, run.params)
         except (KeyError, ValueError) as exc:
             message = f"parameter {exc.args[0]!r} is not set" if isinstance(exc, KeyError) else str(exc)
-            pipe.put(StepRecord(index, "agent", step.name, step.model_dump(exclude_none=True), "failed", error=message))
-            return 1, message
+            record = run.emit(StepRecord(0, "agent", step.name, step.model_dump(exclude_none=True), "failed",
+                                         error=message, started_at=time.time()))
+            raise _Failed(record.index, label, message) from None
         budget = _StepBudget(step.timeout_s)
+        runner = self
+        emitted = [0]
 
         class Hooks:
             def emit(self, turn) -> None:
-                pipe.put(StepRecord(
-                    index + emitted[0], "agent", step.name or step.goal[:200], turn.action, turn.status,
-                    error=secrets.scrub(turn.error), grounding=turn.grounding, screenshot=turn.observation.screenshot,
-                    url=turn.observation.url, started_at=time.time(), act_ms=turn.act_ms, observe_ms=turn.observe_ms,
+                emitted[0] += 1
+                run.emit(StepRecord(
+                    0, "agent", step.name or step.goal[:200], turn.action, turn.status, error=turn.error,
+                    grounding=turn.grounding, screenshot=turn.observation.screenshot, url=turn.observation.url,
+                    started_at=time.time(), act_ms=turn.act_ms, observe_ms=turn.observe_ms,
                     model_ms=turn.model_ms, thought=turn.thought, model=turn.model,
                 ))
-                emitted[0] += 1
 
             async def ask_user(self, question: str) -> str:
-                started = time.monotonic()
-                try:
-                    return await recorder.ask_user(question)
-                finally:
-                    waited = time.monotonic() - started  # a person's time is not the run's budget
-                    budget.extend(waited)
-                    clock.extend(waited)
+                return await run.wait_for_person(run.recorder.ask_user(question), budget)
+
+            async def before_turn(self) -> None:
+                await runner._captcha_gate(run, budget)
 
         try:
-            output = await self.agent.run_step(step, env, Hooks(), deadline=budget.deadline,
+            output = await self.agent.run_step(step, run.env, Hooks(), deadline=budget.deadline,
                                                repeat_limit=step.repeat_limit)
         except (StepError, EnvironmentLost) as exc:
-            if emitted[0] == 0:
-                pipe.put(StepRecord(index, "agent", step.name or step.goal[:200], step.model_dump(exclude_none=True),
-                                    "failed", error=secrets.scrub(str(exc)), started_at=time.time()))
-                emitted[0] = 1
-            return emitted[0], secrets.scrub(str(exc))
-        return emitted[0], _scrub_output(output, secrets)
+            error = run.secrets.scrub(str(exc))
+            if not emitted[0]:
+                run.emit(StepRecord(0, "agent", step.name or step.goal[:200], step.model_dump(exclude_none=True),
+                                    "failed", error=error, started_at=time.time()))
+            raise _Failed(run.next_index - 1, label, error) from None
+        return _scrub_output(output, run.secrets)
 
-    async def _one_step(self, index, step, params, secrets: SecretBox, executor: ExplicitExecutor, env) -> StepRecord:
+    async def _one_step(self, step, run: _Run, executor: ExplicitExecutor) -> StepRecord:
+        secrets, env = run.secrets, run.env
         started = time.time()
         t0 = time.perf_counter()
         try:
-            step = S.render_step(step, params)
+            step = S.render_step(step, run.params)
         except (KeyError, ValueError) as exc:
             error = f"parameter {exc.args[0]!r} is not set" if isinstance(exc, KeyError) else str(exc)
-            return StepRecord(index, step.kind, step.name, step.model_dump(exclude_none=True), "failed",
+            return StepRecord(0, step.kind, step.name, step.model_dump(exclude_none=True), "failed",
                               error=error, started_at=started)
-        record = StepRecord(index, step.kind, step.name, step.model_dump(exclude_none=True), "succeeded", started_at=started)
+        record = StepRecord(0, step.kind, step.name, step.model_dump(exclude_none=True), "succeeded",
+                            started_at=started)
         try:
             outcome = await executor.run(step)
             record.grounding, record.output = outcome.grounding, _scrub_output(outcome.output, secrets)

@@ -182,6 +182,20 @@ class SuccessCriteria(BaseModel):
     output_valid: bool = Field(default=True, description="Extracted output must match the output schema.")
 
 
+class CaptchaPolicy(BaseModel):
+    """How CAPTCHAs are handled. Solving happens only on the automation's allowed domains (sites the
+    operator is authorised to automate); elsewhere, and for risk-scored third-party widgets, only
+    a person may solve them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    solvers: list[Literal["local", "model", "human"]] = Field(
+        default_factory=lambda: ["local", "model", "human"], min_length=1,
+        description="Routes in the order they are tried.")
+    max_attempts: int = Field(default=3, ge=1, le=10, description="Tries per automated route; a person gets one.")
+
+
 class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -202,6 +216,7 @@ class AutomationSpec(BaseModel):
     success_criteria: SuccessCriteria = Field(default_factory=SuccessCriteria)
     output_schema: dict = Field(default_factory=dict)
     limits: Limits = Field(default_factory=Limits)
+    captcha: CaptchaPolicy = Field(default_factory=CaptchaPolicy)
     model_grounding: bool = Field(
         default=False, description="Ask the model where a click/fill target is when the DOM grounder cannot find it."
     )

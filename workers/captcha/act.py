@@ -1,0 +1,89 @@
+"""Turning solver answers into what a person would do: clicks, typing and drags in CSS pixels.
+
+Images are read at their natural resolution (fetched with the page's own cookies) when they are
+<img> elements, or cut from a screenshot otherwise; answers in image pixels are scaled to the
+element's on-screen box.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import random
+
+from playwright.async_api import Page
+
+from workers.captcha.detect import Widget
+
+
+def centre(rect: dict) -> tuple[float, float]:
+    return rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2
+
+
+async def image_bytes(page: Page, image: dict) -> tuple[bytes, float, float]:
+    """The image's pixels and the scale (CSS px per image px) on each axis."""
+    src = image.get("src") or ""
+    data: bytes | None = None
+    if image.get("tag") == "img" and src.startswith("data:") and ";base64," in src:
+        data = base64.b64decode(src.split(",", 1)[1])
+    elif image.get("tag") == "img" and src.startswith(("http://", "https://")):
+        response = await page.context.request.get(src)
+        if response.ok:
+            data = await response.body()
+    if data is None:  # canvas, blob: or unreadable: what the screen shows
+        rect = image["rect"]
+        data = await page.screenshot(type="png", clip={k: rect[k] for k in ("x", "y", "width", "height")})
+        return data, 1.0, 1.0
+    from io import BytesIO
+
+    from PIL import Image
+
+    with Image.open(BytesIO(data)) as decoded:
+        width, height = decoded.size
+    return data, image["rect"]["width"] / width, image["rect"]["height"] / height
+
+
+def main_image(widget: Widget) -> dict:
+    """The challenge picture: the largest image in the widget."""
+    return max(widget.images, key=lambda i: i["rect"]["width"] * i["rect"]["height"])
+
+
+def other_images(widget: Widget, main: dict) -> list[dict]:
+    return [i for i in widget.images if i is not main]
+
+
+async def human_drag(page: Page, start: tuple[float, float], end: tuple[float, float], *, steps: int = 18) -> None:
+    """Press, move along a slightly uneven path with an easing, overshoot-free, release."""
+    await page.mouse.move(*start)
+    await page.mouse.down()
+    for i in range(1, steps + 1):
+        t = i / steps
+        ease = 1 - (1 - t) ** 3
+        jitter = 0 if i == steps else random.uniform(-0.6, 0.6)
+        await page.mouse.move(start[0] + (end[0] - start[0]) * ease, start[1] + (end[1] - start[1]) * ease + jitter)
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    await page.mouse.up()
+
+
+async def click_points(page: Page, points: list[tuple[float, float]]) -> None:
+    for x, y in points:
+        await page.mouse.click(x, y)
+        await asyncio.sleep(0.08)
+
+
+async def type_into(page: Page, rect: dict, text: str) -> None:
+    await page.mouse.click(*centre(rect))
+    await page.keyboard.press("ControlOrMeta+A")
+    await page.keyboard.insert_text(text)
+
+
+def confirm_button(widget: Widget) -> dict | None:
+    """A verify/confirm button inside the widget (not a refresh or close button)."""
+    import re
+
+    wanted = re.compile(r"^(verify|confirm|check|submit|ok|done|确认|确定|验证|提交)\b", re.I)
+    for button in widget.buttons:
+        if wanted.search(button["text"].strip()):
+            return button
+    return None

@@ -1,0 +1,135 @@
+"""Find a CAPTCHA on the page and say what kind it is, from page signals only.
+
+One `page.evaluate` collects candidates: provider frames (reCAPTCHA, hCaptcha, Turnstile,
+GeeTest…) and elements whose class, id, name, label or alt text says captcha / security check /
+验证码; each is widened to its widget box. The box's instruction text and structure (images,
+text inputs, slider handles, checkboxes, buttons, draggable items) decide the type. Everything
+is reported in CSS pixels of the viewport, so solvers' answers become mouse actions the way a
+person would do them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError, Page
+
+KINDS = ("ocr", "slider_puzzle", "drag_end", "icon_click", "text_click", "image_rotation", "oneclick_login",
+         "visual_reasoning", "third_party", "unknown")
+LOCAL_KINDS = {"ocr", "slider_puzzle", "drag_end", "icon_click", "text_click", "image_rotation", "oneclick_login"}
+
+_SCAN = r"""
+() => {
+  const WORDS = /captcha|geetest|tcaptcha|nc_wrapper|security[ -]check|verify (that )?you are (a )?human|i am human|i'm not a robot|human verification|验证码|安全验证|人机验证|滑块/i;
+  const FRAME = /recaptcha|hcaptcha|turnstile|challenges\.cloudflare|geetest|captcha|arkoselabs|funcaptcha/i;
+  const rect = el => { const r = el.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height}; };
+  const visible = el => { const r = el.getBoundingClientRect(); if (r.width < 2 || r.height < 2) return false;
+    const s = getComputedStyle(el); return s.visibility !== 'hidden' && s.display !== 'none' && s.opacity !== '0'; };
+  const signature = el => [typeof el.className === 'string' ? el.className : '', el.id, el.getAttribute('aria-label'),
+    el.getAttribute('alt'), el.getAttribute('name'), el.getAttribute('title')].join(' ');
+  const frames = Array.from(document.querySelectorAll('iframe')).filter(f => visible(f) && FRAME.test(f.src || ''))
+    .map(f => ({src: f.src, rect: rect(f)}));
+  let hits = Array.from(document.querySelectorAll('body *')).filter(el => WORDS.test(signature(el)) && visible(el));
+  const widen = el => { let box = el;
+    for (let i = 0; i < 5 && box.parentElement && box !== document.body; i++) {
+      if (box.querySelector('img,canvas,[role=slider],[role=checkbox],input[type=checkbox]') &&
+          (box.innerText || '').trim().length > 3) break;
+      box = box.parentElement; }
+    return box; };
+  const roots = [];
+  for (const el of hits.map(widen)) {
+    if (el === document.body || el === document.documentElement) continue;
+    if (roots.some(r => r.contains(el))) continue;
+    for (let i = roots.length - 1; i >= 0; i--) if (el.contains(roots[i])) roots.splice(i, 1);
+    roots.push(el);
+  }
+  const describe = root => {
+    const all = sel => Array.from(root.querySelectorAll(sel)).filter(visible);
+    const imgs = all('img,canvas').map(el => ({tag: el.tagName.toLowerCase(), rect: rect(el), src: el.currentSrc || el.src || '',
+      alt: el.getAttribute('alt') || '', cls: typeof el.className === 'string' ? el.className : '',
+      positioned: ['absolute', 'relative', 'fixed'].includes(getComputedStyle(el).position)}));
+    const inputs = all('input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=submit]):not([type=button]),textarea')
+      .map(el => ({name: el.name || el.id || '', label: (el.labels && el.labels[0] ? el.labels[0].innerText : el.getAttribute('aria-label') || el.placeholder || '').trim(), rect: rect(el)}));
+    const sliders = all('[role=slider],[class*=slider-handle],[class*=slider_button],[class*=handle],[class*=knob]')
+      .map(el => ({label: el.getAttribute('aria-label') || '', rect: rect(el),
+        track: el.parentElement ? rect(el.parentElement) : null}));
+    const checkboxes = all('[role=checkbox],input[type=checkbox]').map(el => ({label: (el.getAttribute('aria-label') || (el.labels && el.labels[0] ? el.labels[0].innerText : '') || el.innerText || '').trim(),
+      checked: el.getAttribute('aria-checked') === 'true' || el.checked === true, rect: rect(el)}));
+    const buttons = all('button,[role=button],input[type=submit],input[type=button]').map(el => ({text: (el.innerText || el.value || el.getAttribute('aria-label') || '').trim(), rect: rect(el)}));
+    const status = all('[role=status],[role=alert],[aria-live]').map(el => (el.innerText || '').trim()).filter(Boolean);
+    return {rect: rect(root), text: (root.innerText || '').trim().slice(0, 600), images: imgs, inputs, sliders,
+            checkboxes, buttons, status};
+  };
+  return {frames, widgets: roots.slice(0, 3).map(describe)};
+}
+"""
+
+
+@dataclass
+class Widget:
+    """A CAPTCHA widget as the page shows it (CSS pixels)."""
+
+    kind: str
+    rect: dict[str, float]
+    instruction: str
+    images: list[dict[str, Any]] = field(default_factory=list)
+    inputs: list[dict[str, Any]] = field(default_factory=list)
+    sliders: list[dict[str, Any]] = field(default_factory=list)
+    checkboxes: list[dict[str, Any]] = field(default_factory=list)
+    buttons: list[dict[str, Any]] = field(default_factory=list)
+    status: list[str] = field(default_factory=list)
+    frame_src: str = ""
+
+    def record(self) -> dict[str, Any]:
+        return {"kind": self.kind, "instruction": self.instruction[:300], "rect": self.rect,
+                "images": len(self.images), "frame": self.frame_src}
+
+
+_RULES: list[tuple[str, re.Pattern]] = [
+    ("image_rotation", re.compile(r"rotat|upright|turn the (picture|image)|旋转|转正|摆正", re.I)),
+    ("slider_puzzle", re.compile(r"puzzle|slide to|drag the slider|fit the (piece|puzzle)|拼图|滑块|向右滑动", re.I)),
+    ("text_click", re.compile(r"[「“\"'][\u3400-\u9fff][」”\"']|click (the )?(characters|words|text)|依次点击|按顺序点击.*字", re.I)),
+    ("icon_click", re.compile(r"click (on )?(the )?icons?|icons? in (this|the) order|点击.*图标|按顺序点击", re.I)),
+    ("drag_end", re.compile(r"\bdrag\b|拖动|拖到|拖入", re.I)),
+    ("oneclick_login", re.compile(r"i am human|i'm not a robot|i am not a robot|verify (that )?you are human|我不是机器人|点击验证", re.I)),
+    ("visual_reasoning", re.compile(r"how many|which (shape|colour|color|one)|what (colour|color|shape)|\?\s*$|多少|几个|哪个", re.I)),
+]
+
+
+def classify(raw: dict[str, Any]) -> str:
+    """The widget's type from its instruction text and structure."""
+    text = raw.get("text", "")
+    texts = " ".join([text, *(s.get("label", "") for s in raw.get("sliders", [])),
+                      *(c.get("label", "") for c in raw.get("checkboxes", []))])
+    for kind, pattern in _RULES:
+        if pattern.search(texts):
+            if kind == "oneclick_login" and not raw.get("checkboxes"):
+                continue
+            if kind == "visual_reasoning" and not raw.get("inputs"):
+                continue
+            return kind
+    if raw.get("inputs") and raw.get("images"):
+        return "ocr"
+    if raw.get("checkboxes") and not raw.get("images"):
+        return "oneclick_login"
+    return "unknown"
+
+
+async def detect(page: Page) -> Widget | None:
+    """The first CAPTCHA on the page, or None. Never raises for page trouble (returns None)."""
+    try:
+        found = await page.evaluate(_SCAN)
+    except PlaywrightError:
+        return None
+    for frame in found["frames"]:
+        return Widget(kind="third_party", rect=frame["rect"], instruction="", frame_src=frame["src"])
+    for raw in found["widgets"]:
+        kind = classify(raw)
+        if kind == "unknown" and not (raw["images"] or raw["inputs"] or raw["sliders"] or raw["checkboxes"]):
+            continue  # a word match without a widget (e.g. a help text mentioning CAPTCHAs)
+        return Widget(kind=kind, rect=raw["rect"], instruction=raw["text"], images=raw["images"],
+                      inputs=raw["inputs"], sliders=raw["sliders"], checkboxes=raw["checkboxes"],
+                      buttons=raw["buttons"], status=raw["status"])
+    return None

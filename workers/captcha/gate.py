@@ -1,0 +1,171 @@
+"""The CAPTCHA gate: runs on every observation; when a challenge is on the page it is solved
+before the loop goes on.
+
+Route (reference: safety-and-captcha §6): detect → policy (handling on? an allowed domain? a
+risk-scored third-party widget goes to a person only) → the automation's solver order, each
+attempt acting like a person and then verifying (widget says passed, or the challenge is gone) →
+a person through a `captcha` review. Every attempt is reported through `emit`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from workers.captcha import act
+from workers.captcha.detect import LOCAL_KINDS, Widget, detect
+from workers.errors import StepError
+from workers.secrets import host_matches
+from workers.steps import CaptchaPolicy
+
+log = logging.getLogger(__name__)
+PASSED = re.compile(r"verified|success|passed|you are human|验证成功|验证通过|通过", re.I)
+FAILED = re.compile(r"fail|try again|incorrect|wrong|not match|expired|失败|错误|重试", re.I)
+TEXT_KINDS = {"ocr", "visual_reasoning"}
+
+
+@dataclass
+class CaptchaAttempt:
+    """One solving attempt, for the trace."""
+
+    kind: str
+    solver: str
+    attempt: int
+    outcome: str  # passed | failed | unverified | error
+    elapsed_ms: float
+    detail: dict[str, Any] = field(default_factory=dict)
+    screenshot: bytes | None = None
+    url: str = ""
+
+
+class CaptchaHooks(Protocol):
+    def emit(self, attempt: CaptchaAttempt) -> None: ...
+
+    async def ask_captcha(self, *, kind: str, instruction: str, screenshot: bytes, width: int,
+                          height: int) -> dict[str, Any]:
+        """A person's answer: {"text": ...} or {"clicks": [[x, y], ...]} in screenshot pixels."""
+        ...
+
+
+Solver = Callable[[Any, Widget], Awaitable[dict[str, Any]]]
+
+
+class CaptchaGate:
+    """Detects and routes CAPTCHAs. `local` and `model` are solver callables (env, widget) → detail
+    dict, or None when that route is not available on this worker."""
+
+    def __init__(self, *, local: Solver | None, model: Solver | None) -> None:
+        self.local = local
+        self.model = model
+
+    async def check(self, env, policy: CaptchaPolicy, *, allowed_domains: list[str], hooks: CaptchaHooks) -> None:
+        widget = await detect(env.page)
+        if widget is None:
+            return
+        if not policy.enabled:
+            raise StepError(f"a CAPTCHA ({widget.kind}) is on the page and this automation's CAPTCHA handling is off")
+        host = urlsplit(env.page.url).hostname or ""
+        authorised = bool(allowed_domains) and host_matches(host, allowed_domains)
+        order = [s for s in policy.solvers if authorised or s == "human"]
+        if widget.kind == "third_party":  # risk-scored widgets are never automated
+            order = [s for s in order if s == "human"]
+        attempt = 0
+        for solver in order:
+            tries = 1 if solver == "human" else policy.max_attempts
+            for _ in range(tries):
+                if solver == "local" and (self.local is None or widget.kind not in LOCAL_KINDS):
+                    break
+                if solver == "model" and self.model is None:
+                    break
+                attempt += 1
+                outcome = await self._attempt(env, widget, solver, attempt, hooks)
+                if outcome in ("passed", "unverified"):
+                    return
+                fresh = await detect(env.page)
+                if fresh is None:
+                    return
+                widget = fresh
+        reason = "no solver could be used" if attempt == 0 else f"not solved after {attempt} attempt(s)"
+        raise StepError(f"CAPTCHA ({widget.kind}) on {host}: {reason}")
+
+    async def _attempt(self, env, widget: Widget, solver: str, attempt: int, hooks: CaptchaHooks) -> str:
+        page = env.page
+        started = time.perf_counter()
+        before = await env.observe()
+        detail: dict[str, Any] = {"widget": widget.record()}
+        try:
+            if solver == "local":
+                detail.update(await self.local(env, widget))
+            elif solver == "model":
+                detail.update(await self.model(env, widget))
+            else:
+                detail.update(await self._human(env, widget, hooks))
+            outcome = await self._verify(page, widget)
+        except StepError as exc:
+            detail["error"] = str(exc)
+            outcome = "error"
+        except Exception as exc:  # a solver bug must not lose the run: record it and go on
+            log.exception("CAPTCHA solver %s crashed", solver)
+            detail["error"] = f"{type(exc).__name__}: {exc}"
+            outcome = "error"
+        hooks.emit(CaptchaAttempt(widget.kind, solver, attempt, outcome, (time.perf_counter() - started) * 1000,
+                                  detail, before.screenshot, page.url))
+        return outcome
+
+    async def _verify(self, page, widget: Widget, *, timeout_s: float = 2.5) -> str:
+        """passed: the widget says so or is gone; failed: it says so or shows a new challenge;
+        unverified: a text answer that the page checks only when its form is submitted."""
+        srcs = {i.get("src") for i in widget.images}
+        deadline = time.monotonic() + timeout_s
+        while True:
+            now = await detect(page)
+            if now is None:
+                return "passed"
+            text = " ".join(now.status) or now.instruction
+            if any(c["checked"] for c in now.checkboxes) and widget.kind == "oneclick_login":
+                return "passed"
+            if now.status and PASSED.search(" ".join(now.status)):
+                return "passed"
+            if now.status and FAILED.search(" ".join(now.status)):
+                return "failed"
+            if srcs and {i.get("src") for i in now.images} - srcs and widget.kind not in TEXT_KINDS:
+                return "failed"  # the widget replaced the challenge
+            if time.monotonic() >= deadline:
+                if widget.kind in TEXT_KINDS or PASSED.search(text):
+                    return "unverified"
+                return "failed"
+            await asyncio.sleep(0.15)
+
+    async def _human(self, env, widget: Widget, hooks: CaptchaHooks) -> dict[str, Any]:
+        """Show the widget to a person; replay their typed answer or clicks (two clicks = a drag)."""
+        page = env.page
+        margin = 8
+        rect = widget.rect
+        clip = {"x": max(rect["x"] - margin, 0), "y": max(rect["y"] - margin, 0),
+                "width": rect["width"] + 2 * margin, "height": rect["height"] + 2 * margin}
+        shot = await page.screenshot(type="jpeg", quality=85, clip=clip)
+        answer = await hooks.ask_captcha(kind=widget.kind, instruction=widget.instruction, screenshot=shot,
+                                         width=round(clip["width"]), height=round(clip["height"]))
+        if answer.get("text"):
+            if not widget.inputs:
+                raise StepError("the person typed an answer but the CAPTCHA has no text field")
+            await act.type_into(page, widget.inputs[0]["rect"], answer["text"])
+            button = act.confirm_button(widget)
+            if button:
+                await page.mouse.click(*act.centre(button["rect"]))
+            return {"replayed": "text"}
+        points = [(clip["x"] + x, clip["y"] + y) for x, y in answer.get("clicks", [])]
+        if widget.kind in ("slider_puzzle", "drag_end", "image_rotation") and len(points) == 2:
+            await act.human_drag(page, points[0], points[1])
+            return {"replayed": "drag", "points": points}
+        await act.click_points(page, points)
+        button = act.confirm_button(widget)
+        if button and widget.kind in ("icon_click", "text_click"):
+            await page.mouse.click(*act.centre(button["rect"]))
+        return {"replayed": "clicks", "points": points}
