@@ -12,6 +12,7 @@ Contract:
 
 from __future__ import annotations
 
+import asyncio
 import io
 import time
 from collections.abc import Awaitable, Callable
@@ -152,7 +153,10 @@ class AgentLoop:
                            "image": {"width": img_w, "height": img_h, "bytes": len(image)},
                            "history_turns": len(history)}
             try:
-                parsed, facts, model_ms = await self.decide(messages)
+                async with asyncio.timeout(max(deadline() - time.monotonic(), 0.1)):
+                    parsed, facts, model_ms = await self.decide(messages)
+            except TimeoutError:
+                raise StepError(f"agent step ran out of its time budget ({step.timeout_s:g}s) waiting for the model") from None
             except _Unparsable as exc:
                 hooks.emit(AgentTurn("", {"type": "unparsable"}, {}, {**model_facts, **exc.facts, "raw": exc.raw[:4000]},
                                      observation, "failed", f"the model's answer could not be parsed twice: {exc.error}",

@@ -106,13 +106,20 @@ def _scrub_output(value: Any, secrets: SecretBox) -> Any:
 
 
 class _RunClock:
-    """The run's time limit; extended by the time spent waiting for a person."""
+    """The run's time limit, paused while the run waits for a person."""
 
     timeout: asyncio.Timeout | None = None
+    _remaining: float | None = None
 
-    def extend(self, seconds: float) -> None:
-        if self.timeout is not None and self.timeout.when() is not None:
-            self.timeout.reschedule(self.timeout.when() + seconds)
+    def pause(self) -> None:
+        if self.timeout is not None and self.timeout.when() is not None and not self.timeout.expired():
+            self._remaining = self.timeout.when() - asyncio.get_running_loop().time()
+            self.timeout.reschedule(None)
+
+    def resume(self) -> None:
+        if self.timeout is not None and self._remaining is not None and not self.timeout.expired():
+            self.timeout.reschedule(asyncio.get_running_loop().time() + max(self._remaining, 0))
+        self._remaining = None
 
 
 class _StepBudget:
@@ -149,11 +156,12 @@ class _Run:
     async def wait_for_person(self, ask: Awaitable[Any], *budgets: "_StepBudget") -> Any:
         """A person's time does not count against the run's or the step's time budget."""
         started = time.monotonic()
+        self.clock.pause()
         try:
             return await ask
         finally:
+            self.clock.resume()
             waited = time.monotonic() - started
-            self.clock.extend(waited)
             for budget in budgets:
                 budget.extend(waited)
 
@@ -285,10 +293,12 @@ class Runner:
         budget = _StepBudget(step.timeout_s)
         runner = self
         emitted = [0]
+        last_status = ["succeeded"]
 
         class Hooks:
             def emit(self, turn) -> None:
                 emitted[0] += 1
+                last_status[0] = turn.status
                 run.emit(StepRecord(
                     0, "agent", step.name or step.goal[:200], turn.action, turn.status, error=turn.error,
                     grounding=turn.grounding, screenshot=turn.observation.screenshot, url=turn.observation.url,
@@ -307,7 +317,7 @@ class Runner:
                                                repeat_limit=step.repeat_limit)
         except (StepError, EnvironmentLost) as exc:
             error = run.secrets.scrub(str(exc))
-            if not emitted[0]:
+            if not emitted[0] or last_status[0] != "failed":  # the trace ends on the failure itself
                 run.emit(StepRecord(0, "agent", step.name or step.goal[:200], step.model_dump(exclude_none=True),
                                     "failed", error=error, started_at=time.time()))
             raise _Failed(run.next_index - 1, label, error) from None

@@ -24,6 +24,9 @@ def host_matches(host: str, domains: list[str]) -> bool:
     return False
 
 
+PUBLIC_FIELDS = {"username", "user", "login", "email", "account"}
+
+
 @dataclass
 class Credential:
     name: str
@@ -62,7 +65,10 @@ class SecretBox:
         return SECRET_RE.sub(sub, text)
 
     def values(self) -> list[str]:
-        return [v for cred in self.credentials.values() for v in cred.fields.values() if v]
+        """Secret values: every field except identifiers such as the username (shown on pages
+        anyway; masking them would garble ordinary text)."""
+        return [v for cred in self.credentials.values() for k, v in cred.fields.items()
+                if v and k.lower() not in PUBLIC_FIELDS]
 
     def scrub(self, text: str) -> str:
         """Remove any secret value that leaked into text (errors, page text) before it is stored."""

@@ -169,15 +169,16 @@ def image_size(jpeg: bytes) -> tuple[int, int]:
         return image.size
 
 
-def sign_in_script(layout) -> list[Reply]:
-    return [
+def script_sign_in(fake: FakeModel, layout) -> None:
+    """Six turns that sign in; the environment waits for the form post the click starts."""
+    fake.script(
         venus("The sign-in form is open. Focus the username field.", click(layout["Username"])),
         venus("Type the user name.", f"Type(content='{USER_SLOT}')"),
         venus("Now the password field.", click(layout["Password"]), inline=False),  # reasoning_content variant
         venus("Type the password.", f"Type(content='{PASSWORD_SLOT}')"),
-        venus("Submit the form.", click(layout["Sign in"])),
-        venus("The expense form is open, so I am signed in.", "Finished(content='Signed in as demo')"),
-    ]
+        venus("Submit the form.", click(layout['Sign in'])),
+        venus("The expense form is open, so I am signed in.", "Finished(content='Signed in')"),
+    )
 
 
 SIGN_IN = {"kind": "agent", "name": "Sign in", "goal": f"Sign in as {USER_SLOT} with the password {PASSWORD_SLOT}.",
@@ -188,13 +189,13 @@ SIGN_IN = {"kind": "agent", "name": "Sign in", "goal": f"Sign in as {USER_SLOT} 
 
 
 def test_an_agent_step_signs_in_from_the_models_answers(browser, fake, layout):
-    fake.script(*sign_in_script(layout))
+    script_sign_in(fake, layout)
     spec = spec_for(browser, [SIGN_IN], success_criteria={"url_contains": "/expenses/new",
                                                           "text_visible": "Signed in as demo"})
     result, recorder, _ = run_agent(browser, fake, spec)
 
     assert result.status == "succeeded", result.reason
-    assert result.output == {"result": "Signed in as demo"}
+    assert result.output == {"result": "Signed in"}
     assert result.verdict["passed"] is True
 
     # One record per model turn, after the start URL's goto.
@@ -214,6 +215,7 @@ def test_an_agent_step_signs_in_from_the_models_answers(browser, fake, layout):
         assert turn.model["prompt_sha256"] and turn.model["calls"][0]["tries"] == 1
         assert turn.model["image"]["width"] == 1280 and turn.model["image"]["height"] == 800
     assert [t.model["history_turns"] for t in turns] == list(range(6))
+    assert turns[-1].action["actions"] == [{"type": "Finished", "content": "Signed in"}]
 
     # The credential was typed (the sign-in worked) but never sent to the model nor recorded.
     assert len(fake.requests) == 6
@@ -221,22 +223,25 @@ def test_an_agent_step_signs_in_from_the_models_answers(browser, fake, layout):
     assert PASSWORD not in sent and PASSWORD_SLOT in sent
     system = fake.requests[0]["messages"][0]
     assert system["role"] == "system" and system["content"].rstrip().endswith(SIGN_IN["goal"])
-    assert PASSWORD not in repr([(r.action, r.grounding, r.output, r.error, r.thought, r.model) for r in recorder.records])
+    recorded = [(r.action, r.grounding, r.output, r.error, r.thought, r.model) for r in recorder.records]
+    assert PASSWORD not in repr(recorded)
     # Navigation turns keep thinking at the template default (never sent as false).
     assert all("chat_template_kwargs" not in body for body in fake.requests)
 
 
 def test_downscaled_screenshots_still_click_in_viewport_pixels(browser, fake, layout):
-    fake.script(*sign_in_script(layout))
+    script_sign_in(fake, layout)
     spec = spec_for(browser, [SIGN_IN], success_criteria={"url_contains": "/expenses/new"})
     result, recorder, _ = run_agent(browser, fake, spec, config=AgentConfig(max_pixels=320 * 200))
 
     assert result.status == "succeeded", result.reason
     sent = [image for body in fake.requests for message in body["messages"] for image in images(message)]
-    assert len(sent) == 1 + 2 + 3 * 4  # current, plus up to two history screenshots per request
+    # The current screenshot plus up to two history screenshots per request.
+    assert len(sent) == sum(1 + min(k, 2) for k in range(len(fake.requests)))
     assert {image_size(image) for image in sent} == {(320, 200)}
     turns = recorder.agent_records
-    assert turns[0].model["image"] == {"width": 320, "height": 200, "bytes": len(images(fake.requests[0]["messages"][-1])[0])}
+    first_image = images(fake.requests[0]["messages"][-1])[0]
+    assert turns[0].model["image"] == {"width": 320, "height": 200, "bytes": len(first_image)}
     # Points are mapped with the 1280×800 viewport, not the 320×200 image.
     assert turns[0].grounding["mapped"] == [pixels(layout["Username"])]
     assert turns[4].grounding["mapped"] == [pixels(layout["Sign in"])]
@@ -248,7 +253,7 @@ def test_history_keeps_two_screenshots_canonical_answers_and_action_feedback(bro
     fake.script(
         venus("Focus the username field.", click(layout["Username"])),
         venus("Open the help site in a new tab.", "Launch(url='https://evil.example/')"),
-        venus("That was refused. Type the user name.", f"Type(content='{USER_SLOT}')", inline=False),
+        venus("That was refused. Type the user name.", "Type(content='visitor')", inline=False),
         venus("The user name is typed.", "Finished(content='typed')"),
     )
     spec = spec_for(browser, [
@@ -258,7 +263,7 @@ def test_history_keeps_two_screenshots_canonical_answers_and_action_feedback(bro
     result, recorder, _ = run_agent(browser, fake, spec)
 
     assert result.status == "succeeded", result.reason  # the refused Launch did not end the step
-    assert result.output == {"result": "typed", "typed": "demo"}
+    assert result.output == {"result": "typed", "typed": "visitor"}
     assert len(fake.requests) == 4
 
     refused = ("The action Launch(url='https://evil.example/') failed: navigation to 'evil.example' is outside "
@@ -285,29 +290,46 @@ def test_history_keeps_two_screenshots_canonical_answers_and_action_feedback(bro
     assert [m["content"] for m in messages[2:7:2]] == [
         f"<think>Focus the username field.</think>\n<action>{click(layout['Username'])}</action>",
         "<think>Open the help site in a new tab.</think>\n<action>Launch(url='https://evil.example/')</action>",
-        f"<think>That was refused. Type the user name.</think>\n<action>Type(content='{USER_SLOT}')</action>",
+        "<think>That was refused. Type the user name.</think>\n<action>Type(content='visitor')</action>",
     ]
 
 
-def test_call_user_asks_the_recorder_and_the_wait_is_not_counted_against_the_budgets(browser, fake):
-    fake.script(
+def call_user_script() -> list[Reply]:
+    return [
         venus("I do not know which account to use.", "CallUser(content='Which account should I use?')"),
-        venus("The user chose the demo account.", "Finished(content='demo account')"),
-    )
-    recorder = Recorder(answer="Use the demo account", wait_s=2.5)
-    spec = spec_for(browser, [{"kind": "agent", "goal": "Sign in", "timeout_s": 2}], limits={"max_seconds": 2})
+        venus("The user chose the demo account.", "Finished(content='the visitor account')"),
+    ]
+
+
+def test_call_user_asks_the_recorder_and_the_wait_is_not_counted_against_the_step_budget(browser, fake):
+    fake.script(*call_user_script())
+    recorder = Recorder(answer="Use the visitor account", wait_s=1.5)
+    spec = spec_for(browser, [{"kind": "agent", "goal": "Sign in", "timeout_s": 1}])
     result, recorder, took = run_agent(browser, fake, spec, recorder=recorder)
 
     assert result.status == "succeeded", result.reason
-    assert took > 2.5  # longer than both the run's and the step's limit, thanks to the wait
+    assert took > 1.5  # longer than the step's budget, thanks to the wait
     assert recorder.questions == ["Which account should I use?"]
-    assert result.output == {"result": "demo account"}
+    assert result.output == {"result": "the visitor account"}
+    assert len(fake.requests) == 2
     answered = text(fake.requests[1]["messages"][-1])
-    assert answered.startswith("The user answered: Use the demo account\n")
+    assert answered.startswith("The user answered: Use the visitor account\n")
     assert fake.requests[1]["messages"][2]["content"].endswith(
         "<action>CallUser(content='Which account should I use?')</action>")
     asked = recorder.agent_records[0]
     assert asked.action["actions"] == [{"type": "CallUser", "content": "Which account should I use?"}]
+    assert [r.status for r in recorder.agent_records] == ["succeeded", "succeeded"]
+
+
+def test_a_wait_for_the_user_longer_than_the_runs_time_limit_does_not_time_the_run_out(browser, fake):
+    fake.script(*call_user_script())
+    recorder = Recorder(answer="Use the visitor account", wait_s=2.0)
+    spec = spec_for(browser, [{"kind": "agent", "goal": "Sign in"}], limits={"max_seconds": 1.5})
+    result, recorder, took = run_agent(browser, fake, spec, recorder=recorder)
+
+    assert result.status == "succeeded", result.reason
+    assert took > 2.0
+    assert result.output == {"result": "the visitor account"}
 
 
 # --- the step's limits and failures --------------------------------------------------------
@@ -319,8 +341,9 @@ def test_an_agent_that_never_finishes_fails_after_max_actions(browser, fake):
     result, recorder, _ = run_agent(browser, fake, spec)
 
     assert result.status == "failed"
-    assert result.reason == "step 3 (Look around): agent step did not finish within 3 actions"
-    assert len(fake.requests) == 3 and len(recorder.agent_records) == 3
+    assert result.reason == "step 4 (Look around): agent step did not finish within 3 actions"
+    assert recorder.records[-1].status == "failed"  # the trace ends on the failure itself
+    assert len(fake.requests) == 3 and len(recorder.agent_records) == 4
     assert text(fake.requests[1]["messages"][-1]).startswith(f"Current URL: {browser.base_url}/login\n")
 
 
@@ -342,7 +365,7 @@ def test_an_agent_step_past_its_time_budget_fails(browser, fake):
     result, _, took = run_agent(browser, fake, spec)
 
     assert result.status == "failed"
-    assert result.reason.endswith("agent step ran out of its time budget (1s)")
+    assert "agent step ran out of its time budget (1s)" in result.reason
     assert 2 <= len(fake.requests) <= 4
     assert took < 5
 
@@ -390,7 +413,8 @@ def test_model_grounding_finds_targets_the_dom_grounder_cannot(browser, fake, la
     fill, _, clicked, waited = recorder.records[1:]
     assert fill.grounding == {"strategy": "model grounding", "instruction": "the input field 'The login name box'",
                               "point": list(pixels(layout["Username"]).values())}
-    assert clicked.grounding == {"strategy": "model grounding", "instruction": "the element 'The big blue sign-in button'",
+    assert clicked.grounding == {"strategy": "model grounding",
+                                 "instruction": "the element 'The big blue sign-in button'",
                                  "point": list(pixels(layout["Sign in"]).values())}
     assert waited.status == "succeeded"
 

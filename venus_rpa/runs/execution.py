@@ -122,6 +122,49 @@ class DjangoRecorder:
             await client.aclose()
         raise StepError(f"nobody answered the agent's question within {settings.VENUS_ANSWER_TIMEOUT_SECONDS:g}s: {question}")
 
+    async def ask_captcha(self, *, kind: str, instruction: str, screenshot: bytes, width: int,
+                          height: int) -> dict:
+        """Open a `captcha` review with the widget's screenshot and wait for a person's answer."""
+        import redis.asyncio as aredis
+
+        from venus_rpa.reviews.models import ReviewKind, ReviewRequest, ReviewStatus
+        from venus_rpa.reviews.services import review_create, review_expire, review_key
+
+        title = f"Solve a CAPTCHA ({kind.replace('_', ' ')})"
+        detail = {"captcha_kind": kind, "instruction": instruction[:500], "width": width, "height": height}
+        review = await self._db(lambda: review_create(run_id=self.run_id, kind=ReviewKind.CAPTCHA, title=title,
+                                                      detail=detail, screenshot=screenshot,
+                                                      ttl_s=settings.VENUS_CAPTCHA_REVIEW_SECONDS))
+        await self._db(self._set_status, RunStatus.AWAITING_USER)
+        await apublish_run_event(self.run_id, {"type": "review.created", "review": review.pk, "kind": "captcha"})
+        client = aredis.Redis.from_url(settings.REDIS_URL)
+        deadline = time.monotonic() + settings.VENUS_CAPTCHA_REVIEW_SECONDS
+        try:
+            while time.monotonic() < deadline:
+                try:
+                    await client.blpop([review_key(review.pk)], timeout=2)
+                except Exception:
+                    await asyncio.sleep(2)
+                fresh = await self._db(lambda: ReviewRequest.objects.get(pk=review.pk))
+                if fresh.status == ReviewStatus.ANSWERED:
+                    await self._db(self._set_status, RunStatus.RUNNING)
+                    return fresh.response
+                if fresh.status != ReviewStatus.PENDING:
+                    break
+        except asyncio.CancelledError:
+            await self._db(lambda: ReviewRequest.objects.filter(pk=review.pk, status=ReviewStatus.PENDING)
+                           .update(status=ReviewStatus.CANCELLED))
+            raise
+        finally:
+            await client.aclose()
+        await self._db(lambda: review_expire(review_id=review.pk))
+        await self._db(self._set_status, RunStatus.RUNNING)
+        raise StepError(f"nobody solved the CAPTCHA within {settings.VENUS_CAPTCHA_REVIEW_SECONDS:g}s")
+
+    def _set_status(self, status: str) -> None:
+        Run.objects.filter(pk=self.run_id, status__in=[RunStatus.RUNNING, RunStatus.AWAITING_USER,
+                                                       RunStatus.AWAITING_REVIEW]).update(status=status)
+
     def _set_question(self, question: str) -> None:
         Run.objects.filter(pk=self.run_id).update(
             status=RunStatus.AWAITING_USER, question=question, answer="", question_asked_at=timezone.now()

@@ -35,9 +35,22 @@ CHROMIUM_ARGS = [
 VIEWPORT = {"width": 1280, "height": 800}
 JPEG_QUALITY = 80
 # Counts navigations the page begins (beforeunload fires synchronously when one starts).
-NAV_COUNTER_SCRIPT = (
-    "window.addEventListener('beforeunload', () => { window.__venusNav = (window.__venusNav || 0) + 1; }, true);"
-)
+# A submitted form or a followed link starts its navigation in a later task, so those are counted
+# too (in the bubbling phase on window, after the page's own handlers had their chance to cancel).
+NAV_COUNTER_SCRIPT = """
+(() => {
+  const bump = () => { window.__venusNav = (window.__venusNav || 0) + 1; };
+  window.addEventListener('beforeunload', bump, true);
+  window.addEventListener('submit', e => { if (!e.defaultPrevented && !(e.target && e.target.target === '_blank')) bump(); });
+  window.addEventListener('click', e => {
+    const a = e.target && e.target.closest ? e.target.closest('a[href]') : null;
+    if (!a || e.defaultPrevented || a.target === '_blank') return;
+    const url = new URL(a.href, location.href);
+    if (url.href.split('#')[0] !== location.href.split('#')[0]) bump();
+  });
+})();
+"""
+NAV_COMMIT_TIMEOUT_S = 10
 NAV_PROBE = "() => { const n = window.__venusNav || 0; window.__venusNav = 0; return n > 0; }"
 
 
@@ -141,10 +154,15 @@ class BrowserEnvironment:
             return base64.b64decode(result["data"])
         except PlaywrightError:
             # Mid-navigation there is no frame to capture yet; Playwright's own screenshot waits
-            # for one.
+            # for one (and gets one more chance after a short pause).
             self._cdp = None
             await self.settle()
-            return await self.page.screenshot(type="jpeg", quality=JPEG_QUALITY)
+            try:
+                return await self.page.screenshot(type="jpeg", quality=JPEG_QUALITY)
+            except PlaywrightError:
+                await asyncio.sleep(0.3)
+                await self.settle()
+                return await self.page.screenshot(type="jpeg", quality=JPEG_QUALITY)
 
     @contextlib.asynccontextmanager
     async def _navigation_watch(self):
@@ -171,9 +189,9 @@ class BrowserEnvironment:
             if not navigating and not committed.is_set():
                 return
             try:
-                await asyncio.wait_for(committed.wait(), 15)
+                await asyncio.wait_for(committed.wait(), NAV_COMMIT_TIMEOUT_S)
             except TimeoutError:
-                pass  # cancelled or a download: the page stays where it is
+                pass  # cancelled, a download or a 204: the page stays where it is
             await self.settle()
         finally:
             page.remove_listener("framenavigated", on_navigated)

@@ -106,7 +106,10 @@ class ModelClient:
 
     async def list_models(self) -> list[str]:
         response = await self._request("GET", "models")
-        return [m.get("id", "") for m in response.json().get("data", [])]
+        try:
+            return [m.get("id", "") for m in response.json().get("data", [])]
+        except (ValueError, AttributeError, TypeError) as exc:
+            raise ModelRequestError(f"model server at {self.settings.url} answered /models with {response.text[:200]!r}") from exc
 
     async def _post(self, path: str, body: dict[str, Any]) -> tuple[dict[str, Any], float, int]:
         started = time.perf_counter()
