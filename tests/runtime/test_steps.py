@@ -296,12 +296,12 @@ def test_a_credential_without_domains_is_refused_when_the_automation_allows_any_
         box.reveal("{{credentials.any.token}}", url="https://anything.example/")
 
 
-def test_scrub_hides_every_secret_value(box):
+def test_scrub_hides_every_secret_value_but_not_usernames(box):
     text = "login demo / demo-password failed; retry with hunter22"
     scrubbed = box.scrub(text)
     assert "demo-password" not in scrubbed and "hunter22" not in scrubbed
-    # The longer value is hidden whole before its prefix "demo" is.
-    assert scrubbed == "login •••• / •••• failed; retry with ••••"
+    # Usernames are identifiers shown on pages anyway; masking them would garble ordinary text.
+    assert scrubbed == "login demo / •••• failed; retry with ••••"
 
 
 def test_scrub_keeps_very_short_values_and_clean_text():
