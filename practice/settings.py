@@ -34,6 +34,11 @@ ALLOWED_HOSTS = ["127.0.0.1", "localhost"] + [
 PRACTICE_USER = os.environ.get("PRACTICE_USER", "demo")
 PRACTICE_PASSWORD = os.environ.get("PRACTICE_PASSWORD", "demo-password")
 
+# Test hook: GET /api/captcha/<challenge_id> returns a CAPTCHA's expected answer. It defeats
+# the CAPTCHAs by design, so it is off unless PRACTICE_TEST_HOOKS=1 (tests start the site
+# with it); never enable it where the site is exposed to automations under evaluation.
+PRACTICE_TEST_HOOKS = _env_flag("PRACTICE_TEST_HOOKS")
+
 # No auth/admin/contenttypes: the site must run without a database.
 INSTALLED_APPS: list[str] = []
 DATABASES: dict[str, dict[str, str]] = {}

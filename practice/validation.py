@@ -103,3 +103,37 @@ def clean_confirmation(
         errors["confirm"] = "You must confirm this expense is accurate."
 
     return {"notes": notes}, errors
+
+
+USERNAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{3,30}$")
+EMAIL_PATTERN = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+PASSWORD_MIN = 8
+
+
+def clean_registration(data: Mapping[str, str]) -> tuple[dict[str, str], Errors]:
+    """Validate the registration form (username, email, password, confirm_password)."""
+    values = {key: (data.get(key) or "").strip() for key in ("username", "email")}
+    password = data.get("password") or ""
+    confirm = data.get("confirm_password") or ""
+    errors: Errors = {}
+
+    if not values["username"]:
+        errors["username"] = "Username is required."
+    elif not USERNAME_PATTERN.match(values["username"]):
+        errors["username"] = "Username must be 3-30 letters, digits, dots, dashes or underscores."
+
+    if not values["email"]:
+        errors["email"] = "Email is required."
+    elif not EMAIL_PATTERN.match(values["email"]) or len(values["email"]) > 254:
+        errors["email"] = "Enter a valid email address."
+
+    if not password:
+        errors["password"] = "Password is required."
+    elif len(password) < PASSWORD_MIN:
+        errors["password"] = f"Password must be at least {PASSWORD_MIN} characters."
+
+    if not errors.get("password") and confirm != password:
+        errors["confirm_password"] = "Passwords do not match."
+
+    values["password"] = password
+    return values, errors

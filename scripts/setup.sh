@@ -4,11 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(chromium redis-server postgresql fonts-liberation)
+APT_PACKAGES=(chromium redis-server postgresql fonts-liberation fonts-dejavu-core fonts-wqy-microhei)
 missing=()
 command -v chromium >/dev/null || missing+=(chromium fonts-liberation)
 command -v redis-server >/dev/null || missing+=(redis-server)
 [ -x /usr/lib/postgresql/15/bin/initdb ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+# Fonts the practice CAPTCHAs draw with (grep without -q: no SIGPIPE to fc-list under pipefail).
+fc-list 2>/dev/null | grep -i "WenQuanYi Micro Hei" >/dev/null || missing+=(fonts-wqy-microhei)
+fc-list 2>/dev/null | grep -i "DejaVu Sans" >/dev/null || missing+=(fonts-dejavu-core)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "==> installing system packages: ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -12,7 +12,7 @@ from tests.helpers.servers import practice_site
 
 @pytest.fixture(scope="session")
 def practice_url():
-    with practice_site() as url:
+    with practice_site(test_hooks=True) as url:
         yield url
 
 

@@ -37,11 +37,14 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "django_celery_beat",
     "channels",
+    "django_htmx",
     "venus_rpa.core",
     "venus_rpa.accounts",
     "venus_rpa.automations",
     "venus_rpa.runs",
     "venus_rpa.reviews",
+    "venus_rpa.triggers",
+    "venus_rpa.dashboard",
 ]
 
 MIDDLEWARE = [
@@ -52,6 +55,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
 ]
 
 ROOT_URLCONF = "venus_rpa.urls"
@@ -109,7 +113,9 @@ STATICFILES_DIRS = [BASE_DIR / "frontend" / "static"]
 STATIC_ROOT = LOCAL_DIR / "static"
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(env_str("VENUS_MEDIA_ROOT", str(LOCAL_DIR / "media")))
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/login/"
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -157,6 +163,8 @@ VENUS_CHROMIUM_PATH = env_str("VENUS_CHROMIUM_PATH", "/usr/bin/chromium")
 VENUS_HEADLESS = env_bool("VENUS_HEADLESS", True)
 VENUS_PRACTICE_URL = env_str("VENUS_PRACTICE_URL", "http://127.0.0.1:8001")
 VENUS_PUBLIC_URL = env_str("VENUS_PUBLIC_URL", "http://127.0.0.1:8000")
+# Flower, the Celery dashboard, linked from the dashboard's devices page.
+VENUS_FLOWER_URL = env_str("VENUS_FLOWER_URL", "http://127.0.0.1:5555/")
 
 LOGGING = {
     "version": 1,
@@ -169,7 +177,16 @@ LOGGING = {
 
 CELERY_BEAT_SCHEDULE = {
     "runs-sweep-stale": {"task": "venus_rpa.runs.tasks.runs_sweep_task", "schedule": VENUS_SWEEP_SECONDS},
+    "triggers-callbacks-sweep": {
+        "task": "venus_rpa.triggers.tasks.callbacks_sweep_task", "schedule": VENUS_SWEEP_SECONDS,
+    },
 }
+
+# Triggers: signed webhooks in, signed run.finished callbacks out (docs/webhooks.md).
+VENUS_WEBHOOK_TOLERANCE_SECONDS = env_int("VENUS_WEBHOOK_TOLERANCE_SECONDS", 300)
+VENUS_CALLBACK_MAX_ATTEMPTS = env_int("VENUS_CALLBACK_MAX_ATTEMPTS", 5)
+VENUS_CALLBACK_BACKOFF_SECONDS = env_float("VENUS_CALLBACK_BACKOFF_SECONDS", 2.0)  # then 4, 8, 16…
+VENUS_CALLBACK_TIMEOUT_SECONDS = env_float("VENUS_CALLBACK_TIMEOUT_SECONDS", 10.0)
 
 # The UI-Venus model server (vLLM's OpenAI-compatible API). Unset: agent steps fail at start.
 VENUS_MODEL_URL = env_str("VENUS_MODEL_URL")

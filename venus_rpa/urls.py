@@ -1,12 +1,14 @@
 from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path
+from django.contrib.staticfiles import views as staticfiles_views
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from venus_rpa.automations import api as automations_api
 from venus_rpa.core import views as core_views
 from venus_rpa.reviews import api as reviews_api
 from venus_rpa.runs import api as runs_api
+from venus_rpa.triggers import api as triggers_api
 
 api = [
     path("automations/", automations_api.AutomationListApi.as_view(), name="automation-list"),
@@ -21,15 +23,38 @@ api = [
     path("reviews/<int:review_id>/", reviews_api.ReviewDetailApi.as_view(), name="review-detail"),
     path("reviews/<int:review_id>/respond/", reviews_api.ReviewRespondApi.as_view(), name="review-respond"),
     path("credentials/", automations_api.CredentialListApi.as_view(), name="credential-list"),
+    path("schedules/", triggers_api.ScheduleListApi.as_view(), name="schedule-list"),
+    path("schedules/<int:schedule_id>/", triggers_api.ScheduleDetailApi.as_view(), name="schedule-detail"),
+    path("schedules/<int:schedule_id>/pause/", triggers_api.SchedulePauseApi.as_view(), name="schedule-pause"),
+    path("schedules/<int:schedule_id>/resume/", triggers_api.ScheduleResumeApi.as_view(), name="schedule-resume"),
+    path("webhooks/", triggers_api.WebhookListApi.as_view(), name="webhook-list"),
+    path("webhooks/<int:trigger_id>/", triggers_api.WebhookDetailApi.as_view(), name="webhook-detail"),
+    path("webhooks/<int:trigger_id>/rotate-secret/", triggers_api.WebhookRotateSecretApi.as_view(),
+         name="webhook-rotate-secret"),
+    path("callbacks/", triggers_api.CallbackListApi.as_view(), name="callback-list"),
+    path("callbacks/<int:endpoint_id>/", triggers_api.CallbackDetailApi.as_view(), name="callback-detail"),
+    path("callbacks/<int:endpoint_id>/rotate-secret/", triggers_api.CallbackRotateSecretApi.as_view(),
+         name="callback-rotate-secret"),
+    path("callbacks/deliveries/", triggers_api.CallbackDeliveryListApi.as_view(), name="callback-delivery-list"),
+    path("callbacks/deliveries/<int:delivery_id>/", triggers_api.CallbackDeliveryDetailApi.as_view(),
+         name="callback-delivery-detail"),
+    path("callbacks/deliveries/<int:delivery_id>/resend/", triggers_api.CallbackDeliveryResendApi.as_view(),
+         name="callback-delivery-resend"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]
 
 urlpatterns = [
-    path("", core_views.home, name="home"),
     path("healthz", core_views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/", include(api)),
+    # Inbound webhooks: public, authenticated by their HMAC signature (docs/webhooks.md).
+    path("hooks/<str:public_id>/", triggers_api.WebhookReceiveApi.as_view(), name="webhook-receive"),
     # Screenshots and artifacts, only for members of the run's workspace.
     path(f"{settings.MEDIA_URL.strip('/')}/<path:path>", runs_api.MediaApi.as_view(), name="media"),
+    # The dashboard's CSS/JS (and htmx from django-htmx) through the finders: daphne serves no
+    # static files of its own, and these few files do not need a separate server.
+    re_path(rf"^{settings.STATIC_URL.strip('/')}/(?P<path>.*)$", staticfiles_views.serve, {"insecure": True}),
+    # The dashboard owns every other path (login, automations, runs, reviews...).
+    path("", include("venus_rpa.dashboard.urls")),
 ]

@@ -145,6 +145,7 @@ class _Run:
     clock: _RunClock
     env: Any = None
     next_index: int = 0
+    captchas_solved: set[str] = field(default_factory=set)
 
     def emit(self, record: StepRecord) -> StepRecord:
         record.index = self.next_index
@@ -236,26 +237,46 @@ class Runner:
             steps: list = list(spec.steps)
             if spec.start_url:
                 steps.insert(0, S.GotoStep(url=spec.start_url, name="Open the start URL"))
+            page_steps: list = []  # explicit steps done on the current page, replayed if it refuses a CAPTCHA
             for position, step in enumerate(steps):
                 if position:  # the gate looks at every page the run has opened
-                    await self._captcha_gate(run)
+                    await self._gate_and_replay(run, executor, page_steps, output)
                 if isinstance(step, S.AgentStep):
                     output.update(await self._agent_step(run, step))
+                    page_steps = []
                     continue
-                record = run.emit(await self._one_step(step, run, executor))
-                output.update(record.output)
-                if record.status == "failed":
-                    raise _Failed(record.index, step.name or step.kind, record.error)
-            await self._captcha_gate(run)
+                url_before = env.page.url
+                await self._explicit(run, executor, step, output)
+                page_steps = [*page_steps, step] if env.page.url == url_before else []
+            await self._gate_and_replay(run, executor, page_steps, output)
             return await self._verdict(spec, env, output)
         except _Failed as exc:
             return RunResult("failed", str(exc), output)
         finally:
             await env.close()
 
-    async def _captcha_gate(self, run: _Run, *budgets: "_StepBudget") -> None:
+    async def _explicit(self, run: _Run, executor: ExplicitExecutor, step, output: dict[str, Any]) -> None:
+        record = run.emit(await self._one_step(step, run, executor))
+        output.update(record.output)
+        if record.status == "failed":
+            raise _Failed(record.index, step.name or step.kind, record.error)
+
+    async def _gate_and_replay(self, run: _Run, executor: ExplicitExecutor, page_steps: list,
+                               output: dict[str, Any]) -> None:
+        """Run the CAPTCHA gate; when the page has just refused a CAPTCHA answer (a form shown
+        again with an error), solve the new challenge and redo this page's steps (fill, submit)."""
+        for _ in range(run.spec.captcha.max_attempts):
+            if not await self._captcha_gate(run) or not page_steps:
+                return
+            for step in page_steps:
+                await self._explicit(run, executor, step, output)
+        if await self._captcha_gate(run) and page_steps:
+            raise _Failed(run.next_index - 1, "CAPTCHA",
+                          f"the page refused the CAPTCHA answer {run.spec.captcha.max_attempts + 1} times")
+
+    async def _captcha_gate(self, run: _Run, *budgets: "_StepBudget") -> bool:
         if self.captcha is None:
-            return
+            return False
         gate_started = time.time()
 
         class Hooks:
@@ -274,8 +295,8 @@ class Runner:
                 return await run.wait_for_person(run.recorder.ask_captcha(**question), *budgets)
 
         try:
-            await self.captcha.check(run.env, run.spec.captcha, allowed_domains=run.spec.allowed_domains,
-                                     hooks=Hooks())
+            return await self.captcha.check(run.env, run.spec.captcha, allowed_domains=run.spec.allowed_domains,
+                                            hooks=Hooks(), solved=run.captchas_solved)
         except (StepError, EnvironmentLost) as exc:
             raise _Failed(run.next_index - 1 if run.next_index else 0, "CAPTCHA", run.secrets.scrub(str(exc))) from None
 

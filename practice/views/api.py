@@ -6,6 +6,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
+from practice.accounts import accounts
 from practice.store import expenses
 
 
@@ -18,6 +19,7 @@ def expense_list_api(request: HttpRequest) -> JsonResponse:
 @csrf_exempt  # Called by test code without a browser session; the data is disposable.
 @require_POST
 def reset_api(request: HttpRequest) -> JsonResponse:
-    """Delete all expenses and restart reference numbering."""
+    """Delete all expenses and registered accounts; restart reference numbering."""
     expenses.reset()
+    accounts.reset()
     return JsonResponse({"status": "reset"})

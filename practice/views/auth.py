@@ -13,6 +13,9 @@ from django.shortcuts import redirect, render
 from django.utils.crypto import constant_time_compare
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 
+from practice.accounts import accounts
+from practice.captcha import service as captcha
+
 DEFAULT_AFTER_LOGIN = "/expenses/new"
 
 View = Callable[..., HttpResponse]
@@ -39,23 +42,47 @@ def _safe_next(request: HttpRequest, candidate: str) -> str | None:
     return candidate
 
 
+def _credentials_user(username: str, password: str) -> str | None:
+    """The canonical username for valid credentials (demo account or registered), else None."""
+    # Compare both fields in constant time so timing says nothing about which was wrong.
+    user_ok = constant_time_compare(username, settings.PRACTICE_USER)
+    password_ok = constant_time_compare(password, settings.PRACTICE_PASSWORD)
+    if user_ok and password_ok:
+        return username
+    account = accounts.authenticate(username, password)
+    return account.username if account else None
+
+
 def login_view(request: HttpRequest) -> HttpResponse:
-    """Show the sign-in form; on valid credentials start a session and redirect."""
+    """Show the sign-in form; on valid credentials start a session and redirect.
+
+    ``?captcha=TYPE`` (or ``random``) adds a CAPTCHA, checked before the credentials.
+    """
     next_url = request.POST.get("next") or request.GET.get("next") or ""
-    context: dict[str, Any] = {"next": next_url, "username": "", "error": None}
+    captcha_kind = captcha.kind_from_param(request.GET.get("captcha"))
+    context: dict[str, Any] = {
+        "next": next_url, "username": "", "error": None, "captcha": None, "captcha_on": bool(captcha_kind),
+    }
     if request.method == "POST":
         username = request.POST.get("username", "").strip()
-        password = request.POST.get("password", "")
-        # Compare both fields in constant time so timing says nothing about which was wrong.
-        user_ok = constant_time_compare(username, settings.PRACTICE_USER)
-        password_ok = constant_time_compare(password, settings.PRACTICE_PASSWORD)
-        if user_ok and password_ok:
-            request.session.cycle_key()
-            request.session["user"] = username
-            request.session.pop("draft", None)
-            rotate_token(request)
-            return redirect(_safe_next(request, next_url) or DEFAULT_AFTER_LOGIN)
-        context.update(username=username, error="Invalid username or password.")
+        context["username"] = username
+        passed = True
+        if captcha_kind or request.POST.get("captcha_challenge"):
+            passed, used_kind = captcha.verify(request.POST)
+            captcha_kind = used_kind or captcha_kind
+        if not passed:
+            context["error"] = captcha.CAPTCHA_FAILED  # the credentials are not even looked at
+        else:
+            user = _credentials_user(username, request.POST.get("password", ""))
+            if user:
+                request.session.cycle_key()
+                request.session["user"] = user
+                request.session.pop("draft", None)
+                rotate_token(request)
+                return redirect(_safe_next(request, next_url) or DEFAULT_AFTER_LOGIN)
+            context["error"] = "Invalid username or password."
+    if captcha_kind:
+        context["captcha"] = captcha.new_widget(captcha_kind)
     return render(request, "practice/login.html", context)
 
 

@@ -21,6 +21,9 @@ from venus_rpa.runs.events import apublish_run_event
 from venus_rpa.runs.models import Run, RunStatus, Step
 from venus_rpa.runs.services import answer_key, run_claim, run_finish, secrets_for, spec_for
 from workers.agent import AgentConfig, AgentLoop
+from workers.captcha.gate import CaptchaGate
+from workers.captcha.local import LocalCaptchaSolver
+from workers.captcha.model import ModelCaptchaSolver
 from workers.envs.browser import BrowserConfig, BrowserHost
 from workers.policies.client import ModelClient, ModelSettings, Sampling
 from workers.errors import StepError
@@ -50,6 +53,20 @@ def agent_loop() -> AgentLoop | None:
             prompt_dir=settings.VENUS_PROMPT_DIR or None,
         ))
     return _agent
+
+
+_captcha: CaptchaGate | None = None
+
+
+def captcha_gate() -> CaptchaGate:
+    """This worker process's CAPTCHA gate: local solvers always, the model's CAPTCHA mode when a
+    model server is configured, a person through the review queue."""
+    global _captcha
+    if _captcha is None:
+        agent = agent_loop()
+        model = ModelCaptchaSolver(agent.client, prompt_dir=settings.VENUS_PROMPT_DIR or None) if agent else None
+        _captcha = CaptchaGate(local=LocalCaptchaSolver(), model=model)
+    return _captcha
 
 
 def browser_host() -> BrowserHost:
@@ -208,7 +225,8 @@ def run_execute(*, run_id: int) -> None:
     except Exception as exc:
         run_finish(run_id=run_id, status=RunStatus.FAILED, reason=f"could not prepare the run: {exc}")
         return
-    runner = Runner(browser_host(), heartbeat_s=settings.VENUS_HEARTBEAT_SECONDS, agent=agent_loop())
+    runner = Runner(browser_host(), heartbeat_s=settings.VENUS_HEARTBEAT_SECONDS, agent=agent_loop(),
+                    captcha=captcha_gate())
 
     async def go():
         recorder = DjangoRecorder(run_id)

@@ -1,3 +1,5 @@
-"""Websocket routes (the live run page arrives with the dashboard issue)."""
+"""Websocket routes: the live run page's event stream (consumer in the dashboard app)."""
 
-websocket_urlpatterns: list = []
+from venus_rpa.dashboard.routing import websocket_urlpatterns as dashboard_websockets
+
+websocket_urlpatterns: list = [*dashboard_websockets]

@@ -110,6 +110,9 @@ def run_finish(*, run_id: int, status: str, reason: str, output: dict | None = N
     )
     if updated:
         _publish_status(run_id)
+        from venus_rpa.triggers.services.callbacks import callbacks_on_run_finished  # a local import: no cycle
+
+        transaction.on_commit(lambda: callbacks_on_run_finished(run_id=run_id), robust=True)
     return bool(updated)
 
 

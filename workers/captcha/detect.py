@@ -18,6 +18,9 @@ from playwright.async_api import Error as PlaywrightError, Page
 
 KINDS = ("ocr", "slider_puzzle", "drag_end", "icon_click", "text_click", "image_rotation", "oneclick_login",
          "visual_reasoning", "third_party", "unknown")
+REJECTED = re.compile(
+    r"(security check|captcha|verification|验证码?|人机).{0,40}(fail|incorrect|wrong|invalid|try again|错误|失败)"
+    r"|(fail|incorrect|wrong|invalid).{0,40}(security check|captcha|verification)", re.I)
 LOCAL_KINDS = {"ocr", "slider_puzzle", "drag_end", "icon_click", "text_click", "image_rotation", "oneclick_login"}
 
 _SCAN = r"""
@@ -62,7 +65,9 @@ _SCAN = r"""
     return {rect: rect(root), text: (root.innerText || '').trim().slice(0, 600), images: imgs, inputs, sliders,
             checkboxes, buttons, status};
   };
-  return {frames, widgets: roots.slice(0, 3).map(describe)};
+  const alerts = Array.from(document.querySelectorAll('[role=alert]')).filter(visible)
+    .map(el => (el.innerText || '').trim()).filter(Boolean);
+  return {frames, widgets: roots.slice(0, 3).map(describe), alerts};
 }
 """
 
@@ -81,6 +86,12 @@ class Widget:
     buttons: list[dict[str, Any]] = field(default_factory=list)
     status: list[str] = field(default_factory=list)
     frame_src: str = ""
+    page_alerts: list[str] = field(default_factory=list)
+
+    @property
+    def rejected(self) -> bool:
+        """The page says the last answer to a CAPTCHA was refused (a form re-shown with an error)."""
+        return any(REJECTED.search(text) for text in self.page_alerts)
 
     def record(self) -> dict[str, Any]:
         return {"kind": self.kind, "instruction": self.instruction[:300], "rect": self.rect,
@@ -124,12 +135,13 @@ async def detect(page: Page) -> Widget | None:
     except PlaywrightError:
         return None
     for frame in found["frames"]:
-        return Widget(kind="third_party", rect=frame["rect"], instruction="", frame_src=frame["src"])
+        return Widget(kind="third_party", rect=frame["rect"], instruction="", frame_src=frame["src"],
+                      page_alerts=found["alerts"])
     for raw in found["widgets"]:
         kind = classify(raw)
         if kind == "unknown" and not (raw["images"] or raw["inputs"] or raw["sliders"] or raw["checkboxes"]):
             continue  # a word match without a widget (e.g. a help text mentioning CAPTCHAs)
         return Widget(kind=kind, rect=raw["rect"], instruction=raw["text"], images=raw["images"],
                       inputs=raw["inputs"], sliders=raw["sliders"], checkboxes=raw["checkboxes"],
-                      buttons=raw["buttons"], status=raw["status"])
+                      buttons=raw["buttons"], status=raw["status"], page_alerts=found["alerts"])
     return None

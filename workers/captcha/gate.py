@@ -44,6 +44,12 @@ class CaptchaAttempt:
     url: str = ""
 
 
+def fingerprint(url: str, widget: Widget) -> str:
+    """Identifies one challenge: a new challenge has new images or a new instruction."""
+    images = ",".join(sorted(i.get("src", "") for i in widget.images))
+    return f"{url}|{widget.kind}|{widget.instruction[:200]}|{images}"
+
+
 class CaptchaHooks(Protocol):
     def emit(self, attempt: CaptchaAttempt) -> None: ...
 
@@ -64,10 +70,19 @@ class CaptchaGate:
         self.local = local
         self.model = model
 
-    async def check(self, env, policy: CaptchaPolicy, *, allowed_domains: list[str], hooks: CaptchaHooks) -> None:
+    async def check(self, env, policy: CaptchaPolicy, *, allowed_domains: list[str], hooks: CaptchaHooks,
+                    solved: set[str] | None = None) -> bool:
+        """Solve the CAPTCHA on the page, if any. Returns True when the page had just refused an
+        earlier answer (so the caller can re-submit what it submitted); raises StepError when the
+        CAPTCHA cannot be solved. `solved` (per run) remembers challenges already answered and
+        waiting for their form to be submitted, so they are not answered twice."""
+        solved = solved if solved is not None else set()
         widget = await detect(env.page)
         if widget is None:
-            return
+            return False
+        if fingerprint(env.page.url, widget) in solved or any(c["checked"] for c in widget.checkboxes):
+            return False
+        rejected = widget.rejected
         if not policy.enabled:
             raise StepError(f"a CAPTCHA ({widget.kind}) is on the page and this automation's CAPTCHA handling is off")
         host = urlsplit(env.page.url).hostname or ""
@@ -86,10 +101,11 @@ class CaptchaGate:
                 attempt += 1
                 outcome = await self._attempt(env, widget, solver, attempt, hooks)
                 if outcome in ("passed", "unverified"):
-                    return
+                    solved.add(fingerprint(env.page.url, widget))
+                    return rejected
                 fresh = await detect(env.page)
                 if fresh is None:
-                    return
+                    return rejected
                 widget = fresh
         reason = "no solver could be used" if attempt == 0 else f"not solved after {attempt} attempt(s)"
         raise StepError(f"CAPTCHA ({widget.kind}) on {host}: {reason}")
@@ -118,10 +134,12 @@ class CaptchaGate:
                                   detail, before.screenshot, page.url))
         return outcome
 
-    async def _verify(self, page, widget: Widget, *, timeout_s: float = 2.5) -> str:
+    async def _verify(self, page, widget: Widget) -> str:
         """passed: the widget says so or is gone; failed: it says so or shows a new challenge;
-        unverified: a text answer that the page checks only when its form is submitted."""
+        unverified: no verdict yet — the page checks the answer when its form is submitted (and a
+        refusal is then seen on the next observation)."""
         srcs = {i.get("src") for i in widget.images}
+        timeout_s = 2.5 if widget.kind == "oneclick_login" else 0.5
         deadline = time.monotonic() + timeout_s
         while True:
             now = await detect(page)
@@ -137,10 +155,10 @@ class CaptchaGate:
             if srcs and {i.get("src") for i in now.images} - srcs and widget.kind not in TEXT_KINDS:
                 return "failed"  # the widget replaced the challenge
             if time.monotonic() >= deadline:
-                if widget.kind in TEXT_KINDS or PASSED.search(text):
-                    return "unverified"
-                return "failed"
-            await asyncio.sleep(0.15)
+                if widget.kind == "oneclick_login" and not PASSED.search(text):
+                    return "failed"
+                return "unverified"
+            await asyncio.sleep(0.1)
 
     async def _human(self, env, widget: Widget, hooks: CaptchaHooks) -> dict[str, Any]:
         """Show the widget to a person; replay their typed answer or clicks (two clicks = a drag)."""

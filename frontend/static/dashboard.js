@@ -1,0 +1,210 @@
+/* Venus RPA dashboard: the little JS the server-rendered pages need.
+ * - automation editor: step rows (kind switch, move, remove), removable table rows
+ * - screenshots: open large in a dialog
+ * - CAPTCHA reviews: record clicks in screenshot pixels (natural image size)
+ * - live run page: websocket events -> fetch server-rendered fragments -> append / replace
+ */
+(function () {
+  "use strict";
+
+  // -- editor ---------------------------------------------------------------------------------
+  function applyKind(row) {
+    var kind = row.querySelector(".step-kind").value;
+    row.dataset.kind = kind;
+    row.querySelectorAll(".f[data-kinds]").forEach(function (field) {
+      field.hidden = field.dataset.kinds.split(" ").indexOf(kind) === -1;
+    });
+  }
+
+  document.addEventListener("change", function (event) {
+    if (event.target.matches(".step-kind")) applyKind(event.target.closest(".step-row"));
+  });
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("button");
+    if (!button) return;
+    if (button.dataset.stepMove) {
+      var row = button.closest(".step-row");
+      if (button.dataset.stepMove === "up" && row.previousElementSibling) {
+        row.parentNode.insertBefore(row, row.previousElementSibling);
+      } else if (button.dataset.stepMove === "down" && row.nextElementSibling) {
+        row.parentNode.insertBefore(row.nextElementSibling, row);
+      }
+      button.focus();
+    } else if (button.hasAttribute("data-step-remove")) {
+      button.closest(".step-row").remove();
+    } else if (button.hasAttribute("data-row-remove")) {
+      button.closest("tr").remove();
+    } else if (button.hasAttribute("data-add-secret-row")) {
+      var rows = document.getElementById("secret-fields");
+      var copy = rows.lastElementChild.cloneNode(true);
+      copy.querySelectorAll("input").forEach(function (input) { input.value = ""; });
+      rows.appendChild(copy);
+      copy.querySelector("input").focus();
+    } else if (button.hasAttribute("data-clicks-clear")) {
+      var item = button.closest(".review");
+      setClicks(item, []);
+      item.querySelectorAll(".click-mark").forEach(function (mark) { mark.remove(); });
+    }
+  });
+
+  // -- screenshots ----------------------------------------------------------------------------
+  function openLightbox(figure) {
+    var dialog = document.getElementById("lightbox");
+    var body = dialog.querySelector(".lightbox-body");
+    body.replaceChildren(figure.cloneNode(true));
+    body.firstChild.removeAttribute("data-lightbox");
+    body.firstChild.removeAttribute("tabindex");
+    dialog.showModal();
+  }
+
+  document.addEventListener("click", function (event) {
+    var figure = event.target.closest("[data-lightbox]");
+    if (figure) openLightbox(figure);
+    var dialog = document.getElementById("lightbox");
+    if (event.target === dialog) dialog.close();  // a click on the backdrop
+  });
+  document.addEventListener("keydown", function (event) {
+    var figure = event.target.closest && event.target.closest("[data-lightbox]");
+    if (figure && (event.key === "Enter" || event.key === " ")) {
+      event.preventDefault();
+      openLightbox(figure);
+    }
+  });
+
+  // -- CAPTCHA clicks -------------------------------------------------------------------------
+  function clicksOf(item) {
+    return JSON.parse(item.querySelector("[data-clicks]").value || "[]");
+  }
+
+  function setClicks(item, clicks) {
+    item.querySelector("[data-clicks]").value = JSON.stringify(clicks);
+    item.querySelector("[data-click-count]").textContent = String(clicks.length);
+  }
+
+  document.addEventListener("click", function (event) {
+    var img = event.target.closest("img[data-captcha-img]");
+    if (!img) return;
+    var item = img.closest(".review");
+    var rect = img.getBoundingClientRect();
+    var fx = (event.clientX - rect.left) / rect.width, fy = (event.clientY - rect.top) / rect.height;
+    // The service wants screenshot pixels: the image's natural size, not its size on screen.
+    var x = Math.round(fx * img.naturalWidth), y = Math.round(fy * img.naturalHeight);
+    x = Math.min(Math.max(x, 0), img.naturalWidth - 1);
+    y = Math.min(Math.max(y, 0), img.naturalHeight - 1);
+    var clicks = clicksOf(item);
+    clicks.push([x, y]);
+    setClicks(item, clicks);
+    var mark = document.createElement("span");
+    mark.className = "mark mark-point click-mark";
+    mark.style.left = (fx * 100) + "%";
+    mark.style.top = (fy * 100) + "%";
+    mark.textContent = String(clicks.length);
+    img.parentNode.appendChild(mark);
+  });
+
+  // -- live run page --------------------------------------------------------------------------
+  function LiveRun(root) {
+    this.root = root;
+    this.lastIndex = parseInt(root.dataset.lastIndex, 10);
+    this.fetching = false;
+    this.again = false;
+    this.retry = 500;
+    this.indicator = document.getElementById("live-indicator");
+  }
+
+  LiveRun.prototype.setState = function (state) {
+    if (this.indicator) this.indicator.dataset.state = state;
+  };
+
+  LiveRun.prototype.terminal = function () {
+    var summary = document.getElementById("run-summary");
+    return summary && summary.dataset.terminal === "1";
+  };
+
+  LiveRun.prototype.connect = function () {
+    var self = this;
+    var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    var socket = new WebSocket(scheme + location.host + this.root.dataset.ws);
+    this.socket = socket;
+    socket.onopen = function () {
+      self.retry = 500;
+      self.setState("open");
+      self.fetchSteps();  // catch up on whatever happened before the socket opened
+      self.refreshSummary();
+    };
+    socket.onmessage = function (message) {
+      var event = JSON.parse(message.data);
+      if (event.type === "run.step") {
+        self.fetchSteps();
+        // A worker claiming the run sends no status event: the first step says it runs.
+        var summary = document.getElementById("run-summary");
+        if (summary && summary.dataset.status === "queued") self.refreshSummary();
+      } else {
+        self.refreshSummary();
+      }
+    };
+    socket.onclose = function () {
+      if (self.terminal()) { self.setState("done"); return; }
+      self.setState("closed");
+      setTimeout(function () { self.connect(); }, self.retry);
+      self.retry = Math.min(self.retry * 2, 10000);
+    };
+  };
+
+  // Fetch every step after the last one shown; one request at a time, re-run if events came
+  // in meanwhile, so bursts and missed events both end with every step on the page once.
+  LiveRun.prototype.fetchSteps = function () {
+    var self = this;
+    if (this.fetching) { this.again = true; return; }
+    this.fetching = true;
+    fetch(this.root.dataset.stepsUrl + "?after=" + this.lastIndex, {headers: {"HX-Request": "true"}})
+      .then(function (response) { return response.ok ? response.text() : ""; })
+      .then(function (html) { self.appendSteps(html); })
+      .finally(function () {
+        self.fetching = false;
+        if (self.again) { self.again = false; self.fetchSteps(); }
+      });
+  };
+
+  LiveRun.prototype.appendSteps = function (html) {
+    var list = document.getElementById("steps");
+    var holder = document.createElement("template");
+    holder.innerHTML = html;
+    var self = this;
+    holder.content.querySelectorAll("li.step").forEach(function (step) {
+      var index = parseInt(step.dataset.index, 10);
+      if (document.getElementById("step-" + index)) return;
+      list.appendChild(step);
+      step.classList.add("step-new");
+      if (window.htmx) htmx.process(step);
+      self.lastIndex = Math.max(self.lastIndex, index);
+    });
+    var count = list.querySelectorAll("li.step").length;
+    document.getElementById("step-count").textContent = String(count);
+    document.getElementById("no-steps").hidden = count > 0;
+  };
+
+  LiveRun.prototype.refreshSummary = function () {
+    var self = this;
+    if (!window.htmx) return;
+    htmx.ajax("GET", this.root.dataset.summaryUrl, {target: "#run-summary", swap: "outerHTML"}).then(function () {
+      if (self.terminal()) {
+        self.fetchSteps();  // the last steps may have been published just before the end
+        self.setState("done");
+      }
+    });
+  };
+
+  function start() {
+    var root = document.getElementById("live-run");
+    if (!root) return;
+    var live = new LiveRun(root);
+    window.venusLiveRun = live;
+    if (live.terminal()) { live.setState("done"); return; }
+    live.connect();
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

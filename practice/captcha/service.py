@@ -1,0 +1,68 @@
+"""Issue and verify challenges; build the template context of a widget."""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from practice.captcha.generators import CAPTCHA_TYPES, GENERATORS
+from practice.captcha.store import Challenge, challenges
+
+RANDOM = "random"
+CAPTCHA_FAILED = "The security check failed. Please try again."
+
+
+def kind_from_param(value: str | None) -> str | None:
+    """A CAPTCHA type (or "random") from a ``?captcha=`` value; None when absent or unknown."""
+    value = (value or "").strip()
+    return value if value in CAPTCHA_TYPES or value == RANDOM else None
+
+
+def issue(kind: str) -> Challenge:
+    """Generate and store a fresh challenge; "random" picks a type at random."""
+    rng = random.Random(secrets.randbits(128))
+    if kind == RANDOM:
+        kind = rng.choice(CAPTCHA_TYPES)
+    return challenges.add(kind, GENERATORS[kind].generate(rng))
+
+
+def verify(data: Mapping[str, Any]) -> tuple[bool, str | None]:
+    """Check a posted form (``captcha_challenge``, ``captcha_answer``), consuming the challenge.
+
+    Returns (passed, type of the challenge or None when it was unknown, used or expired).
+    """
+    challenge = challenges.take(str(data.get("captcha_challenge") or ""))
+    if challenge is None:
+        return False, None
+    answer = str(data.get("captcha_answer") or "")
+    try:
+        passed = GENERATORS[challenge.kind].verify(challenge.solution, answer)
+    except (TypeError, ValueError, OverflowError):
+        passed = False
+    return passed, challenge.kind
+
+
+def widget_context(challenge: Challenge) -> dict[str, Any]:
+    """What the widget templates render: id, per-type partial, public view data, image URLs."""
+    return {
+        "id": challenge.id,
+        "template": f"practice/captcha/types/{challenge.kind}.html",
+        "view": challenge.view,
+        "images": {name: f"/captcha/{challenge.id}/{name}.png" for name in challenge.images},
+    }
+
+
+def new_widget(kind: str) -> dict[str, Any]:
+    """Issue a challenge and return its widget context."""
+    return widget_context(issue(kind))
+
+
+def hook_payload(challenge: Challenge) -> dict[str, Any]:
+    """The test hook's answer: type, a passing ``captcha_answer`` and the raw solution."""
+    return {
+        "type": challenge.kind,
+        "answer": GENERATORS[challenge.kind].expected_answer(challenge.solution),
+        "solution": challenge.solution,
+    }

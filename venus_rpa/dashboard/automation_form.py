@@ -1,0 +1,153 @@
+"""The automation editor as one object: built from a stored automation or from a POST, it
+renders every section and turns itself into the arguments of the automation services."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.http import QueryDict
+
+from venus_rpa.automations.models import Automation, AutomationVersion
+from venus_rpa.automations.services import DEFINITION_DEFAULTS
+from venus_rpa.dashboard import editor
+
+DEFAULT_STEP = {"kind": "goto", "url": "/"}
+DEFAULT_CAPTCHA = {"enabled": True, "solvers": ["local", "model", "human"], "max_attempts": 3}
+DEFAULT_LIMITS = {"max_steps": 100, "max_seconds": 600}
+STEP_KEY = re.compile(r"^steps\.(\d+)(?:\.(.*))?$")
+
+
+@dataclass
+class AutomationEditor:
+    name: str = ""
+    slug: str = ""
+    description: str = ""
+    change_note: str = ""
+    definition: dict[str, Any] = field(default_factory=lambda: dict(DEFINITION_DEFAULTS))
+    steps: list[editor.StepRow] = field(default_factory=list)
+    params: list[editor.ParamRow] | None = field(default_factory=list)
+    param_json: str = ""
+    param_extra: str = ""
+    output_schema_json: str = ""
+    errors: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def param_mode(self) -> str:
+        return "json" if self.params is None else "table"
+
+    # -- building ----------------------------------------------------------------------------
+    @classmethod
+    def blank(cls) -> "AutomationEditor":
+        form = cls()
+        form.definition.update(captcha=dict(DEFAULT_CAPTCHA), limits=dict(DEFAULT_LIMITS))
+        form.steps = [editor.step_row_from_step(DEFAULT_STEP)]
+        return form
+
+    @classmethod
+    def from_version(cls, automation: Automation, version: AutomationVersion | None) -> "AutomationEditor":
+        definition = version.definition() if version else dict(DEFINITION_DEFAULTS)
+        form = cls(name=automation.name, slug=automation.slug, description=automation.description,
+                   definition=definition)
+        form.steps = [editor.step_row_from_step(s) for s in definition["steps"]]
+        form.set_param_schema(definition["param_schema"])
+        form.output_schema_json = editor.pretty(definition["output_schema"])
+        return form
+
+    def set_param_schema(self, schema: dict[str, Any], mode: str | None = None) -> None:
+        rows = editor.param_rows_from_schema(schema) if mode != "json" else None
+        self.params = rows
+        self.param_json = editor.pretty(schema)
+        self.param_extra = editor.schema_extra(schema)
+
+    @classmethod
+    def from_post(cls, data: QueryDict) -> "AutomationEditor":
+        form = cls(name=data.get("name", "").strip(), slug=data.get("slug", "").strip(),
+                   description=data.get("description", "").strip(), change_note=data.get("change_note", "").strip())
+        form.steps = editor.step_rows_from_post(data)
+        form.params, form.param_json, form.param_extra = None, data.get("param_json", ""), data.get("param_extra", "")
+        if data.get("param_mode") != "json":
+            form.params = editor.param_rows_from_post(data)
+        form.output_schema_json = data.get("output_schema", "")
+        form.definition = form._definition_from(data)
+        return form
+
+    def _definition_from(self, data: QueryDict) -> dict[str, Any]:
+        errors = self.errors
+        if self.params is None:
+            param_schema = editor.parse_json_field(self.param_json, "param_schema", errors)
+        else:
+            param_schema, messages = editor.schema_from_param_rows(self.params, self.param_extra)
+            if messages:
+                errors.setdefault("param_schema", []).extend(messages)
+        criteria: dict[str, Any] = {"output_valid": data.get("output_valid") == "on"}
+        for key in ("url_contains", "text_visible"):
+            if data.get(key, "").strip():
+                criteria[key] = data[key].strip()
+        solvers = [data.get(f"captcha_solver_{i}", "") for i in range(1, len(editor.SOLVERS) + 1)]
+        return {
+            "surface": data.get("surface", "web"),
+            "start_url": data.get("start_url", "").strip(),
+            "allowed_domains": [d for d in re.split(r"[\s,]+", data.get("allowed_domains", "")) if d],
+            "goal": data.get("goal", "").strip(),
+            "steps": [editor.step_from_row(row) for row in self.steps],
+            "param_schema": param_schema,
+            "credentials": data.getlist("credentials"),
+            "success_criteria": criteria,
+            "output_schema": editor.parse_json_field(self.output_schema_json, "output_schema", errors),
+            "limits": {"max_steps": data.get("max_steps", "").strip() or 100,
+                       "max_seconds": data.get("max_seconds", "").strip() or 600},
+            "captcha": {"enabled": data.get("captcha_enabled") == "on",
+                        "solvers": list(dict.fromkeys(s for s in solvers if s)),
+                        "max_attempts": data.get("captcha_max_attempts", "").strip() or 3},
+            "model_grounding": data.get("model_grounding") == "on",
+        }
+
+    # -- errors ------------------------------------------------------------------------------
+    def add_errors(self, fields: dict[str, list[str]]) -> None:
+        """Attach service field errors (`steps.2.click.target`, `limits.max_steps`...) to their
+        rows and sections."""
+        for key, messages in fields.items():
+            match = STEP_KEY.match(key)
+            if match and int(match.group(1)) < len(self.steps):
+                row = self.steps[int(match.group(1))]
+                rest = (match.group(2) or "").split(".")
+                if rest and rest[0] in editor.STEP_KINDS:  # pydantic names the union member
+                    rest = rest[1:]
+                row.errors.setdefault(rest[0] if rest else "", []).extend(messages)
+                key = ".".join(["steps", match.group(1), *rest]).rstrip(".")
+                self.errors.setdefault(key, []).extend(messages)
+            else:
+                self.errors.setdefault(key, []).extend(messages)
+
+    def section_errors(self, prefix: str) -> list[str]:
+        return [f"{k[len(prefix) + 1:]}: {m}" if k != prefix else m
+                for k, msgs in self.errors.items() if k == prefix or k.startswith(prefix + ".") for m in msgs]
+
+    @property
+    def error_summary(self) -> list[tuple[str, str]]:
+        return [(k, m) for k, msgs in self.errors.items() for m in msgs]
+
+    # -- template helpers --------------------------------------------------------------------
+    @property
+    def allowed_domains_text(self) -> str:
+        return "\n".join(self.definition.get("allowed_domains") or [])
+
+    @property
+    def captcha(self) -> dict[str, Any]:
+        return {**DEFAULT_CAPTCHA, **(self.definition.get("captcha") or {})}
+
+    @property
+    def solver_slots(self) -> list[str]:
+        chosen = list(self.captcha.get("solvers") or [])
+        return chosen + [""] * (len(editor.SOLVERS) - len(chosen))
+
+    @property
+    def limits(self) -> dict[str, Any]:
+        limits = {**DEFAULT_LIMITS, **(self.definition.get("limits") or {})}
+        return {k: f"{v:g}" if isinstance(v, float) else v for k, v in limits.items()}
+
+    @property
+    def criteria(self) -> dict[str, Any]:
+        return {"output_valid": True, **(self.definition.get("success_criteria") or {})}

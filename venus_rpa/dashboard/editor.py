@@ -1,0 +1,253 @@
+"""The automation editor's form <-> definition mapping.
+
+The editor posts flat fields; this module turns them into the definition dict that
+`automation_create`/`automation_update` validate (the services stay the only judges of what is
+valid), and turns stored definitions back into editor rows. Step rows and parameter rows carry
+a client-made uid, and `step`/`param` lists give their order, so moving a row in the page is
+only a DOM move.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.http import QueryDict
+
+from workers.steps import TARGET_ROLES, CaptchaPolicy
+
+STEP_KINDS = ("goto", "click", "fill", "select", "check", "upload", "press", "wait_for", "assert", "extract", "agent")
+# The fields each kind takes besides name and timeout_s ("target?" is an optional target).
+KIND_FIELDS: dict[str, tuple[str, ...]] = {
+    "goto": ("url",),
+    "click": ("target",),
+    "fill": ("target", "value"),
+    "select": ("target", "option"),
+    "check": ("target", "checked"),
+    "upload": ("target", "filename", "content", "mime_type"),
+    "press": ("key", "target?"),
+    "wait_for": ("target?", "text", "url_contains"),
+    "assert": ("target?", "text", "url_contains", "absent"),
+    "extract": ("target", "into", "attribute", "all", "pattern"),
+    "agent": ("goal", "max_actions", "repeat_limit", "into"),
+}
+TARGET_KEYS = ("text", "role", "name", "label", "placeholder", "css", "nth")
+BOOL_FIELDS = {"checked", "absent", "all"}
+# Sent even when empty, so the service names the missing value on the right row.
+REQUIRED_TEXT = {"url", "value", "option", "filename", "key", "goal"}
+ROLES = TARGET_ROLES.__args__
+PARAM_TYPES = ("string", "integer", "number", "boolean", "date")
+SOLVERS = CaptchaPolicy.model_fields["solvers"].annotation.__args__[0].__args__
+
+
+def new_uid() -> str:
+    return secrets.token_hex(4)
+
+
+def kinds_for(field_name: str) -> str:
+    """Space-separated kinds that show a field (the template hides the others)."""
+    return " ".join(k for k, names in KIND_FIELDS.items() if field_name in names or f"{field_name}?" in names)
+
+
+# -- steps ---------------------------------------------------------------------------------------
+
+@dataclass
+class StepRow:
+    uid: str
+    kind: str = "click"
+    values: dict[str, Any] = field(default_factory=dict)
+    errors: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def error_list(self) -> list[str]:
+        return [f"{k}: {m}" if k else m for k, msgs in self.errors.items() for m in msgs]
+
+
+def step_row_from_step(step: dict[str, Any]) -> StepRow:
+    values = {k: v for k, v in step.items() if k not in ("kind", "target")}
+    target = step.get("target")
+    if isinstance(target, str):
+        target = {"text": target}
+    for key, value in (target or {}).items():
+        values[f"target_{key}"] = value
+    if isinstance(values.get("timeout_s"), float):
+        values["timeout_s"] = f"{values['timeout_s']:g}"
+    return StepRow(uid=new_uid(), kind=step.get("kind", "click"), values=values)
+
+
+def step_rows_from_post(data: QueryDict) -> list[StepRow]:
+    rows = []
+    for uid in data.getlist("step"):
+        prefix = f"s-{uid}-"
+        values = {k[len(prefix):]: v for k, v in data.items() if k.startswith(prefix)}
+        kind = values.pop("kind", "click")
+        for name in BOOL_FIELDS:
+            values[name] = values.get(name) == "on"
+        rows.append(StepRow(uid=uid, kind=kind if kind in STEP_KINDS else "click", values=values))
+    return rows
+
+
+def step_from_row(row: StepRow) -> dict[str, Any]:
+    """The step dict the service validates; only the fields of the row's kind are kept."""
+    values = row.values
+    step: dict[str, Any] = {"kind": row.kind}
+    if str(values.get("name", "")).strip():
+        step["name"] = str(values["name"]).strip()
+    if str(values.get("timeout_s", "")).strip():
+        step["timeout_s"] = str(values["timeout_s"]).strip()
+    for name in KIND_FIELDS[row.kind]:
+        optional = name.endswith("?")
+        name = name.rstrip("?")
+        if name == "target":
+            target = {k: str(values.get(f"target_{k}", "")).strip() for k in TARGET_KEYS}
+            target = {k: v for k, v in target.items() if v}
+            if target or not optional:
+                step["target"] = target
+        elif name in BOOL_FIELDS:
+            step[name] = bool(values.get(name))
+        elif str(values.get(name, "")) != "" or name in REQUIRED_TEXT:
+            step[name] = values.get(name, "")
+    return step
+
+
+# -- parameter schema ----------------------------------------------------------------------------
+
+@dataclass
+class ParamRow:
+    uid: str
+    name: str = ""
+    type: str = "string"
+    required: bool = False
+    default: str = ""
+    enum: str = ""
+    description: str = ""
+    extra: str = ""  # other JSON Schema keywords (pattern, minLength...), kept as they were
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def param_rows_from_schema(schema: dict[str, Any]) -> list[ParamRow] | None:
+    """Table rows for a schema, or None when the schema needs the raw JSON editor."""
+    if not isinstance(schema, dict) or (schema and schema.get("type", "object") != "object"):
+        return None
+    rows = []
+    required = set(schema.get("required") or [])
+    for name, prop in (schema.get("properties") or {}).items():
+        if not isinstance(prop, dict):
+            return None
+        kind = prop.get("type", "string")
+        extra = {k: v for k, v in prop.items() if k not in ("type", "default", "enum", "description")}
+        if kind == "string" and prop.get("format") == "date":
+            kind = "date"
+            extra.pop("format")
+        if kind not in PARAM_TYPES:
+            return None
+        rows.append(ParamRow(
+            uid=new_uid(), name=name, type=kind, required=name in required, default=_text(prop.get("default")),
+            enum=", ".join(_text(v) for v in prop.get("enum") or []), description=prop.get("description", ""),
+            extra=json.dumps(extra) if extra else "",
+        ))
+    return rows
+
+
+def schema_extra(schema: dict[str, Any]) -> str:
+    """Top-level keywords the table does not edit (additionalProperties...), as JSON."""
+    extra = {k: v for k, v in (schema or {}).items() if k not in ("type", "properties", "required")}
+    return json.dumps(extra) if extra else ""
+
+
+def param_rows_from_post(data: QueryDict) -> list[ParamRow]:
+    rows = []
+    for uid in data.getlist("param"):
+        get = lambda name: data.get(f"p-{uid}-{name}", "")  # noqa: E731
+        rows.append(ParamRow(uid=uid, name=get("name").strip(), type=get("type") or "string",
+                             required=get("required") == "on", default=get("default"), enum=get("enum"),
+                             description=get("description").strip(), extra=get("extra")))
+    return rows
+
+
+def _typed(value: str, kind: str) -> Any:
+    value = value.strip()
+    if kind == "integer":
+        return int(value)
+    if kind == "number":
+        return float(value) if any(c in value for c in ".eE") else int(value)
+    if kind == "boolean":
+        if value.lower() not in ("true", "false"):
+            raise ValueError("use true or false")
+        return value.lower() == "true"
+    return value
+
+
+def schema_from_param_rows(rows: list[ParamRow], extra: str) -> tuple[dict[str, Any], list[str]]:
+    """The JSON Schema for table rows, and messages for values that do not fit their type."""
+    errors: list[str] = []
+    properties: dict[str, Any] = {}
+    required = []
+    for row in rows:
+        if not row.name:
+            if row.default or row.enum:
+                errors.append("A parameter row has no name.")
+            continue
+        prop: dict[str, Any] = _json_object(row.extra, f"{row.name}: extra keywords", errors)
+        prop["type"] = "string" if row.type == "date" else row.type
+        if row.type == "date":
+            prop["format"] = "date"
+        if row.description:
+            prop["description"] = row.description
+        try:
+            if row.enum.strip():
+                prop["enum"] = [_typed(v, row.type) for v in row.enum.split(",") if v.strip()]
+            if row.default.strip() or (row.type in ("string", "date") and row.default):
+                prop["default"] = _typed(row.default, row.type)
+        except ValueError as exc:
+            errors.append(f"{row.name}: a default or choice is not a valid {row.type} ({exc}).")
+        properties[row.name] = prop
+        if row.required:
+            required.append(row.name)
+    top = _json_object(extra, "schema keywords", errors)
+    if not properties and not top:
+        return {}, errors
+    schema = {"type": "object", "properties": properties, **top}
+    if required:
+        schema["required"] = required
+    return schema, errors
+
+
+def _json_object(text: str, what: str, errors: list[str]) -> dict[str, Any]:
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        errors.append(f"{what}: not valid JSON ({exc}).")
+        return {}
+    if not isinstance(value, dict):
+        errors.append(f"{what}: must be a JSON object.")
+        return {}
+    return value
+
+
+def parse_json_field(text: str, name: str, errors: dict[str, list[str]]) -> Any:
+    """A JSON object typed into a textarea; an empty box is {}."""
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        errors.setdefault(name, []).append(f"Not valid JSON: {exc}")
+        return {}
+    if not isinstance(value, dict):
+        errors.setdefault(name, []).append("Must be a JSON object.")
+        return {}
+    return value
+
+
+def pretty(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) if value not in ({}, None) else ""

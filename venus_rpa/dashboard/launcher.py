@@ -1,0 +1,108 @@
+"""The run launcher: a form made from the automation's parameter schema.
+
+Inputs follow the JSON Schema (enum -> select, format date -> date picker, integer/number ->
+number, boolean -> checkbox, array/object -> JSON textarea). Typed values go to `run_start`,
+whose `params_validate` is the one judge; its field errors come back under each input.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.http import QueryDict
+
+
+@dataclass
+class ParamField:
+    name: str
+    input: str  # text, date, number, checkbox, select, json
+    required: bool
+    value: Any
+    choices: list[str] = field(default_factory=list)
+    step: str = ""
+    help: str = ""
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return self.name.replace("_", " ").capitalize()
+
+
+def _input_for(prop: dict[str, Any]) -> tuple[str, str]:
+    kind = prop.get("type", "string")
+    if "enum" in prop:
+        return "select", ""
+    if kind == "boolean":
+        return "checkbox", ""
+    if kind == "integer":
+        return "number", "1"
+    if kind == "number":
+        return "number", "any"
+    if kind in ("array", "object"):
+        return "json", ""
+    if prop.get("format") == "date":
+        return "date", ""
+    return "text", ""
+
+
+def launcher_fields(schema: dict[str, Any], values: dict[str, Any] | None = None) -> list[ParamField]:
+    required = set((schema or {}).get("required") or [])
+    fields = []
+    for name, prop in ((schema or {}).get("properties") or {}).items():
+        prop = prop if isinstance(prop, dict) else {}
+        kind, step = _input_for(prop)
+        value = (values or {}).get(name, prop.get("default", ""))
+        if kind == "json" and not isinstance(value, str):
+            value = json.dumps(value)
+        fields.append(ParamField(name=name, input=kind, required=name in required, value=value, step=step,
+                                 choices=[str(c) for c in prop.get("enum") or []],
+                                 help=prop.get("description") or prop.get("title") or ""))
+    return fields
+
+
+def _convert(raw: str, prop: dict[str, Any]) -> Any:
+    """Typed value for the schema; a value that does not convert is passed on as typed, so the
+    validator's message names the problem."""
+    kind = prop.get("type", "string")
+    try:
+        if "enum" in prop and kind != "string":
+            return next((c for c in prop["enum"] if str(c) == raw), raw)
+        if kind == "integer":
+            return int(raw)
+        if kind == "number":
+            return float(raw) if any(c in raw for c in ".eE") else int(raw)
+        if kind in ("array", "object"):
+            return json.loads(raw)
+    except ValueError:
+        return raw
+    return raw
+
+
+def launcher_params(schema: dict[str, Any], data: QueryDict) -> dict[str, Any]:
+    """Parameters from a posted launcher form; empty inputs are left out (defaults apply)."""
+    params: dict[str, Any] = {}
+    for name, prop in ((schema or {}).get("properties") or {}).items():
+        prop = prop if isinstance(prop, dict) else {}
+        if prop.get("type") == "boolean" and "enum" not in prop:
+            params[name] = data.get(f"param_{name}") == "on"
+            continue
+        raw = data.get(f"param_{name}", "")
+        if raw.strip() == "":
+            continue
+        params[name] = _convert(raw if prop.get("type", "string") == "string" else raw.strip(), prop)
+    return params
+
+
+def attach_errors(fields: list[ParamField], errors: dict[str, list[str]]) -> list[str]:
+    """Put `params.<name>` errors under their inputs; return the rest for the top of the form."""
+    by_name = {f.name: f for f in fields}
+    rest = []
+    for key, messages in errors.items():
+        name = key.split(".", 1)[1].split(".")[0] if key.startswith("params.") else None
+        if name in by_name:
+            by_name[name].errors.extend(messages)
+        else:
+            rest.extend(messages)
+    return rest

@@ -1,0 +1,157 @@
+"""Template helpers of the dashboard: the nav, status badges, JSON, the target overlay."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import template
+from django.conf import settings
+from django.utils.html import format_html
+
+from venus_rpa.dashboard.access import access_for
+
+register = template.Library()
+
+VIEWPORT = (1280, 800)  # the browser environment's viewport, in CSS px
+STATUS_TONES = {
+    "queued": "muted", "running": "info", "awaiting_review": "warn", "awaiting_user": "warn", "succeeded": "ok",
+    "failed": "bad", "cancelled": "muted", "timed_out": "bad", "pending": "warn", "answered": "ok", "approved": "ok",
+    "rejected": "bad", "expired": "muted", "delivered": "ok",
+}
+
+
+@register.inclusion_tag("dashboard/_nav.html", takes_context=True)
+def dashboard_nav(context) -> dict:
+    from venus_rpa.dashboard.views.triggers import triggers_available
+    from venus_rpa.reviews.models import ReviewRequest, ReviewStatus
+
+    request = context["request"]
+    access = getattr(request, "access", None) or access_for(request.user)
+    pending = (ReviewRequest.objects.filter(workspace=access.workspace, status=ReviewStatus.PENDING).count()
+               if access else 0)
+    section = request.resolver_match.url_name if request.resolver_match else ""
+    return {"request": request, "access": access, "pending_reviews": pending, "section": section or "",
+            "triggers": triggers_available(), "flower_url": settings.VENUS_FLOWER_URL}
+
+
+@register.simple_tag
+def status_badge(status: str) -> str:
+    tone = STATUS_TONES.get(status, "muted")
+    return format_html('<span class="badge badge-{}" data-status="{}">{}</span>', tone, status,
+                       status.replace("_", " "))
+
+
+@register.filter
+def pretty_json(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+@register.filter
+def get(mapping: dict, key: str) -> Any:
+    return (mapping or {}).get(key)
+
+
+@register.filter
+def ms(value: float | None) -> str:
+    if not value:
+        return "–"
+    return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.0f} ms"
+
+
+@register.simple_tag
+def querystring_with(filters: str, **kwargs) -> str:
+    """`filters` (an urlencoded query) plus the given pairs."""
+    from urllib.parse import urlencode
+
+    extra = urlencode({k: v for k, v in kwargs.items() if v not in (None, "")})
+    return "&".join(p for p in (filters, extra) if p)
+
+
+def _pct(value: float, total: float) -> float:
+    return round(max(0.0, min(100.0, value / total * 100)), 3)
+
+
+def target_marks(grounding: dict | None) -> list[dict]:
+    """Boxes and points of what a step acted on, in percent of the screenshot.
+
+    Grounding is in CSS px of the viewport (`grounding.viewport` if recorded, else 1280x800):
+    `box` {x, y, width, height} from the DOM grounder, `x`/`y` for a pointer action, and
+    `mapped[*].x/y` for each action of an agent turn.
+    """
+    if not isinstance(grounding, dict):
+        return []
+    viewport = grounding.get("viewport") or {}
+    width = float(viewport.get("width") or VIEWPORT[0])
+    height = float(viewport.get("height") or VIEWPORT[1])
+    marks = []
+    box = grounding.get("box")
+    if isinstance(box, dict) and all(isinstance(box.get(k), (int, float)) for k in ("x", "y", "width", "height")):
+        marks.append({"kind": "box", "left": _pct(box["x"], width), "top": _pct(box["y"], height),
+                      "width": _pct(box["width"], width), "height": _pct(box["height"], height)})
+    points = [grounding] + [m for m in grounding.get("mapped") or [] if isinstance(m, dict)]
+    for point in points:
+        if isinstance(point.get("x"), (int, float)) and isinstance(point.get("y"), (int, float)):
+            marks.append({"kind": "point", "left": _pct(point["x"], width), "top": _pct(point["y"], height)})
+    return marks
+
+
+@register.filter
+def marks(grounding: dict | None) -> list[dict]:
+    return target_marks(grounding)
+
+
+@register.filter
+def risk_of(step) -> Any:
+    """The safety gate's verdict for a step, wherever the recorder put it (absent until the
+    safety gate exists)."""
+    for source in (step.output, step.grounding, step.action, step.model):
+        if isinstance(source, dict) and source.get("risk"):
+            return source["risk"]
+    return None
+
+
+@register.filter
+def action_summary(action: dict | None) -> str:
+    if not isinstance(action, dict):
+        return ""
+    parts = [str(action.get("type") or action.get("kind") or "")]
+    for key, value in action.items():
+        if key in ("type", "kind", "name") or value in (None, "", [], {}):
+            continue
+        parts.append(f"{key}={json.dumps(value, ensure_ascii=False)}")
+    return " ".join(p for p in parts if p)
+
+
+@register.filter
+def kinds_for(field_name: str) -> str:
+    from venus_rpa.dashboard.editor import kinds_for as _kinds_for
+
+    return _kinds_for(field_name)
+
+
+@register.filter
+def shows(field_name: str, kind: str) -> bool:
+    return kind in kinds_for(field_name).split()
+
+
+@register.filter
+def section_errors(form, prefix: str) -> list[str]:
+    return form.section_errors(prefix)
+
+
+@register.filter
+def has_advanced_target(values: dict) -> bool:
+    return any((values or {}).get(f"target_{k}") not in (None, "") for k in ("role", "name", "label", "placeholder", "css", "nth"))
+
+
+@register.simple_tag
+def duration(start, end) -> str:
+    """A run's length for people: 4.2 s, 3 min 05 s, 1 h 02 min."""
+    seconds = max(0.0, (end - start).total_seconds())
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs:02d} s"
+    return f"{minutes // 60} h {minutes % 60:02d} min"

@@ -1,0 +1,75 @@
+"""The trace bundle of a run: a zip with run.json (the run and its steps) and every screenshot,
+streamed as it is built so a long run never sits in memory whole."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+from typing import Any
+
+from venus_rpa.runs.execution import step_event
+from venus_rpa.runs.models import Run
+
+CHUNK = 64 * 1024
+
+
+class _Pipe:
+    """A write-only, unseekable file: zipfile writes into it, the generator drains it."""
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+
+    def write(self, data: bytes) -> int:
+        self.chunks.append(bytes(data))
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+    def drain(self) -> bytes:
+        data, self.chunks = b"".join(self.chunks), []
+        return data
+
+
+def screenshot_name(index: int, stored_name: str) -> str:
+    return f"screenshots/step-{index:04d}{PurePosixPath(stored_name).suffix or '.jpg'}"
+
+
+def run_document(run: Run) -> dict[str, Any]:
+    steps = []
+    for step in run.steps.order_by("index"):
+        event = step_event(step)
+        event.update(started_at=step.started_at.isoformat(), output=step.output,
+                     screenshot=screenshot_name(step.index, step.screenshot.name) if step.screenshot else None)
+        steps.append(event)
+    return {
+        "id": run.pk, "automation": run.automation.slug, "version": run.version.number, "status": run.status,
+        "status_reason": run.status_reason, "trigger": run.trigger, "params": run.params, "output": run.output,
+        "verdict": run.verdict, "created_at": run.created_at.isoformat(),
+        "started_at": run.started_at.isoformat() if run.started_at else None,
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+        "definition": run.version.definition(), "steps": steps,
+    }
+
+
+def trace_zip(run: Run) -> Iterator[bytes]:
+    """Yield the bytes of the zip: run.json first, then the screenshots that still exist."""
+    pipe = _Pipe()
+    with zipfile.ZipFile(pipe, mode="w", compression=zipfile.ZIP_DEFLATED) as bundle:
+        bundle.writestr("run.json", json.dumps(run_document(run), indent=2, ensure_ascii=False))
+        yield pipe.drain()
+        for step in run.steps.exclude(screenshot="").order_by("index"):
+            try:
+                source = step.screenshot.open("rb")
+            except FileNotFoundError:
+                continue
+            # JPEGs do not shrink: store them as they are.
+            info = zipfile.ZipInfo(screenshot_name(step.index, step.screenshot.name),
+                                   date_time=step.started_at.timetuple()[:6])
+            with source, bundle.open(info, "w") as out:
+                while chunk := source.read(CHUNK):
+                    out.write(chunk)
+                    yield pipe.drain()
+    yield pipe.drain()

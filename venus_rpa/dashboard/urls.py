@@ -1,0 +1,38 @@
+"""Dashboard pages, mounted at `/` (the API, admin, hooks and media keep their own prefixes)."""
+
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from venus_rpa.dashboard.views import automations, credentials, devices, home, reviews, runs, triggers
+
+app_name = "dashboard"
+
+urlpatterns = [
+    path("", home.home, name="home"),
+    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("automations/", automations.automation_index, name="automations"),
+    path("automations/new/", automations.automation_new, name="automation-new"),
+    path("automations/_step-row/", automations.step_row, name="automation-step-row"),
+    path("automations/_param-row/", automations.param_row, name="automation-param-row"),
+    path("automations/_param-schema/", automations.param_schema_mode, name="automation-param-schema"),
+    path("automations/<slug:slug>/", automations.automation_edit, name="automation-edit"),
+    path("automations/<slug:slug>/versions/", automations.automation_versions, name="automation-versions"),
+    path("automations/<slug:slug>/run/", automations.automation_launch, name="automation-launch"),
+    path("runs/", runs.run_index, name="runs"),
+    path("runs/<int:run_id>/", runs.run_detail, name="run-detail"),
+    path("runs/<int:run_id>/summary/", runs.run_summary, name="run-summary"),
+    path("runs/<int:run_id>/steps/", runs.run_steps, name="run-steps"),
+    path("runs/<int:run_id>/steps/<int:index>/", runs.run_step, name="run-step"),
+    path("runs/<int:run_id>/cancel/", runs.run_cancel_view, name="run-cancel"),
+    path("runs/<int:run_id>/answer/", runs.run_answer_view, name="run-answer"),
+    path("runs/<int:run_id>/trace.zip", runs.run_trace, name="run-trace"),
+    path("reviews/", reviews.review_index, name="reviews"),
+    path("reviews/_queue/", reviews.review_queue, name="review-queue"),
+    path("reviews/<int:review_id>/respond/", reviews.review_respond_view, name="review-respond"),
+    path("reviews/<int:review_id>/decide/", reviews.review_decide_view, name="review-decide"),
+    path("credentials/", credentials.credential_index, name="credentials"),
+    path("devices/", devices.device_index, name="devices"),
+    path("devices/_workers/", devices.device_workers, name="device-workers"),
+    *triggers.urlpatterns,
+]

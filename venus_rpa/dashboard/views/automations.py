@@ -1,0 +1,180 @@
+"""Automations: list, editor (create/edit), versions with diffs, and the run launcher."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.db.models import OuterRef, Subquery
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from venus_rpa.automations.models import Automation
+from venus_rpa.automations.selectors import automation_get, automation_list, credential_list
+from venus_rpa.automations.services import automation_create, automation_update, definition_validate
+from venus_rpa.core.errors import ServiceError
+from venus_rpa.dashboard import editor
+from venus_rpa.dashboard.access import member_view, require_write
+from venus_rpa.dashboard.automation_form import AutomationEditor
+from venus_rpa.dashboard.diff import version_diff
+from venus_rpa.dashboard.launcher import attach_errors, launcher_fields, launcher_params
+from venus_rpa.runs.models import Run, Trigger
+from venus_rpa.runs.services import run_start
+
+
+@member_view()
+def automation_index(request: HttpRequest) -> HttpResponse:
+    last = Run.objects.filter(automation=OuterRef("pk")).order_by("-created_at", "-id")
+    automations = automation_list(workspace=request.access.workspace).annotate(
+        last_run_id=Subquery(last.values("pk")[:1]), last_run_status=Subquery(last.values("status")[:1]),
+        last_run_at=Subquery(last.values("created_at")[:1]),
+    )
+    return render(request, "dashboard/automations/list.html", {"automations": automations})
+
+
+def _editor_context(request: HttpRequest, form: AutomationEditor, automation: Automation | None) -> dict:
+    return {
+        "form": form, "automation": automation, "kinds": editor.STEP_KINDS, "roles": editor.ROLES,
+        "param_types": editor.PARAM_TYPES, "solvers": editor.SOLVERS,
+        "credentials": credential_list(workspace=request.access.workspace),
+        "readonly": not request.access.can_write,
+    }
+
+
+def _check_all(request: HttpRequest, form: AutomationEditor) -> None:
+    """With the form's own errors (bad JSON, untyped defaults) the save is not tried; still ask
+    the validator about the rest, so every problem shows at once."""
+    if not form.errors:
+        return
+    try:
+        definition_validate(workspace=request.access.workspace, definition=form.definition)
+    except ServiceError as exc:
+        form.add_errors(exc.fields)
+
+
+@member_view(write=True)
+@require_http_methods(["GET", "POST"])
+def automation_new(request: HttpRequest) -> HttpResponse:
+    if request.method == "GET":
+        return render(request, "dashboard/automations/editor.html", _editor_context(request, AutomationEditor.blank(), None))
+    form = AutomationEditor.from_post(request.POST)
+    if not form.slug:
+        form.errors.setdefault("slug", []).append("A slug is required.")
+    if not form.name:
+        form.errors.setdefault("name", []).append("A name is required.")
+    if not form.errors:
+        try:
+            automation = automation_create(workspace=request.access.workspace, user=request.user, slug=form.slug,
+                                           name=form.name, description=form.description,
+                                           definition=form.definition, change_note=form.change_note)
+        except ServiceError as exc:
+            form.add_errors(exc.fields or {"definition": [exc.message]})
+        else:
+            messages.success(request, f"Created {automation.name} (version 1).")
+            return redirect("dashboard:automation-edit", slug=automation.slug)
+    _check_all(request, form)
+    return render(request, "dashboard/automations/editor.html", _editor_context(request, form, None), status=400)
+
+
+@member_view()
+@require_http_methods(["GET", "POST"])
+def automation_edit(request: HttpRequest, slug: str) -> HttpResponse:
+    automation = automation_get(workspace=request.access.workspace, slug=slug)
+    if request.method == "GET":
+        form = AutomationEditor.from_version(automation, automation.current_version)
+        return render(request, "dashboard/automations/editor.html", _editor_context(request, form, automation))
+    require_write(request)
+    form = AutomationEditor.from_post(request.POST)
+    form.slug = automation.slug
+    if not form.name:
+        form.errors.setdefault("name", []).append("A name is required.")
+    if not form.errors:
+        before = automation.current_version_id
+        try:
+            automation = automation_update(automation=automation, user=request.user, name=form.name,
+                                           description=form.description, definition=form.definition,
+                                           change_note=form.change_note)
+        except ServiceError as exc:
+            form.add_errors(exc.fields or {"definition": [exc.message]})
+        else:
+            if automation.current_version_id != before:
+                messages.success(request, f"Saved as version {automation.current_version.number}.")
+            else:
+                messages.info(request, "Saved. The definition did not change, so there is no new version.")
+            return redirect("dashboard:automation-edit", slug=automation.slug)
+    _check_all(request, form)
+    return render(request, "dashboard/automations/editor.html", _editor_context(request, form, automation), status=400)
+
+
+@member_view(write=True)
+def step_row(request: HttpRequest) -> HttpResponse:
+    """A fresh step row for the editor (htmx appends it to the list)."""
+    kind = request.GET.get("kind", "click")
+    row = editor.StepRow(uid=editor.new_uid(), kind=kind if kind in editor.STEP_KINDS else "click")
+    return render(request, "dashboard/automations/_step_row.html",
+                  {"row": row, "kinds": editor.STEP_KINDS, "roles": editor.ROLES})
+
+
+@member_view(write=True)
+def param_row(request: HttpRequest) -> HttpResponse:
+    return render(request, "dashboard/automations/_param_row.html",
+                  {"row": editor.ParamRow(uid=editor.new_uid()), "param_types": editor.PARAM_TYPES})
+
+
+@member_view(write=True)
+@require_POST
+def param_schema_mode(request: HttpRequest) -> HttpResponse:
+    """Switch the parameter editor between the table and raw JSON, carrying over what is typed."""
+    form = AutomationEditor.from_post(request.POST)
+    schema = form.definition["param_schema"]
+    target = request.POST.get("to", "json")
+    if form.errors:  # bad JSON or values: stay where the user is, with the message
+        target = form.param_mode
+    elif target == "table" and editor.param_rows_from_schema(schema) is None:
+        form.errors["param_schema"] = ["This schema uses types the table cannot show; keep editing it as JSON."]
+        target = "json"
+    if not form.errors:
+        form.set_param_schema(schema, mode=target)
+    return render(request, "dashboard/automations/_param_schema.html",
+                  {"form": form, "param_types": editor.PARAM_TYPES})
+
+
+@member_view()
+def automation_versions(request: HttpRequest, slug: str) -> HttpResponse:
+    automation = automation_get(workspace=request.access.workspace, slug=slug)
+    versions = list(automation.versions.select_related("created_by").order_by("-number"))
+    by_number = {v.number: v for v in versions}
+    try:
+        new = by_number.get(int(request.GET.get("b", "")))
+        old = by_number.get(int(request.GET.get("a", "")))
+    except ValueError:
+        new = old = None
+    new = new or (versions[0] if versions else None)
+    old = old or (by_number.get(new.number - 1) if new else None)
+    diff = version_diff(old, new) if old and new else []
+    return render(request, "dashboard/automations/versions.html",
+                  {"automation": automation, "versions": versions, "old": old, "new": new, "diff": diff})
+
+
+@member_view()
+@require_http_methods(["GET", "POST"])
+def automation_launch(request: HttpRequest, slug: str) -> HttpResponse:
+    automation = automation_get(workspace=request.access.workspace, slug=slug)
+    version = automation.current_version
+    schema = version.param_schema if version else {}
+    fields, errors = launcher_fields(schema), []
+    if request.method == "POST":
+        require_write(request)
+        params = launcher_params(schema, request.POST)
+        try:
+            run = run_start(automation=automation, params=params, user=request.user, trigger=Trigger.DASHBOARD)
+        except ServiceError as exc:
+            posted = {f.name: params.get(f.name, False) if f.input == "checkbox" else request.POST.get(f"param_{f.name}", "")
+                      for f in fields}
+            fields = launcher_fields(schema, posted)
+            errors = [exc.message, *attach_errors(fields, exc.fields)]
+        else:
+            return redirect("dashboard:run-detail", run_id=run.pk)
+    return render(request, "dashboard/automations/launch.html",
+                  {"automation": automation, "version": version, "fields": fields, "errors": errors},
+                  status=400 if errors else 200)
+

@@ -1,0 +1,64 @@
+"""Credentials: names, field names and domains only. Secrets are write-only: typed once here,
+encrypted by `credential_set`, never shown again."""
+
+from __future__ import annotations
+
+import re
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.text import slugify
+
+from venus_rpa.automations.selectors import credential_list
+from venus_rpa.automations.services import credential_set
+from venus_rpa.core.errors import ServiceError
+from venus_rpa.dashboard.access import member_view, require_write
+
+DEFAULT_FIELDS = ["username", "password"]
+FIELD_NAME = re.compile(r"^[A-Za-z_]+$")  # what `{{credentials.NAME.FIELD}}` placeholders accept
+
+
+def _form_from_post(request: HttpRequest) -> tuple[dict, dict[str, list[str]]]:
+    post = request.POST
+    name = post.get("name", "").strip()
+    pairs = [(k.strip(), v) for k, v in zip(post.getlist("field_name"), post.getlist("field_value")) if k.strip()]
+    errors: dict[str, list[str]] = {}
+    if not name or slugify(name) != name:
+        errors["name"] = ["Use lowercase letters, digits and dashes (it goes into {{credentials.NAME.FIELD}})."]
+    bad = [k for k, _ in pairs if not FIELD_NAME.match(k)]
+    if bad:
+        errors.setdefault("fields", []).append(f"Field names are letters and underscores only: {', '.join(bad)}")
+    if not pairs:
+        errors.setdefault("fields", []).append("Give at least one field with its secret value.")
+    elif any(v == "" for _, v in pairs):
+        errors.setdefault("fields", []).append(
+            "Every field needs a value (a stored value is never shown, so type all of them again).")
+    domains = [d for d in re.split(r"[\s,]+", post.get("domains", "")) if d]
+    form = {"name": name, "domains": " ".join(domains), "field_names": [k for k, _ in pairs] or DEFAULT_FIELDS}
+    return {"form": form, "fields": dict(pairs), "domains": domains}, errors
+
+
+@member_view()
+def credential_index(request: HttpRequest) -> HttpResponse:
+    workspace = request.access.workspace
+    context: dict = {"form": {"name": "", "domains": "", "field_names": DEFAULT_FIELDS}, "errors": {}}
+    status = 200
+    if request.method == "POST":
+        require_write(request)
+        parsed, errors = _form_from_post(request)
+        context.update(form=parsed["form"], errors=errors)
+        if not errors:
+            try:
+                replaced = credential_list(workspace=workspace).filter(name=parsed["form"]["name"]).exists()
+                credential = credential_set(workspace=workspace, name=parsed["form"]["name"], fields=parsed["fields"],
+                                            domains=parsed["domains"])
+            except ServiceError as exc:
+                context["errors"] = exc.fields or {"name": [exc.message]}
+            else:
+                messages.success(request, f"{'Replaced' if replaced else 'Saved'} credential {credential.name}. "
+                                          "Its values are stored encrypted and will not be shown again.")
+                return redirect("dashboard:credentials")
+        status = 400
+    context["credentials"] = credential_list(workspace=workspace)
+    return render(request, "dashboard/credentials.html", context, status=status)

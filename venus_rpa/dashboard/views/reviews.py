@@ -1,0 +1,111 @@
+"""The review queue: pending CAPTCHA / risky-action / call-user items, refreshed by polling.
+
+CAPTCHA answers (typed text or clicks in screenshot pixels) go through `review_respond`.
+Risky-action decisions go through `reviews.services.review_decide` once the safety review flow
+adds it; until then those buttons render disabled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_POST
+
+from venus_rpa.core.errors import ServiceError
+from venus_rpa.dashboard.access import member_view
+from venus_rpa.reviews import services as review_services
+from venus_rpa.reviews.models import ReviewKind, ReviewStatus
+from venus_rpa.reviews.selectors import review_get, review_list
+
+DECISIONS = ("approve", "reject", "edit")
+
+
+def decisions_available() -> bool:
+    """Whether the safety review flow's service exists yet (feature check, not a version pin)."""
+    return callable(getattr(review_services, "review_decide", None))
+
+
+def _pending(request: HttpRequest):
+    return list(review_list(workspace=request.access.workspace, status=ReviewStatus.PENDING).order_by("created_at", "id"))
+
+
+def _signature(reviews) -> str:
+    return hashlib.sha1(",".join(str(r.pk) for r in reviews).encode()).hexdigest()[:12]
+
+
+def _queue_context(request: HttpRequest) -> dict:
+    reviews = _pending(request)
+    return {"reviews": reviews, "sig": _signature(reviews), "can_review": request.access.can_review,
+            "decisions_available": decisions_available()}
+
+
+@member_view()
+def review_index(request: HttpRequest) -> HttpResponse:
+    recent = review_list(workspace=request.access.workspace).exclude(status=ReviewStatus.PENDING)[:10]
+    return render(request, "dashboard/reviews/list.html", {**_queue_context(request), "recent": recent})
+
+
+@member_view()
+def review_queue(request: HttpRequest) -> HttpResponse:
+    """The pending list for the 2 s poll; 204 (htmx keeps the page as it is) when nothing changed,
+    so an answer being typed is not wiped."""
+    context = _queue_context(request)
+    if request.GET.get("sig") == context["sig"]:
+        return HttpResponse(status=204)
+    return render(request, "dashboard/reviews/_queue.html", context)
+
+
+def _item(request: HttpRequest, review, error: str = "", status: int = 200) -> HttpResponse:
+    return render(request, "dashboard/reviews/_item.html",
+                  {"review": review, "error": error, "can_review": request.access.can_review,
+                   "decisions_available": decisions_available()}, status=status)
+
+
+def _captcha_response(request: HttpRequest) -> dict:
+    text = request.POST.get("text", "").strip()
+    if text:
+        return {"text": text[:500]}
+    try:
+        clicks = json.loads(request.POST.get("clicks") or "[]")
+    except ValueError:
+        clicks = None
+    return {"clicks": clicks}
+
+
+@member_view(review=True)
+@require_POST
+def review_respond_view(request: HttpRequest, review_id: int) -> HttpResponse:
+    review = review_get(workspace=request.access.workspace, review_id=review_id)
+    try:
+        review = review_services.review_respond(review=review, user=request.user, response=_captcha_response(request))
+    except ServiceError as exc:
+        messages = [m for msgs in exc.fields.values() for m in msgs]
+        return _item(request, review, " ".join([exc.message, *messages]), status=400)
+    return _item(request, review)
+
+
+@member_view(review=True)
+@require_POST
+def review_decide_view(request: HttpRequest, review_id: int) -> HttpResponse:
+    review = review_get(workspace=request.access.workspace, review_id=review_id)
+    decision = request.POST.get("decision", "")
+    if review.kind != ReviewKind.RISKY_ACTION or decision not in DECISIONS:
+        return _item(request, review, "Only risky actions are approved, rejected or edited.", status=400)
+    if not decisions_available():
+        return _item(request, review, "Safety review decisions are not available yet.", status=409)
+    edited = None
+    if decision == "edit":
+        try:
+            edited = json.loads(request.POST.get("edited_action") or "")
+        except ValueError:
+            return _item(request, review, "The edited action must be JSON.", status=400)
+    try:
+        review = review_services.review_decide(review=review, user=request.user, decision=decision,
+                                               comment=request.POST.get("comment", "").strip(),
+                                               edited_action=edited)
+    except ServiceError as exc:
+        return _item(request, review, exc.message, status=400)
+    return _item(request, review)

@@ -1,0 +1,143 @@
+"""Runs: the filtered list, the live run page and its fragments, cancel, answer, trace bundle."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from datetime import date
+
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from venus_rpa.automations.selectors import automation_list
+from venus_rpa.core.errors import ServiceError
+from venus_rpa.dashboard.access import member_view
+from venus_rpa.dashboard.trace import trace_zip
+from venus_rpa.reviews.models import ReviewStatus
+from venus_rpa.runs.models import Run, RunStatus, Trigger
+from venus_rpa.runs.selectors import run_get, run_list, step_list
+from venus_rpa.runs.services import run_answer, run_cancel
+
+PAGE_SIZE = 25
+
+
+def _date(value: str | None) -> date | None:
+    try:
+        return date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+@member_view()
+def run_index(request: HttpRequest) -> HttpResponse:
+    query = request.GET
+    status = query.get("status") if query.get("status") in RunStatus.values else None
+    trigger = query.get("trigger") if query.get("trigger") in Trigger.values else None
+    runs = run_list(workspace=request.access.workspace, status=status, trigger=trigger,
+                    automation_slug=query.get("automation") or None)
+    since, until = _date(query.get("since")), _date(query.get("until"))
+    if since:
+        runs = runs.filter(created_at__date__gte=since)
+    if until:
+        runs = runs.filter(created_at__date__lte=until)
+    page = Paginator(runs, PAGE_SIZE).get_page(query.get("page"))
+    filters = query.copy()
+    filters.pop("page", None)
+    return render(request, "dashboard/runs/list.html", {
+        "page": page, "filters": filters.urlencode(), "statuses": RunStatus.values, "triggers": Trigger.values,
+        "automations": automation_list(workspace=request.access.workspace),
+        "current": {"status": status or "", "trigger": trigger or "", "automation": query.get("automation", ""),
+                    "since": since.isoformat() if since else "", "until": until.isoformat() if until else ""},
+    })
+
+
+def _run_context(request: HttpRequest, run: Run) -> dict:
+    pending = run.review_requests.filter(status=ReviewStatus.PENDING).order_by("created_at")
+    return {"run": run, "pending_reviews": pending, "can_write": request.access.can_write}
+
+
+@member_view()
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = run_get(workspace=request.access.workspace, run_id=run_id)
+    steps = list(step_list(run=run))
+    return render(request, "dashboard/runs/detail.html",
+                  {**_run_context(request, run), "steps": steps, "last_index": steps[-1].index if steps else -1})
+
+
+@member_view()
+def run_summary(request: HttpRequest, run_id: int) -> HttpResponse:
+    """The status/verdict/question panel of the live page (re-fetched on status events)."""
+    run = run_get(workspace=request.access.workspace, run_id=run_id)
+    return render(request, "dashboard/runs/_summary.html", _run_context(request, run))
+
+
+@member_view()
+def run_steps(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Step rows after `?after=<index>` (the live page appends them as events arrive)."""
+    run = run_get(workspace=request.access.workspace, run_id=run_id)
+    try:
+        after = int(request.GET.get("after", -1))
+    except ValueError:
+        after = -1
+    return render(request, "dashboard/runs/_steps.html", {"run": run, "steps": step_list(run=run, after_index=after)})
+
+
+@member_view()
+def run_step(request: HttpRequest, run_id: int, index: int) -> HttpResponse:
+    run = run_get(workspace=request.access.workspace, run_id=run_id)
+    step = get_object_or_404(run.steps, index=index)
+    return render(request, "dashboard/runs/_steps.html", {"run": run, "steps": [step]})
+
+
+def _summary_or_redirect(request: HttpRequest, run: Run, error: str = "") -> HttpResponse:
+    if request.htmx:
+        context = {**_run_context(request, run), "error": error}
+        return render(request, "dashboard/runs/_summary.html", context, status=400 if error else 200)
+    if error:
+        from django.contrib import messages
+
+        messages.error(request, error)
+    return redirect("dashboard:run-detail", run_id=run.pk)
+
+
+@member_view(write=True)
+@require_POST
+def run_cancel_view(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = run_get(workspace=request.access.workspace, run_id=run_id)
+    try:
+        run = run_cancel(run=run)
+    except ServiceError as exc:
+        return _summary_or_redirect(request, run, exc.message)
+    return _summary_or_redirect(request, run)
+
+
+@member_view(write=True)
+@require_POST
+def run_answer_view(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = run_get(workspace=request.access.workspace, run_id=run_id)
+    try:
+        run = run_answer(run=run, answer=request.POST.get("answer", "")[:5000])
+    except ServiceError as exc:
+        return _summary_or_redirect(request, run, exc.message)
+    return _summary_or_redirect(request, run)
+
+
+async def _async_chunks(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
+    """Serve a sync generator under ASGI one chunk at a time (Django would buffer it whole)."""
+    done = object()
+    pull = sync_to_async(lambda: next(chunks, done), thread_sensitive=True)
+    while (chunk := await pull()) is not done:
+        yield chunk
+
+
+@member_view()
+def run_trace(request: HttpRequest, run_id: int) -> StreamingHttpResponse:
+    run = run_get(workspace=request.access.workspace, run_id=run_id)
+    chunks = trace_zip(run)
+    content = _async_chunks(chunks) if isinstance(request, ASGIRequest) else chunks
+    response = StreamingHttpResponse(content, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-trace.zip"'
+    return response

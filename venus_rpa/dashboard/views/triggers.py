@@ -1,0 +1,191 @@
+"""Schedules, webhook triggers and outbound callbacks, through `venus_rpa.triggers`' services.
+
+The pages exist only when the triggers app is installed (feature check); otherwise the nav
+shows them as TODO and these routes are not mounted. Secrets (webhook and callback signing
+keys) are shown once, in the response to the create or rotate that made them.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.util import find_spec
+
+from django.apps import apps
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import path
+from django.views.decorators.http import require_POST
+
+from venus_rpa.automations.selectors import automation_get, automation_list
+from venus_rpa.core.errors import ServiceError
+from venus_rpa.dashboard.access import member_view, require_write
+
+
+def triggers_available() -> bool:
+    return apps.is_installed("venus_rpa.triggers") and find_spec("venus_rpa.triggers.services") is not None
+
+
+def _json_object(text: str, name: str, errors: dict[str, list[str]]) -> dict:
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        errors.setdefault(name, []).append(f"Not valid JSON: {exc}")
+        return {}
+    if not isinstance(value, dict):
+        errors.setdefault(name, []).append("Must be a JSON object.")
+        return {}
+    return value
+
+
+def _automation(request: HttpRequest, slug: str, errors: dict[str, list[str]], *, optional: bool = False):
+    if not slug:
+        if not optional:
+            errors.setdefault("automation", []).append("Choose an automation.")
+        return None
+    return automation_get(workspace=request.access.workspace, slug=slug)
+
+
+# -- schedules -----------------------------------------------------------------------------------
+
+@member_view()
+def schedule_index(request: HttpRequest) -> HttpResponse:
+    from venus_rpa.triggers import selectors, services
+
+    workspace = request.access.workspace
+    form = {"name": "", "automation": "", "cron": "0 9 * * 1-5", "timezone": "UTC", "params": ""}
+    errors: dict[str, list[str]] = {}
+    if request.method == "POST":
+        require_write(request)
+        form = {k: request.POST.get(k, "").strip() for k in form}
+        automation = _automation(request, form["automation"], errors)
+        params = _json_object(form["params"], "params", errors)
+        if not errors:
+            try:
+                schedule = services.schedule_create(
+                    workspace=workspace, user=request.user, automation=automation, name=form["name"] or form["cron"],
+                    cron=form["cron"], timezone_name=form["timezone"] or "UTC", params=params)
+            except ServiceError as exc:
+                errors = exc.fields or {"cron": [exc.message]}
+            else:
+                messages.success(request, f"Schedule {schedule.name} created.")
+                return redirect("dashboard:schedules")
+    schedules = [(s, selectors.schedule_next_fire_times(schedule=s, count=3))
+                 for s in selectors.schedule_list(workspace=workspace)]
+    return render(request, "dashboard/triggers/schedules.html", {
+        "schedules": schedules, "form": form, "errors": errors,
+        "automations": automation_list(workspace=workspace),
+    }, status=400 if errors else 200)
+
+
+@member_view(write=True)
+@require_POST
+def schedule_toggle(request: HttpRequest, schedule_id: int) -> HttpResponse:
+    from venus_rpa.triggers import selectors, services
+
+    schedule = selectors.schedule_get(workspace=request.access.workspace, schedule_id=schedule_id)
+    enabled = request.POST.get("enabled") == "1"
+    try:
+        services.schedule_set_enabled(schedule=schedule, enabled=enabled)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Schedule {schedule.name} {'resumed' if enabled else 'paused'}.")
+    return redirect("dashboard:schedules")
+
+
+# -- webhooks and callbacks ----------------------------------------------------------------------
+
+def _webhooks_context(request: HttpRequest) -> dict:
+    from venus_rpa.triggers import selectors
+
+    workspace = request.access.workspace
+    return {
+        "triggers": selectors.webhook_trigger_list(workspace=workspace),
+        "endpoints": selectors.callback_endpoint_list(workspace=workspace),
+        "deliveries": selectors.callback_delivery_list(workspace=workspace).select_related("run")[:30],
+        "automations": automation_list(workspace=workspace),
+        "hook_form": {"name": "", "automation": "", "param_mapping": ""},
+        "callback_form": {"url": "", "automation": ""},
+        "errors": {}, "public_base": request.build_absolute_uri("/").rstrip("/"),
+    }
+
+
+@member_view()
+def webhook_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "dashboard/triggers/webhooks.html", _webhooks_context(request))
+
+
+@member_view(write=True)
+@require_POST
+def webhook_create(request: HttpRequest) -> HttpResponse:
+    from venus_rpa.triggers import services
+
+    context = _webhooks_context(request)
+    form = {k: request.POST.get(k, "").strip() for k in context["hook_form"]}
+    errors: dict[str, list[str]] = {}
+    automation = _automation(request, form["automation"], errors)
+    mapping = _json_object(form["param_mapping"], "param_mapping", errors)
+    if not errors:
+        try:
+            trigger, secret = services.webhook_trigger_create(
+                workspace=request.access.workspace, user=request.user, automation=automation,
+                name=form["name"] or automation.name, param_mapping=mapping)
+        except ServiceError as exc:
+            errors = exc.fields or {"param_mapping": [exc.message]}
+        else:
+            context = _webhooks_context(request)
+            context["new_secret"] = {"what": f"webhook {trigger.name}", "secret": secret,
+                                     "url": context["public_base"] + f"/hooks/{trigger.public_id}/"}
+            return render(request, "dashboard/triggers/webhooks.html", context)
+    context.update(hook_form=form, errors=errors)
+    return render(request, "dashboard/triggers/webhooks.html", context, status=400)
+
+
+@member_view(write=True)
+@require_POST
+def callback_create(request: HttpRequest) -> HttpResponse:
+    from venus_rpa.triggers import services
+
+    context = _webhooks_context(request)
+    form = {k: request.POST.get(k, "").strip() for k in context["callback_form"]}
+    errors: dict[str, list[str]] = {}
+    automation = _automation(request, form["automation"], errors, optional=True)
+    try:
+        endpoint, secret = services.callback_endpoint_create(
+            workspace=request.access.workspace, user=request.user, url=form["url"], automation=automation)
+    except ServiceError as exc:
+        errors = exc.fields or {"url": [exc.message]}
+    else:
+        context = _webhooks_context(request)
+        context["new_secret"] = {"what": f"callback {endpoint.url}", "secret": secret, "url": endpoint.url}
+        return render(request, "dashboard/triggers/webhooks.html", context)
+    context.update(callback_form=form, errors=errors)
+    return render(request, "dashboard/triggers/webhooks.html", context, status=400)
+
+
+@member_view(write=True)
+@require_POST
+def delivery_resend(request: HttpRequest, delivery_id: int) -> HttpResponse:
+    from venus_rpa.triggers import selectors, services
+
+    delivery = selectors.callback_delivery_get(workspace=request.access.workspace, delivery_id=delivery_id)
+    try:
+        services.callback_delivery_resend(delivery=delivery)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Re-sending the callback for run {delivery.run_id}.")
+    return redirect("dashboard:webhooks")
+
+
+urlpatterns = [
+    path("schedules/", schedule_index, name="schedules"),
+    path("schedules/<int:schedule_id>/toggle/", schedule_toggle, name="schedule-toggle"),
+    path("webhooks/", webhook_index, name="webhooks"),
+    path("webhooks/new/", webhook_create, name="webhook-create"),
+    path("webhooks/callbacks/new/", callback_create, name="callback-create"),
+    path("webhooks/deliveries/<int:delivery_id>/resend/", delivery_resend, name="delivery-resend"),
+] if triggers_available() else []

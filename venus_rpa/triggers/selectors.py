@@ -1,0 +1,77 @@
+"""Reads for schedules, webhook triggers and callbacks, scoped to one workspace (except the
+public webhook lookup, which is by the trigger's unguessable public id)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+
+from venus_rpa.accounts.models import Workspace
+from venus_rpa.triggers.cron import CronError, cron_parse, next_fire_times, timezone_get
+from venus_rpa.triggers.models import (
+    CallbackDelivery, CallbackEndpoint, Schedule, ScheduleFire, WebhookTrigger,
+)
+
+
+def schedule_list(*, workspace: Workspace) -> QuerySet[Schedule]:
+    return Schedule.objects.filter(workspace=workspace).select_related("automation")
+
+
+def schedule_get(*, workspace: Workspace, schedule_id: int) -> Schedule:
+    return get_object_or_404(schedule_list(workspace=workspace), pk=schedule_id)
+
+
+def schedule_next_fire_times(*, schedule: Schedule, count: int = 5, after: datetime | None = None) -> list[datetime]:
+    """The next ticks of an enabled schedule, in its time zone; none while it is paused."""
+    if not schedule.enabled:
+        return []
+    try:
+        return next_fire_times(cron_parse(schedule.cron), timezone_get(schedule.timezone),
+                               after=after or timezone.now(), count=count)
+    except CronError:  # saved through the services, so only a hand-edited row gets here
+        return []
+
+
+def schedule_fire_list(*, schedule: Schedule, limit: int = 10) -> QuerySet[ScheduleFire]:
+    return schedule.fires.order_by("-fire_time")[:limit]
+
+
+def webhook_trigger_list(*, workspace: Workspace) -> QuerySet[WebhookTrigger]:
+    return WebhookTrigger.objects.filter(workspace=workspace).select_related("automation")
+
+
+def webhook_trigger_get(*, workspace: Workspace, trigger_id: int) -> WebhookTrigger:
+    return get_object_or_404(webhook_trigger_list(workspace=workspace), pk=trigger_id)
+
+
+def webhook_trigger_by_public_id(*, public_id: str) -> WebhookTrigger:
+    """The trigger behind `/hooks/<public_id>/`, or 404."""
+    return get_object_or_404(WebhookTrigger.objects.select_related("automation"), public_id=public_id)
+
+
+def callback_endpoint_list(*, workspace: Workspace) -> QuerySet[CallbackEndpoint]:
+    return CallbackEndpoint.objects.filter(workspace=workspace).select_related("automation")
+
+
+def callback_endpoint_get(*, workspace: Workspace, endpoint_id: int) -> CallbackEndpoint:
+    return get_object_or_404(callback_endpoint_list(workspace=workspace), pk=endpoint_id)
+
+
+def callback_delivery_list(*, workspace: Workspace, run_id: int | None = None, endpoint_id: int | None = None,
+                           status: str | None = None) -> QuerySet[CallbackDelivery]:
+    deliveries = (CallbackDelivery.objects.filter(endpoint__workspace=workspace)
+                  .select_related("endpoint").prefetch_related("attempt_log"))
+    if run_id is not None:
+        deliveries = deliveries.filter(run_id=run_id)
+    if endpoint_id is not None:
+        deliveries = deliveries.filter(endpoint_id=endpoint_id)
+    if status:
+        deliveries = deliveries.filter(status=status)
+    return deliveries
+
+
+def callback_delivery_get(*, workspace: Workspace, delivery_id: int) -> CallbackDelivery:
+    return get_object_or_404(callback_delivery_list(workspace=workspace), pk=delivery_id)

@@ -1,0 +1,216 @@
+"""Writes for inbound webhook triggers: manage them, and receive a signed POST as a run."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import secrets
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+import redis
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from venus_rpa.accounts.models import Workspace
+from venus_rpa.automations.models import Automation
+from venus_rpa.core.errors import Conflict, InvalidInput, ServiceError
+from venus_rpa.runs.models import Run, Trigger
+from venus_rpa.runs.services import run_start
+from venus_rpa.triggers import signing
+from venus_rpa.triggers.models import WebhookIdempotencyKey, WebhookTrigger
+from venus_rpa.triggers.selectors import webhook_trigger_by_public_id
+from venus_rpa.triggers.services._common import automation_check, secret_new, secret_read
+
+log = logging.getLogger(__name__)
+
+SECRET_PREFIX = "whsec_"
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+PATH_RE = re.compile(r"[^.\s]+(\.[^.\s]+)*")
+
+
+class SignatureRejected(ServiceError):
+    code = "invalid_signature"
+    status = 401
+
+
+class TriggerDisabled(Conflict):
+    code = "trigger_disabled"
+
+
+class ReplayCheckUnavailable(ServiceError):
+    code = "unavailable"
+    status = 503
+
+
+def _mapping_validate(*, automation: Automation, mapping: Any) -> dict[str, str]:
+    """`{param: "dot.path"}`: params the automation declares (if it declares any), non-empty paths."""
+    if not isinstance(mapping, dict):
+        raise InvalidInput("The parameter mapping is invalid.", fields={"param_mapping": ["Must be an object."]})
+    version = automation.current_version
+    declared = set(((version.param_schema if version else {}) or {}).get("properties") or {})
+    fields: dict[str, list[str]] = {}
+    for param, path in mapping.items():
+        if declared and param not in declared:
+            fields[f"param_mapping.{param}"] = [f"Not a parameter of the automation ({', '.join(sorted(declared))})."]
+        elif not isinstance(path, str) or not PATH_RE.fullmatch(path):
+            fields[f"param_mapping.{param}"] = ["Must be a dot path into the JSON body, such as 'data.order.id'."]
+    if fields:
+        raise InvalidInput("The parameter mapping is invalid.", fields=fields)
+    return dict(mapping)
+
+
+def webhook_trigger_create(*, workspace: Workspace, user, automation: Automation, name: str,
+                           param_mapping: dict[str, str] | None = None,
+                           enabled: bool = True) -> tuple[WebhookTrigger, str]:
+    """Create a trigger; returns it with its raw secret, which is shown this once only."""
+    automation_check(workspace=workspace, automation=automation)
+    mapping = _mapping_validate(automation=automation, mapping=param_mapping or {})
+    raw, ciphertext = secret_new(SECRET_PREFIX)
+    trigger = WebhookTrigger.objects.create(
+        workspace=workspace, automation=automation, name=name, public_id=secrets.token_urlsafe(18),
+        secret_ciphertext=ciphertext, param_mapping=mapping, enabled=enabled,
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+    )
+    return trigger, raw
+
+
+def webhook_trigger_update(*, trigger: WebhookTrigger, name: str | None = None,
+                           param_mapping: dict[str, str] | None = None, enabled: bool | None = None) -> WebhookTrigger:
+    if param_mapping is not None:
+        trigger.param_mapping = _mapping_validate(automation=trigger.automation, mapping=param_mapping)
+    if name is not None:
+        trigger.name = name
+    if enabled is not None:
+        trigger.enabled = enabled
+    trigger.save()
+    return trigger
+
+
+def webhook_trigger_rotate_secret(*, trigger: WebhookTrigger) -> tuple[WebhookTrigger, str]:
+    """Replace the secret (the old one stops working at once); returns the new raw secret."""
+    raw, trigger.secret_ciphertext = secret_new(SECRET_PREFIX)
+    trigger.save(update_fields=["secret_ciphertext", "updated_at"])
+    return trigger, raw
+
+
+def webhook_trigger_delete(*, trigger: WebhookTrigger) -> None:
+    trigger.delete()
+
+
+@lru_cache(maxsize=4)
+def _redis(url: str) -> redis.Redis:
+    return redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+
+
+def _signature_claim(*, trigger: WebhookTrigger, signature: str) -> None:
+    """Remember a verified signature; refuse it if it was seen before (a replay).
+
+    The TTL is twice the tolerance: a timestamp is accepted from `tolerance` seconds in the
+    past to `tolerance` seconds in the future, so a signature can be valid for that long.
+    """
+    key = f"venus:webhook:{trigger.public_id}:sig:{signature.strip()}"
+    try:
+        fresh = _redis(settings.REDIS_URL).set(key, 1, nx=True, ex=int(2 * settings.VENUS_WEBHOOK_TOLERANCE_SECONDS))
+    except redis.RedisError as exc:  # fail closed: without the check a replay would start a run
+        log.error("webhook replay check unavailable: %s", exc)
+        raise ReplayCheckUnavailable("The webhook cannot be checked right now; retry with a new signature.") from None
+    if not fresh:
+        raise SignatureRejected("This signature was used before; sign each request anew (new timestamp).")
+
+
+def _body_parse(body: bytes) -> Any:
+    if not body.strip():
+        return {}
+    try:
+        return json.loads(body)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InvalidInput("The body is not valid JSON.", fields={"body": [f"Malformed JSON: {exc}"]}) from None
+
+
+def _lookup(payload: Any, path: str) -> tuple[bool, Any]:
+    value = payload
+    for part in path.split("."):
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return False, None
+    return True, value
+
+
+def webhook_params(*, trigger: WebhookTrigger, payload: Any) -> dict[str, Any]:
+    """Run parameters from a payload: each mapped path that is present (absent ones fall back to
+    the schema's defaults); without a mapping, the body object itself."""
+    if not trigger.param_mapping:
+        if not isinstance(payload, dict):
+            raise InvalidInput("The body must be a JSON object.", fields={"body": ["Must be a JSON object."]})
+        return payload
+    params = {}
+    for param, path in trigger.param_mapping.items():
+        found, value = _lookup(payload, path)
+        if found:
+            params[param] = value
+    return params
+
+
+def webhook_receive(*, public_id: str, body: bytes, headers: Mapping[str, str]) -> tuple[Run, bool]:
+    """Verify a signed webhook and start its run; returns (run, created).
+
+    Order matters: signature (401) → replay (401) → enabled (409) → JSON and params (400). With
+    an `Idempotency-Key`, the first request that starts a run owns the key and later ones get
+    that run back (created=False); a request whose params fail claims nothing.
+    """
+    trigger = webhook_trigger_by_public_id(public_id=public_id)
+    signature = headers.get(signing.SIGNATURE_HEADER)
+    try:
+        signing.verify(secret_read(trigger.secret_ciphertext), headers.get(signing.TIMESTAMP_HEADER), body,
+                       signature, tolerance=settings.VENUS_WEBHOOK_TOLERANCE_SECONDS)
+    except signing.SignatureError as exc:
+        raise SignatureRejected(exc.reason) from None
+    _signature_claim(trigger=trigger, signature=signature)
+    if not trigger.enabled:
+        raise TriggerDisabled("This webhook trigger is disabled.")
+    key = (headers.get(IDEMPOTENCY_HEADER) or "").strip()
+    if len(key) > 255:
+        raise InvalidInput("The idempotency key is too long.", fields={IDEMPOTENCY_HEADER: ["At most 255 characters."]})
+    params = webhook_params(trigger=trigger, payload=_body_parse(body))
+    if key:
+        existing = WebhookIdempotencyKey.objects.filter(trigger=trigger, key=key, run__isnull=False).first()
+        if existing is not None:
+            return existing.run, False
+    try:
+        return _run_start_once(trigger=trigger, params=params, key=key)
+    except InvalidInput as exc:
+        raise _with_paths(exc, trigger.param_mapping) from None
+
+
+def _run_start_once(*, trigger: WebhookTrigger, params: dict[str, Any], key: str) -> tuple[Run, bool]:
+    with transaction.atomic():
+        record = None
+        if key:
+            try:
+                # A concurrent request with the same key waits here for the first to commit,
+                # then fails to insert and returns the first one's run.
+                with transaction.atomic():
+                    record = WebhookIdempotencyKey.objects.create(trigger=trigger, key=key)
+            except IntegrityError:
+                return WebhookIdempotencyKey.objects.select_related("run").get(trigger=trigger, key=key).run, False
+        run = run_start(automation=trigger.automation, params=params, trigger=Trigger.WEBHOOK)
+        if record is not None:
+            record.run = run
+            record.save(update_fields=["run"])
+    return run, True
+
+
+def _with_paths(exc: InvalidInput, mapping: dict[str, str]) -> InvalidInput:
+    """Name the body path behind each bad parameter, which is what the sender controls."""
+    fields = {}
+    for field, messages in exc.fields.items():
+        param = field.removeprefix("params.").split(".")[0]
+        suffix = f" (mapped from body path '{mapping[param]}')" if param in mapping else ""
+        fields[field] = [m + suffix for m in messages]
+    return InvalidInput(exc.message, fields=fields)

@@ -1,0 +1,132 @@
+"""The local route: offline solvers (workers/captcha/solvers) read the widget's images, and the
+answer is acted out with the mouse and keyboard like a person would. Images are read at their own
+resolution and answers scaled to the on-screen boxes."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+from workers.captcha import act
+from workers.captcha.detect import Widget
+from workers.errors import StepError
+
+QUOTED_CJK = re.compile(r"[「“\"'『]([^」”\"'』]{1,4})[」”\"'』]")
+
+
+def instruction_chars(instruction: str) -> list[str]:
+    """The characters a text-click widget asks for, in order (「春」「风」 or “A” “B” or after a colon)."""
+    quoted = QUOTED_CJK.findall(instruction)
+    if quoted:
+        return quoted
+    tail = re.split(r"[:：]", instruction, maxsplit=1)[-1]
+    return [c for c in tail if "\u3400" <= c <= "\u9fff"]
+
+
+class LocalCaptchaSolver:
+    """Callable route for `CaptchaGate(local=...)`: (env, widget) → what was done."""
+
+    async def __call__(self, env, widget: Widget) -> dict[str, Any]:
+        handler = getattr(self, f"_{widget.kind}", None)
+        if handler is None:
+            raise StepError(f"no local solver for {widget.kind}")
+        return await handler(env.page, widget)
+
+    @staticmethod
+    async def _run(fn, *args, **kwargs):
+        # The solvers are CPU-bound (OpenCV, ONNX): keep the event loop free for other runs.
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    async def _ocr(self, page, widget: Widget) -> dict[str, Any]:
+        from workers.captcha.solvers.ocr import solve_ocr
+
+        if not widget.inputs:
+            raise StepError("the text CAPTCHA has no input field")
+        data, _, _ = await act.image_bytes(page, act.main_image(widget))
+        text = await self._run(solve_ocr, data)
+        if not text:
+            raise StepError("the OCR solver read nothing")
+        await act.type_into(page, widget.inputs[0]["rect"], text)
+        return {"answer": text}
+
+    async def _slider_puzzle(self, page, widget: Widget) -> dict[str, Any]:
+        from workers.captcha.solvers.slider import solve_slider
+
+        if not widget.sliders or len(widget.images) < 2:
+            raise StepError("the slider CAPTCHA has no handle or no puzzle piece")
+        background = act.main_image(widget)
+        piece = min(act.other_images(widget, background), key=lambda i: i["rect"]["width"] * i["rect"]["height"])
+        (bg, sx, _), (pc, _, _) = await asyncio.gather(act.image_bytes(page, background), act.image_bytes(page, piece))
+        answer = await self._run(solve_slider, bg, pc)
+        # Where the piece's opaque part must go, minus where it is now, in CSS pixels.
+        piece_now = piece["rect"]["x"] - background["rect"]["x"] + answer.piece_left * sx
+        distance = answer.gap_left * sx - piece_now
+        handle = widget.sliders[0]["rect"]
+        start = act.centre(handle)
+        await act.human_drag(page, start, (start[0] + distance, start[1]))
+        return {"gap_left": answer.gap_left, "distance_px": round(distance, 1), "score": round(answer.score, 3)}
+
+    async def _drag_end(self, page, widget: Widget) -> dict[str, Any]:
+        from workers.captcha.solvers.drag import solve_drag
+
+        scene = act.main_image(widget)
+        items = [i for i in act.other_images(widget, scene) if i.get("positioned") or "drag" in i.get("cls", "")]
+        if not items:
+            raise StepError("the drag CAPTCHA has no draggable item")
+        item = items[0]
+        (scene_data, sx, sy), (item_data, _, _) = await asyncio.gather(act.image_bytes(page, scene),
+                                                                       act.image_bytes(page, item))
+        target = await self._run(solve_drag, scene_data, item_data)
+        end = (scene["rect"]["x"] + target.x * sx, scene["rect"]["y"] + target.y * sy)
+        await act.human_drag(page, act.centre(item["rect"]), end)
+        return {"target": [target.x, target.y]}
+
+    async def _click_points(self, page, main: dict, points) -> list[list[float]]:
+        data_scale = await act.image_bytes(page, main)
+        _, sx, sy = data_scale
+        clicks = [(main["rect"]["x"] + p.x * sx, main["rect"]["y"] + p.y * sy) for p in points]
+        await act.click_points(page, clicks)
+        return [[round(x, 1), round(y, 1)] for x, y in clicks]
+
+    async def _icon_click(self, page, widget: Widget) -> dict[str, Any]:
+        from workers.captcha.solvers.icon_click import solve_icon_click
+
+        main = act.main_image(widget)
+        hints = act.other_images(widget, main)
+        if not hints:
+            raise StepError("the icon CAPTCHA shows no hint icons")
+        (image, _, _), (hint, _, _) = await asyncio.gather(act.image_bytes(page, main), act.image_bytes(page, hints[0]))
+        points = await self._run(solve_icon_click, image, hint)
+        return {"clicks": await self._click_points(page, main, points)}
+
+    async def _text_click(self, page, widget: Widget) -> dict[str, Any]:
+        from workers.captcha.solvers.text_click import solve_text_click
+
+        chars = instruction_chars(widget.instruction)
+        if not chars:
+            raise StepError("the text-click CAPTCHA names no characters")
+        main = act.main_image(widget)
+        image, _, _ = await act.image_bytes(page, main)
+        points = await self._run(solve_text_click, image, chars)
+        return {"chars": chars, "clicks": await self._click_points(page, main, points)}
+
+    async def _image_rotation(self, page, widget: Widget) -> dict[str, Any]:
+        from workers.captcha.solvers.rotation import solve_rotation
+
+        if not widget.sliders:
+            raise StepError("the rotation CAPTCHA has no slider")
+        image, _, _ = await act.image_bytes(page, act.main_image(widget))
+        degrees = await self._run(solve_rotation, image)
+        slider = widget.sliders[0]
+        track = slider.get("track") or slider["rect"]
+        travel = track["width"] - slider["rect"]["width"]
+        start = act.centre(slider["rect"])
+        await act.human_drag(page, start, (start[0] + (degrees % 360) / 360 * travel, start[1]))
+        return {"degrees": round(degrees, 1)}
+
+    async def _oneclick_login(self, page, widget: Widget) -> dict[str, Any]:
+        if not widget.checkboxes:
+            raise StepError("the one-click CAPTCHA has no checkbox")
+        await page.mouse.click(*act.centre(widget.checkboxes[0]["rect"]))
+        return {"clicked": "checkbox"}

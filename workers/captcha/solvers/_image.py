@@ -1,0 +1,65 @@
+"""Image decoding and the small value types shared by the solvers.
+
+All solvers take encoded image bytes (PNG, JPEG, WebP, GIF, BMP: whatever Pillow reads) and
+answer in pixel coordinates of that image: x to the right, y down, origin at the top-left
+pixel.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import NamedTuple
+
+import numpy as np
+from PIL import Image, UnidentifiedImageError
+
+MAX_SIDE = 4096  # CAPTCHA images are small; anything larger is a mistake or an attack
+
+
+class SolverInputError(ValueError):
+    """The input cannot be solved as given: unreadable image, empty or inconsistent arguments."""
+
+
+class PixelPoint(NamedTuple):
+    """A point in image pixels (not the model's 0-999 grid of `workers.actions.Point`)."""
+
+    x: int
+    y: int
+
+
+def open_image(data: bytes) -> Image.Image:
+    """Decode `data` into a loaded Pillow image, or raise `SolverInputError`."""
+    if not data:
+        raise SolverInputError("empty image")
+    try:
+        image = Image.open(io.BytesIO(data))
+        image.load()
+    except UnidentifiedImageError as exc:
+        raise SolverInputError("unreadable image: not a format Pillow knows (PNG, JPEG, GIF, WebP, BMP)") from exc
+    except (OSError, ValueError) as exc:
+        raise SolverInputError(f"unreadable image: {exc}") from exc
+    if max(image.size) > MAX_SIDE or min(image.size) < 4:
+        raise SolverInputError(f"image size {image.size} out of range")
+    return image
+
+
+def rgb_array(data: bytes | Image.Image, *, matte: tuple[int, int, int] = (255, 255, 255)) -> np.ndarray:
+    """H×W×3 uint8 RGB; transparent pixels are composited over `matte`."""
+    image = open_image(data) if isinstance(data, bytes) else data
+    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+        rgba = image.convert("RGBA")
+        base = Image.new("RGBA", rgba.size, (*matte, 255))
+        return np.asarray(Image.alpha_composite(base, rgba).convert("RGB"))
+    return np.asarray(image.convert("RGB"))
+
+
+def rgba_array(data: bytes | Image.Image) -> np.ndarray:
+    """H×W×4 uint8 RGBA (opaque images get alpha 255)."""
+    image = open_image(data) if isinstance(data, bytes) else data
+    return np.asarray(image.convert("RGBA"))
+
+
+def gray(rgb: np.ndarray) -> np.ndarray:
+    """Luma of an RGB array as uint8."""
+    weights = np.array([0.299, 0.587, 0.114], dtype=np.float32)
+    return np.clip(rgb[..., :3].astype(np.float32) @ weights, 0, 255).astype(np.uint8)

@@ -1,0 +1,97 @@
+"""Matching primitives shared by the solvers: gradients, a flat-safe normalised
+cross-correlation, a shading-contrast score for outlined regions, and foreground masks."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+
+def gradient(grey: np.ndarray) -> np.ndarray:
+    """Sobel gradient magnitude (float32) of a grey image."""
+    grey = grey.astype(np.float32)
+    return cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
+
+
+def colour_gradient(rgb: np.ndarray) -> np.ndarray:
+    """Largest per-channel gradient magnitude: sees a red line on a pink ground that grey misses."""
+    blurred = cv2.GaussianBlur(rgb, (3, 3), 0)
+    return np.max(np.stack([gradient(blurred[..., c]) for c in range(3)]), axis=0)
+
+
+def edge_map(rgb: np.ndarray) -> np.ndarray:
+    """log(1 + gradient / mean gradient): edges on a comparable scale from image to image."""
+    grad = colour_gradient(rgb)
+    return np.log1p(grad / (float(grad.mean()) + 1e-6))
+
+
+def outline(mask: np.ndarray, width: int = 3) -> np.ndarray:
+    """The boundary band of a 0/255 mask as float32 0/1."""
+    kernel = np.ones((width, width), np.uint8)
+    return cv2.morphologyEx(mask, cv2.MORPH_GRADIENT, kernel).astype(np.float32) / 255
+
+
+def stable_ncc(image: np.ndarray, template: np.ndarray, floor: float = 0.05) -> np.ndarray:
+    """Zero-mean normalised cross-correlation that does not blow up on flat windows.
+
+    OpenCV's TM_CCOEFF_NORMED divides by the window's spread, so a perfectly smooth patch (a
+    sky gradient) scores like a perfect match. Here the window variance is floored at `floor`
+    times the image's variance. Output: (H-h+1)×(W-w+1), indexed by the template's top-left.
+    """
+    image = image.astype(np.float32)
+    tmpl = template.astype(np.float32) - float(template.mean())
+    h, w = tmpl.shape
+    n = h * w
+    num = cv2.matchTemplate(image, tmpl, cv2.TM_CCORR)
+    ones = np.ones((h, w), np.float32)
+    sums = cv2.matchTemplate(image, ones, cv2.TM_CCORR)
+    squares = cv2.matchTemplate(image * image, ones, cv2.TM_CCORR)
+    var = np.maximum(squares - sums * sums / n, 0) / n
+    var = np.maximum(var, floor * float(image.var()) + 1e-9)
+    return num / (np.sqrt(var * n) * float(np.linalg.norm(tmpl)) + 1e-9)
+
+
+def ring_contrast(grey: np.ndarray, mask: np.ndarray, width: int = 3, gap: int = 1) -> np.ndarray:
+    """|mean just inside − mean just outside| / their spread, for every placement of `mask`
+    (indexed by its top-left corner, like `stable_ncc`). High where a region of that shape is
+    shaded differently from its surroundings, as puzzle holes and drop slots are."""
+    kernel = np.ones((3, 3), np.uint8)
+    pad = width + gap + 1
+    big = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    inner = ((big > 0) & ~(cv2.erode(big, kernel, iterations=width) > 0)).astype(np.float32)
+    outer = (cv2.dilate(big, kernel, iterations=width + gap) > 0) & ~(cv2.dilate(big, kernel, iterations=gap) > 0)
+    padded = cv2.copyMakeBorder(grey.astype(np.float32), pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    stats = []
+    for ring in (inner, outer.astype(np.float32)):
+        count = max(float(ring.sum()), 1.0)
+        mean = cv2.matchTemplate(padded, ring, cv2.TM_CCORR) / count
+        var = cv2.matchTemplate(padded * padded, ring, cv2.TM_CCORR) / count - mean * mean
+        stats.append((mean, np.maximum(var, 0)))
+    (m_in, v_in), (m_out, v_out) = stats
+    rows, cols = grey.shape[0] - mask.shape[0] + 1, grey.shape[1] - mask.shape[1] + 1
+    contrast = np.abs(m_in - m_out) / np.sqrt(v_in + v_out + 25.0)  # +25: a JPEG-level noise floor
+    return contrast[:rows, :cols]
+
+
+def foreground_mask(rgba: np.ndarray, *, min_fraction: float = 0.2) -> np.ndarray:
+    """0/255 mask of what is drawn in a small sprite (a puzzle piece, an item to drag).
+
+    By alpha when the image has transparency; otherwise the pixels that differ from the
+    border's median colour, as one filled blob. When that finds less than `min_fraction` of
+    the image, the whole image is taken.
+    """
+    alpha = rgba[..., 3]
+    if alpha.min() < 200:
+        return np.where(alpha > 127, 255, 0).astype(np.uint8)
+    rgb = rgba[..., :3].astype(np.int16)
+    border = np.concatenate([rgb[0], rgb[-1], rgb[:, 0], rgb[:, -1]])
+    backing = np.median(border, axis=0)
+    mask = np.where(np.abs(rgb - backing).max(axis=2) > 24, 255, 0).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(mask)
+    if contours:
+        cv2.drawContours(filled, [max(contours, key=cv2.contourArea)], -1, 255, cv2.FILLED)
+    if cv2.countNonZero(filled) < min_fraction * filled.size:
+        filled[:] = 255
+    return filled

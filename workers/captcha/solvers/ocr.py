@@ -1,0 +1,227 @@
+"""Text CAPTCHAs: read the characters (or work out a small sum) from one image.
+
+Contract: `solve_ocr(image, charset=None, length=None, arithmetic=None) -> str`.
+- The answer has no whitespace. With `charset`, only those characters come back, and letters
+  take the case they have in `charset` (the bundled model is weak on case, so "ab12" and
+  "AB12" both read both cases and map them). Without `charset` the case is the model's guess.
+- With `length`, the decoder returns the most probable reading with exactly that many
+  characters (a CTC best path under a length constraint), which repairs merged doubles
+  ("OO" read as "O") and stray marks read as characters.
+- Arithmetic ("3+4=?", "12 × 3 =", "7减2等于?") is detected when the reading looks like one
+  (`arithmetic=None`, only without a charset) or forced with `arithmetic=True`; the answer is
+  then the result as text, computed by a small parser, never `eval`.
+Limits: ddddocr's general recogniser; heavy warping, overlapping glyphs and case-sensitive
+checks fail often (see §6 of the safety reference for measured rates).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Protocol
+
+import numpy as np
+
+from PIL import Image
+
+from workers.captcha.solvers import _models
+from workers.captcha.solvers._image import SolverInputError, open_image, rgb_array
+
+ARITHMETIC_MAX_GAP = 6.0  # nats; sums measured at 0-5.5, other texts at 13 and up
+ARITHMETIC_CHARS = "0123456789+-x×*÷/=?？加减乘除等于"
+_OPERATORS = {"+": "+", "加": "+", "-": "-", "减": "-", "—": "-", "x": "*", "X": "*", "×": "*", "*": "*",
+              "乘": "*", "÷": "/", "/": "/", "除": "/"}
+
+
+def solve_ocr(image: bytes, *, charset: str | None = None, length: int | None = None,
+              arithmetic: bool | None = None) -> str:
+    """Read the text of a text CAPTCHA (or the result of its arithmetic); see the module doc."""
+    if length is not None and not 1 <= length <= 32:
+        raise SolverInputError("length must be between 1 and 32")
+    picture = Image.fromarray(rgb_array(open_image(image)))
+    logp = np.log(_models.ocr_probabilities(picture) + 1e-12)
+    classes = _models.charset()
+    if arithmetic or (arithmetic is None and charset is None):
+        value = _arithmetic_value(logp, classes, forced=bool(arithmetic))
+        if value is not None:
+            return value
+    allowed = None if charset is None else _with_both_cases(charset)
+    grammar = None if length is None else LengthGrammar(length)
+    return _apply_case(decode(logp, classes, allowed=allowed, grammar=grammar), charset)
+
+
+def _arithmetic_value(logp: np.ndarray, classes: list[str], *, forced: bool) -> str | None:
+    """The sum's value when the image reads as one: its best reading as "a op b [=] [?]" is
+    nearly as probable as its best reading overall (a likelihood-ratio test)."""
+    free = float(np.where(_class_mask(classes, None)[None, :], logp, -1e9).max(axis=1).sum())
+    masked = np.where(_class_mask(classes, ARITHMETIC_CHARS)[None, :], logp, -1e9)
+    score, labels = _best_path(masked, classes, ArithmeticGrammar())
+    reading = "".join(classes[i] for i in labels)
+    if not forced and free - score > ARITHMETIC_MAX_GAP:
+        return None
+    value = evaluate(reading)
+    if value is None and forced:
+        raise SolverInputError(f"no arithmetic expression recognised (read {reading!r})")
+    return value
+
+
+class Grammar(Protocol):
+    """A tiny automaton over characters that constrains the decoded text."""
+
+    start: int
+
+    def step(self, state: int, char: str) -> int | None:
+        """The state after reading `char`, or None when `char` is not allowed here."""
+
+    def accepts(self, state: int) -> bool:
+        """Whether a text ending in `state` is complete."""
+
+    def cost(self, state: int) -> float:
+        """A log-probability penalty for entering `state` (a prior over texts)."""
+
+
+@dataclass(frozen=True)
+class LengthGrammar:
+    """Exactly `length` characters."""
+
+    length: int
+    start: int = 0
+
+    def step(self, state: int, char: str) -> int | None:
+        return state + 1 if state < self.length else None
+
+    def accepts(self, state: int) -> bool:
+        return state == self.length
+
+    def cost(self, state: int) -> float:
+        return 0.0
+
+
+class ArithmeticGrammar:
+    """`d{1,3} op d{1,3} [= [?]]`, the operator a symbol or a Chinese word, "=" also "等于".
+
+    Readers confuse "=" with "-" and "?" with a digit; after the second number those readings
+    are taken as "=" and "?" (a sum on a CAPTCHA has one operator and one unknown).
+    """
+
+    start = 0
+    _digits_max = 3
+    _EQUALS, _DENG, _ASK, _ASK_DIGIT = 20, 21, 30, 31
+
+    def step(self, state: int, char: str) -> int | None:
+        group, count = divmod(state, 10)  # group: 0 first number, 1 second, 2 equals, 3 "?"
+        after_second = group == 1 and count > 0
+        if char.isdigit():
+            if group in (0, 1) and count < self._digits_max:
+                return state + 1
+            return self._ASK_DIGIT if state == self._EQUALS else None
+        if char in _OPERATORS and group == 0 and count > 0:
+            return 10
+        if char in "=-—" and after_second:
+            return self._EQUALS
+        if char == "等" and after_second:
+            return self._DENG
+        if char == "于" and state == self._DENG:
+            return self._EQUALS
+        if char in "?？" and (after_second or state == self._EQUALS):
+            return self._ASK
+        return None
+
+    def accepts(self, state: int) -> bool:
+        group, count = divmod(state, 10)
+        return (group == 1 and count > 0) or state in (self._EQUALS, self._ASK, self._ASK_DIGIT)
+
+    def cost(self, state: int) -> float:
+        # Sums on CAPTCHAs use small numbers, and "?" is often misread as "7" or "2": each
+        # extra digit of an operand must be clearly seen to be believed.
+        group, count = divmod(state, 10)
+        if group in (0, 1) and count > 1:
+            return 3.0 * (count - 1)
+        return 1.5 if state == self._ASK_DIGIT else 0.0
+
+
+def decode(logp: np.ndarray, classes: list[str], *, allowed: str | None, grammar: Grammar | None = None) -> str:
+    """CTC decode of T×C log-probabilities, restricted to `allowed` characters (None: all) and,
+    when given, to texts the `grammar` accepts (most probable such path)."""
+    masked = np.where(_class_mask(classes, allowed)[None, :], logp, -1e9)
+    if grammar is None:
+        out, prev = [], 0
+        for idx in masked.argmax(axis=1):
+            if idx != prev and idx != 0:
+                out.append(classes[idx])
+            prev = idx
+        return "".join(out)
+    return "".join(classes[i] for i in _best_path(masked, classes, grammar)[1])
+
+
+def _class_mask(classes: list[str], allowed: str | None) -> np.ndarray:
+    if allowed is None:
+        mask = np.array([c.strip() != "" for c in classes])
+    else:
+        wanted = set(allowed)
+        mask = np.array([c in wanted for c in classes])
+    mask[0] = True  # the CTC blank
+    return mask
+
+
+def _best_path(logp: np.ndarray, classes: list[str], grammar: Grammar, beam: int = 5) -> tuple[float, list[int]]:
+    """Most probable CTC path whose collapsed labels the grammar accepts.
+
+    Each step considers the blank and its `beam` best labels; the DP state is (grammar state,
+    last symbol), so the search is exact over that candidate set. Falls back to the plain
+    arg-max labels when no accepted path exists (e.g. an image too narrow for the length).
+    """
+    Path = tuple[float, tuple[int, ...]]
+    states: dict[tuple[int, int], Path] = {(grammar.start, 0): (0.0, ())}
+    for row in logp:
+        cands = [0, *[int(i) for i in np.argsort(-row[1:])[:beam] + 1]]
+        nxt: dict[tuple[int, int], Path] = {}
+        for (gstate, last), (score, labels) in states.items():
+            for sym in cands:
+                if row[sym] < -1e8:
+                    continue
+                if sym == 0 or sym == last:
+                    key, val = (gstate, sym), (score + float(row[sym]), labels)
+                else:
+                    moved = grammar.step(gstate, classes[sym])
+                    if moved is None:
+                        continue
+                    key = (moved, sym)
+                    val = (score + float(row[sym]) - grammar.cost(moved), labels + (sym,))
+                if key not in nxt or val[0] > nxt[key][0]:
+                    nxt[key] = val
+        states = nxt
+    finals = [v for (gstate, _), v in states.items() if grammar.accepts(gstate)]
+    if not finals:
+        best = logp.argmax(axis=1)
+        return -np.inf, [int(i) for j, i in enumerate(best) if i != 0 and (j == 0 or i != best[j - 1])]
+    score, labels = max(finals)
+    return score, list(labels)
+
+
+def _with_both_cases(charset: str) -> str:
+    return "".join(sorted(set(charset) | {c.swapcase() for c in charset if c.isalpha()}))
+
+
+def _apply_case(text: str, charset: str | None) -> str:
+    if charset is None:
+        return text
+    allowed = set(charset)
+    return "".join(c if c in allowed else c.swapcase() for c in text)
+
+
+def evaluate(text: str) -> str | None:
+    """Value of "a op b" in a reading that `ArithmeticGrammar` accepts, or None.
+
+    Whatever follows the second number ("=", "=?", a misread "-7") is ignored. A whole result
+    comes back as an integer ("12"), anything else as a short decimal.
+    """
+    match = re.match(r"^(\d{1,4})([+\-—xX×*÷/加减乘除])(\d{1,4})(?:[=\-—]|等于)?[?？\d]?$", text)
+    if not match:
+        return None
+    a, b, op = Fraction(int(match.group(1))), Fraction(int(match.group(3))), _OPERATORS[match.group(2)]
+    if op == "/" and b == 0:
+        return None
+    total = {"+": a + b, "-": a - b, "*": a * b, "/": a / b if b else a}[op]
+    return str(total.numerator) if total.denominator == 1 else f"{float(total):.4g}"

@@ -1,0 +1,114 @@
+"""Slider puzzles: find the hole in the background that the piece fills.
+
+Contract: `solve_slider(background, piece) -> SliderAnswer`, all in background pixels.
+- `gap_left` / `gap_centre` / `gap_top`: where the piece's visible part must end up.
+- `piece_left` / `piece_top`: where that visible part sits inside the piece image
+  (transparent or plain padding around it), so the drag distance in image pixels is
+  `gap_left - (piece image x on the track + piece_left)`; for the usual widget, whose piece
+  image starts at x=0 of the background, that is `gap_left - piece_left`. Converting image
+  pixels to screen pixels (the rendered scale) is the caller's job.
+- When `piece` has the same size as `background`, the two are taken to be the background with
+  and without the hole (either order), and the hole is found by differencing.
+How: the piece's outline (from its alpha, or from its plain backing) and its content edges are
+matched against the background's gradients (normalised cross-correlation). A full-height
+transparent strip also tells the hole's height, and the search is then kept to that band,
+which ignores decoy holes elsewhere. ddddocr's own `slide_match` (edge mode) computes the same
+kind of score but on binary Canny maps of the padded piece; ours is the one used here.
+Limits: a hole that is not marked at all (no shading, no rim) is invisible to both; heavy
+JPEG noise on a tiny piece lowers the margin; the answer is the best match even when the
+match is poor (see `score`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from workers.captcha.solvers._image import SolverInputError, open_image, rgb_array, rgba_array
+from workers.captcha.solvers._match import foreground_mask, gradient, outline, ring_contrast, stable_ncc
+
+BAND_SLACK = 3  # px of play around the height a full-height strip gives
+
+
+@dataclass(frozen=True)
+class SliderAnswer:
+    gap_left: int
+    gap_centre: int
+    gap_top: int
+    piece_left: int
+    piece_top: int
+    score: float  # match quality in [-1, 1]; below ~0.2 the answer is a guess
+
+
+@dataclass(frozen=True)
+class _Piece:
+    mask: np.ndarray  # uint8 0/255, cropped to the visible part
+    grey: np.ndarray  # float32 grey of the visible part
+    left: int
+    top: int
+    strip: bool  # a full-height strip whose rows match the background's
+
+
+def solve_slider(background: bytes, piece: bytes) -> SliderAnswer:
+    """Locate the hole for `piece` in `background`; see the module doc."""
+    bg_image, piece_image = open_image(background), open_image(piece)
+    bg = rgb_array(bg_image)
+    if piece_image.size == bg_image.size:
+        return _by_difference(bg, rgb_array(piece_image))
+    part = _visible_part(rgba_array(piece_image), bg.shape[0])
+    if part.mask.shape[0] > bg.shape[0] or part.mask.shape[1] > bg.shape[1]:
+        raise SolverInputError("the piece is larger than the background")
+    scores = _match_scores(bg, part)
+    if part.strip:
+        band = np.full(scores.shape[0], -np.inf)
+        lo, hi = max(0, part.top - BAND_SLACK), min(scores.shape[0], part.top + BAND_SLACK + 1)
+        band[lo:hi] = 0.0
+        scores = scores + band[:, None]
+    y, x = np.unravel_index(int(np.argmax(scores)), scores.shape)
+    width = part.mask.shape[1]
+    return SliderAnswer(int(x), int(x) + width // 2, int(y), part.left, part.top, float(scores[y, x]))
+
+
+def _visible_part(rgba: np.ndarray, bg_height: int) -> _Piece:
+    """Crop the piece to what is drawn (by alpha, or else by difference from its backing)."""
+    mask = foreground_mask(rgba)
+    points = cv2.findNonZero(mask)
+    if points is None:
+        raise SolverInputError("the piece image is fully transparent")
+    x, y, w, h = cv2.boundingRect(points)
+    grey = cv2.cvtColor(np.ascontiguousarray(rgba[..., :3]), cv2.COLOR_RGB2GRAY).astype(np.float32)
+    strip = rgba[..., 3].min() < 200 and rgba.shape[0] == bg_height and h < 0.8 * bg_height
+    return _Piece(mask[y:y + h, x:x + w], grey[y:y + h, x:x + w], x, y, strip)
+
+
+def _match_scores(bg: np.ndarray, part: _Piece) -> np.ndarray:
+    """Score every placement of the piece's top-left corner: the piece's outline and inner
+    edges against the background's gradients, plus how strongly the background is shaded
+    differently just inside that outline than just outside it (holes are marked so)."""
+    grey = cv2.cvtColor(bg, cv2.COLOR_RGB2GRAY).astype(np.float32)
+    bg_grad = gradient(cv2.GaussianBlur(grey, (3, 3), 0))
+    bg_grad = bg_grad / (bg_grad.mean() + 1e-6)
+    inner = cv2.erode(part.mask, np.ones((5, 5), np.uint8)) > 0
+    content = gradient(cv2.GaussianBlur(part.grey, (3, 3), 0)) * inner
+    content = content / (content.max() + 1e-6)
+    edges = stable_ncc(np.log1p(bg_grad), outline(part.mask) + 0.5 * content)
+    return edges + 0.5 * np.tanh(ring_contrast(grey, part.mask) / 2)
+
+
+def _by_difference(first: np.ndarray, second: np.ndarray) -> SliderAnswer:
+    """The hole is where the two renderings of the background differ most."""
+    diff = cv2.absdiff(first, second).max(axis=2)
+    diff = cv2.GaussianBlur(diff, (5, 5), 0)
+    # Low threshold: shading fades where the background is already dark or light; 10 stays
+    # above JPEG noise.
+    level = max(10.0, 0.15 * float(diff.max()))
+    binary = np.where(diff > level, 255, 0).astype(np.uint8)
+    binary = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        raise SolverInputError("the two images do not differ")
+    x, y, w, h = cv2.boundingRect(max(contours, key=cv2.contourArea))
+    return SliderAnswer(x, x + w // 2, y, 0, 0, 1.0)
