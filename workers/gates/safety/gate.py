@@ -9,6 +9,8 @@ allow / review / block. No network, no model; a decision takes well under a mill
 
 from __future__ import annotations
 
+import logging
+
 from workers.gates.safety import keys, labels, rules
 from workers.gates.safety.context import ActionContext
 from workers.gates.safety.injection import Injection, find_injections, mentions
@@ -17,15 +19,18 @@ from workers.gates.safety.rules import ev, finding
 from workers.gates.safety.text import norm
 from workers.gates.safety.urls import BRANDS, host_of, in_scope, lookalike_of, resolve
 from workers.gates.safety.values import amounts, personal_data
-from workers.gates.safety.verdict import Finding, Verdict, level_name, strongest
+from workers.gates.safety.verdict import Evidence, Finding, Verdict, level_name, strongest
 from workers.gates.safety.view import OBSERVE, View
 
+log = logging.getLogger(__name__)
+# Untrusted screen text read for injection, per source: bounds the cost of a huge page.
+MAX_SCREEN_TEXT = 50_000
 _JUDGES = {
     "click": rules.judge_click, "double_click": rules.judge_click, "submit": rules.judge_click, "drag": rules.judge_click,
     "type": keys.judge_type, "press_key": keys.judge_key, "hotkey": keys.judge_key, "select": rules.judge_select,
     "check": lambda v: [rules.judge_toggle(v, v.ctx.checked)], "upload": rules.judge_upload, "navigate": rules.judge_navigate,
     "launch_app": rules.judge_launch, "call_user": rules.judge_call_user,
-    "shell": lambda v: [keys._command(v, v.ctx.typed_text)],
+    "shell": lambda v: [keys.judge_shell(v, v.ctx.typed_text)],
 }
 
 
@@ -33,6 +38,16 @@ def classify(ctx: ActionContext, policy: SafetyPolicy | None = None) -> Verdict:
     """Judge one action before it runs. Never raises on odd input; an action it cannot read is
     R3 review (fail closed)."""
     policy = policy or DEFAULT_POLICY
+    try:
+        return _classify(ctx, policy)
+    except Exception as exc:  # noqa: BLE001 - a rule bug must not let an action through unjudged
+        log.exception("safety rules failed; failing closed")
+        return Verdict(category="UNKNOWN", level="R3", decision="review",
+                       reason=f"Cannot judge: the rule layer failed ({type(exc).__name__}). Held for review.",
+                       evidence=[Evidence(signal="fail_closed.error", source="rules", text=type(exc).__name__)])
+
+
+def _classify(ctx: ActionContext, policy: SafetyPolicy) -> Verdict:
     v = View.of(ctx, policy)
     findings = _judge(v)
     if ctx.action_type in ("click", "double_click", "submit") and v.kind == "link":
@@ -77,7 +92,7 @@ def _sources(ctx: ActionContext) -> list[tuple[str, str]]:
     if t is not None:
         out += [("target.aria_label", t.aria_label), ("target.name", t.name), ("target.text", t.text),
                 ("target.content_desc", t.content_desc), *((f"target.attributes.{k}", val) for k, val in t.attributes.items())]
-    return out
+    return [(source, text[:MAX_SCREEN_TEXT]) for source, text in out]
 
 
 def _related(v: View, inj: Injection, final: Finding) -> bool:

@@ -17,7 +17,7 @@ from workers.gates.safety.text import CJK_RE, has_invisible, norm, words
 # Enough on their own.
 _STRONG = re.compile("|".join([
     r"\b(?:ignore|disregard|forget|override)\b[^.!?\n]{0,40}\b(?:previous|prior|above|earlier|preceding|original|all|any|"
-    r"your|user'?s?|system)\b[^.!?\n]{0,20}\b(?:instructions?|prompts?|directions?|rules|task|messages?|guidelines|context)\b",
+    r"your|user'?s?|system)\b[^.!?\n]{0,20}\b(?:instructions?|prompts?|directions?|rules|task|guidelines|context)\b",
     r"\bignore (?:the |your |the user'?s )?(?:task|instructions?)\b",
     r"\bsystem prompt\b|\[system\]|<\|im_start\|>|\bnew instructions?\s*:|\bdeveloper mode\b|\bjailbreak\b",
     r"\byour (?:new |real |actual |true |next )?(?:task|goal|objective|instructions?|job) (?:is|are|now)\b",
@@ -31,8 +31,8 @@ _STRONG = re.compile("|".join([
 ]))
 # Addressing a model, and an imperative nearby: together they count.
 _ADDRESSEE = re.compile(
-    r"\b(?:ai|llm|gpt|claude|language model|autonomous)(?:[ -](?:agents?|assistants?|models?|bots?))?\b|\b(?:agents?|assistants?)\s*[:,]|"
-    r"\b(?:dear|hey|attention|note to|message to|instructions? for|notice to) (?:the )?(?:agent|assistant|bot|model)s?\b|"
+    r"\b(?:ai|llm|gpt|claude|language model|autonomous)[ -](?:agents?|assistants?|models?|bots?)\b|\b(?:agents?|assistants?)\s*[:,]|"
+    r"\b(?:dear|hey|attention|note to|message to|instructions? for|notice to|if you are an?) (?:the )?(?:ai|llm|agent|assistant|bot|model)s?\b|"
     r"(?:ai|人工智能|智能)(?:助手|智能体|代理|模型)|各位ai|大模型|机器人请")
 _DIRECTIVE = re.compile(
     r"\b(?:ignore|disregard|you must|must|immediately|instead|override|open|click|type|enter|re-enter|send|forward|transfer|"

@@ -34,7 +34,7 @@ def judge_type(v: View) -> list[Finding]:
     text = v.ctx.typed_text
     kind = field_kind(v)
     if kind == "terminal" or _RUN_DIALOG.match(norm(v.ctx.window_title)):
-        return [_command(v, text)]
+        return [judge_shell(v, text)]
     out: list[Finding] = []
     placeholder = values.has_placeholder(text)
     if placeholder:
@@ -80,7 +80,8 @@ def _placement(v: View) -> Finding:
     return finding("NONE", 1, "Types a vault placeholder on its own domain; the executor substitutes the secret.", said)
 
 
-def _command(v: View, command: str) -> Finding:
+def judge_shell(v: View, command: str) -> Finding:
+    """A command line typed into a terminal or the Run dialog, or run over adb."""
     if fake_captcha(v):
         return finding("INSTALL", 4, "Runs a command that a fake 'verify you are human' page asked for.",
                        ev("injection.fake_captcha", "page_text", "paste-a-command check"))
@@ -89,7 +90,7 @@ def _command(v: View, command: str) -> Finding:
         return finding("NONE", 1, "Types nothing into the terminal.")
     if judged.level <= 1:
         return finding("NONE", 1, f"Runs a read-only command '{judged.segment}'.", ev("shell.read_only", "typed_text", judged.segment))
-    what = "cannot be judged (unrecognised)" if judged.category == "SYS" and judged.level == 3 else MEANING[judged.category]
+    what = "is not recognised, so it cannot be judged" if not judged.known else MEANING[judged.category]
     verb = "Runs" if judged.level < 4 else "Prohibited: runs"
     return finding(judged.category, judged.level, f"{verb} '{judged.segment}', which {what}.",
                    ev(f"shell.{judged.category}", "typed_text", judged.segment))
@@ -103,7 +104,7 @@ def judge_enter(v: View, kind: str | None = None) -> list[Finding]:
         command = (t.value if t else "") or v.ctx.typed_text
         if not command.strip():
             return [finding("SYS", 3, "Presses Enter in a terminal whose command is not visible.", ev("fail_closed.terminal", "target", "terminal"))]
-        return [_command(v, command)]
+        return [judge_shell(v, command)]
     if kind == "search":
         return [finding("NONE", 0, "Enter runs a search.", ev("key.search", "target", "search field"))]
     if kind == "composer":

@@ -79,6 +79,10 @@ _GENERIC = [
                 r"next step|下一步|继续|保存|应用|完成|更新|开始|保存并继续|提交并继续)[.!。！]?$"), Generic("progress", "NONE")),
 ]
 
+# A commit verb with an object the lexicon does not know ("Confirm shipment", 确认发货): read like a
+# bare confirm, but only when no trigger recognised it.
+_CONFIRM_SOMETHING = re.compile(r"^(?:confirm|yes,)\s*\w|^(?:确认|确定)(?!信息|地址|收货地址)" + _CJK)
+
 # (category, level, pattern): hard negatives and lower-level meanings.
 OVERRIDES: list[tuple[str, int, re.Pattern[str]]] = [
     ("NONE", 1, _rx(r"\b(?:don'?t|do not|never|not now|no thanks|no,? thanks|not yet)\b[^,.;!?]*",
@@ -103,7 +107,7 @@ OVERRIDES: list[tuple[str, int, re.Pattern[str]]] = [
         r"\b(?:terms (?:of (?:service|use)|and conditions)|privacy (?:policy|notice|statement)|cookie (?:settings|preferences|policy)|"
         r"contact us|about us|support|forgot(?: your)? (?:password|username|email|pin)|trouble (?:signing|logging) in|need help)\b",
         r"\b(?:reply-to|send-?as|forwarding)\b[^,.;]*|\binvite (?:code|link)s?\b|\bbuy (?:it )?again\b|"
-        r"\b(?:share|send|give|leave) (?:us )?(?:your )?feedback\b",
+        r"\b(?:share|send|give|leave) (?:us )?(?:your )?feedback\b|\b(?:add|write|leave) (?:a )?(?:comment|reply|note)\b",
     )),
     ("NONE", 1, _rx(
         r"(?:支付|付款|转账|充值|交易|订单|账单|退款|分享|上传|导出|下载|登录|安全|预约|预订|注销|评论|消息|发送|提现|还款|缴费|购买|"
@@ -169,15 +173,21 @@ TRIGGERS: list[tuple[str, re.Pattern[str]]] = [
         r"transfer|donation)|authori[sz]e (?:payment|charge|transaction)|checkout and pay|confirm and pay|place (?:a )?bid|bid now|"
         r"split (?:the )?bill)\b",
         r"\bconfirm (?:transfer|payment|purchase|charge|donation|top[ -]?up|withdrawal|order)\b",
-        r"\b(?:issue|request|confirm|process|approve) (?:a |the )?refund\b|^refund$",
+        r"\b(?:issue|request|confirm|process|approve) (?:a |the )?refund\b|^refund\b",
+        r"\b(?:capture|charge|bill|void|refund|settle|disburse|pay ?out|payout|reverse) (?:the |this |a |my )?(?:payment|charge|customer|"
+        r"card|invoice|transaction|order|amount|balance|funds)s?\b|\bmark (?:as )?paid\b|\brecord (?:a )?payment\b|\bissue (?:a )?credit\b",
+        r"\b(?:pay|send|transfer|withdraw|deposit|tip|donate|refund|charge|buy|order|confirm|submit|complete|place|authori[sz]e|approve|"
+        r"release|top up|request|borrow|invest)\b[^|]{0,30}?[$€£¥₹]\s?\d",
+        r"^[$€£¥₹]\s?\d[\d,.]*$|\bget (?:it )?for [$€£¥₹]\s?\d",
         r"(?:立即|确认|去|马上|继续|前往)?(?:支付|付款)(?!码|方式|设置|记录|宝)|支付宝支付|微信支付|银联支付|提交订单|立即购买|立即下单|"
         r"马上抢|立即抢购|抢购|购买|下单|(?:立即|马上)?充值|(?:确认)?转账|(?:立即)?续费|开通(?:会员|vip|svip|超级会员|连续包月|免密支付?|"
         r"自动续费|服务)?|免密支付|确认收货|打赏|捐款|捐赠|发红包|塞钱进红包|发起拼单|参与拼团|拼单|提现|还款|缴费|买单|结账|刷脸付款?|"
-        r"指纹支付|确认兑换|立即兑换|付定金|付尾款|确认订单|确认购买|(?:申请|确认|同意)退款|^退款$",
+        r"指纹支付|确认兑换|立即兑换|付定金|付尾款|确认订单|确认购买|(?:申请|确认|同意)退款|^退款$|(?:立即|确认|马上)?(?:借款|借钱|贷款|投保|申购|"
+        r"买入|卖出|赎回|定投|转入|转出)|确认收款|标记(?:为)?已付款",
     )),
     ("DEL", _rx(
         r"\b(?:delete|erase|wipe|purge|destroy|shred|uninstall|terminate|deprovision|decommission|truncate)\b",
-        r"\b(?:permanently delete|delete (?:forever|permanently|all|everything))\b", r"\bremove\b",
+        r"\b(?:permanently delete|delete (?:forever|permanently|all|everything))\b", r"\bremove\b|\bvoid\b",
         r"\bempty (?:the )?(?:trash|bin|recycle bin|folder)\b",
         r"\bclear (?:all|history|data|everything|chat|conversation|messages|storage|browsing data|all data|device|logs)\b",
         r"\bfactory (?:data )?reset\b|\breset (?:to factory|device|phone|this pc|all (?:settings|data)|everything)\b",
@@ -189,12 +199,13 @@ TRIGGERS: list[tuple[str, re.Pattern[str]]] = [
     ("SEND", _rx(
         r"\b(?:send|reply(?: all| to all)?|forward|post|publish|tweet|retweet|repost|comment|broadcast|announce|invite|call|dial|"
         r"video call|voice call|notify|approve|merge(?: pull request)?|go live|respond|send now|schedule send)\b",
-        r"\bsubmit (?:a |my |the |your )?(?:review|comment|feedback|answer|post|ticket|request|report|form|response|rating|expenses?)\b",
+        r"\bsubmit\b(?: (?:a |my |the |your |for )?\w+)?",
         r"\breject (?:request|application|expense|report|pull request|change|claim)\b",
         r"\b(?:join|start) (?:the |a )?(?:meeting|call|video call|webinar|broadcast|live stream|livestream)\b|"
         r"\breport (?:user|post|abuse|spam|this|comment|account|message)\b",
         r"发送|发布|发表|回复|转发|群发|拨打|呼叫|打电话|视频通话|语音通话|发帖|发弹幕|发朋友圈|^评论$|发表评论|提交评论|发评论|确认发送|"
-        r"一键发送|提交反馈|留言|审批通过|通过审批|批准|驳回|邀请(?!码)|广播|推送|发给|举报|(?:加入|发起|开始)(?:会议|通话|直播)|开播",
+        r"一键发送|提交反馈|留言|审批通过|通过审批|批准|驳回|邀请(?!码)|广播|推送|发给|举报|(?:加入|发起|开始)(?:会议|通话|直播)|开播|"
+        r"^(?:确认|立即)?提交|发起(?:审批|申请|投票|收款|群聊)|(?:确认)?发货",
     )),
     ("SHARE", _rx(
         r"\bshare\b(?: (?:with|to|link|file|folder|document|publicly|now|location|screen))?",
@@ -235,10 +246,12 @@ TRIGGERS: list[tuple[str, re.Pattern[str]]] = [
         r"\bdisable (?:security|protection|lock|antivirus)\b|\brun as administrator\b",
         r"\ballow remote (?:access|assistance|control|connections)\b|\benable remote desktop\b|\bunknown sources\b",
         r"\binstall unknown apps\b|\ballow less secure apps\b|\brevoke\b(?: (?:access|all|tokens?|keys?|sessions?))?",
-        r"\bsign out (?:of )?all (?:other )?(?:sessions|devices)\b",
+        r"\bsign out (?:of )?all (?:other )?(?:sessions|devices)\b|\b(?:rotate|roll) (?:the |your )?(?:\w+ )?(?:keys?|secrets?|"
+        r"credentials?|tokens?|passwords?)\b|\b(?:attach|detach) (?:\w+ )?polic(?:y|ies)\b|\b(?:disable|suspend|unlock) (?:the )?user\b",
         r"(?:关闭|停用|解除|取消|修改|更换|更改|重置|换绑|解绑|开启|设置|重新设置)[^,，。]{0,24}?(?:两步验证|二次验证|双重验证|双因素|"
         r"登录保护|账号保护|设备锁|(?:支付|登录|交易|锁屏)?密码|手机号(?:码)?|绑定手机|绑定邮箱|邮箱|密保|防火墙|实时保护|安全防护|"
-        r"病毒防护|指纹|面容|锁屏|屏幕锁定|安全密钥)",
+        r"病毒防护|指纹|面容|锁屏|屏幕锁定|安全密钥|银行卡|支付宝|微信)",
+        r"退出(?:登录)?(?:所有|全部|其他)设备",
         r"usb\s?调试|开发者选项|开发者模式|(?:创建|生成|新建)\s?(?:accesskey|access key|密钥|令牌|token|api\s?key)|以管理员身份运行|"
         r"远程协助|允许远程|未知来源",
     )),
@@ -289,6 +302,9 @@ TRIGGERS: list[tuple[str, re.Pattern[str]]] = [
     ("SYS", _rx(
         r"\b(?:restart|reboot|shut ?down|power off|log off)(?: now| the computer| computer| device| server)?\b",
         r"\breset this pc\b|\brun command\b|\bopen (?:terminal|command prompt|powershell)\b",
+        r"\b(?:deploy|redeploy|release|roll ?back|promote|rollout)\b(?: (?:to )?(?:prod\w*|production|staging|live|now|\w+))?|"
+        r"\brun (?:the )?(?:pipeline|workflow|job|migrations?)\b|\b(?:start|stop|reboot) (?:the )?(?:instance|server|cluster|service)s?\b",
+        r"(?:立即|确认)?(?:发布上线|上线|部署|回滚)",
         r"(?:立即)?(?:重新启动|重启)(?!应用)|关机|(?:注销|切换)用户|重置此电脑|执行命令",
     )),
 ]
@@ -340,6 +356,8 @@ def read_label(label: str) -> LabelReading:
     hits = _all_hits(label)
     # A match inside a longer match of the other kind is that longer phrase's word, not its own.
     kept = tuple(h for h in hits if not any(o.trigger != h.trigger and _inside(h, o) for o in hits))
+    if not any(h.trigger for h in kept) and _CONFIRM_SOMETHING.match(label):
+        return LabelReading(generic=Generic("confirm", "UNKNOWN"))
     return LabelReading(hits=kept)
 
 

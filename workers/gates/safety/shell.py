@@ -51,6 +51,7 @@ class ShellJudgement:
     category: str  # "NONE" for read-only commands, "SYS" for unrecognised ones
     level: int
     segment: str
+    known: bool = True  # False when nothing recognised the command (fail closed)
 
 
 def judge_command(command: str) -> ShellJudgement | None:
@@ -85,4 +86,4 @@ def _judge_segment(segment: str) -> ShellJudgement:
             return ShellJudgement(category, 3, segment)
     if _READ_ONLY.match(low):
         return ShellJudgement("NONE", 1, segment)
-    return ShellJudgement("SYS", 3, segment)
+    return ShellJudgement("SYS", 3, segment, known=False)

@@ -92,7 +92,6 @@ class Finding:
     reason: str
     evidence: list[Evidence] = field(default_factory=list)
     out_of_scope: bool = False  # NAV-OUT because the destination is outside the allowed domains/apps
-    amount: float | None = None
 
     def rank(self) -> tuple[int, int]:
         return (self.level, -PRIORITY.get(self.category, 99))
