@@ -15,7 +15,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 
-from venus_rpa.accounts.models import WRITE_ROLES, Membership, Role, Workspace
+from venus_rpa.accounts.models import WRITE_ROLES, Role, Workspace
+from venus_rpa.accounts.selectors import membership_get, workspace_default_for_user
 
 # Roles that may answer CAPTCHAs and decide risky actions.
 REVIEW_ROLES = {Role.OWNER, Role.EDITOR, Role.REVIEWER}
@@ -36,10 +37,10 @@ class Access:
 
 
 def access_for(user) -> Access | None:
-    """The user's dashboard workspace (oldest membership) and role there, or None."""
-    membership = (Membership.objects.filter(user=user).select_related("workspace").order_by("created_at", "id")
-                  .first())
-    return Access(membership.workspace, membership.role) if membership else None
+    """The user's dashboard workspace (oldest membership, as for the API) and role there, or None."""
+    workspace = workspace_default_for_user(user=user)
+    membership = membership_get(user=user, workspace=workspace) if workspace else None
+    return Access(workspace, membership.role) if membership else None
 
 
 def member_view(*, write: bool = False, review: bool = False) -> Callable:

@@ -42,8 +42,9 @@ def workers_report(*, workspace: Workspace, timeout: float = 1.0) -> WorkersRepo
     from venus_rpa.celery import app
 
     try:
-        inspect = app.control.inspect(timeout=timeout)
-        pings = inspect.ping() or {}
+        pings = app.control.inspect(timeout=timeout).ping() or {}
+        # Asking the workers that answered by name returns as soon as each has replied.
+        inspect = app.control.inspect(timeout=timeout, destination=list(pings))
         active = inspect.active() or {} if pings else {}
         queues = inspect.active_queues() or {} if pings else {}
     except Exception as exc:  # broker down: say so instead of failing the page

@@ -250,4 +250,5 @@ def parse_json_field(text: str, name: str, errors: dict[str, list[str]]) -> Any:
 
 
 def pretty(value: Any) -> str:
-    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) if value not in ({}, None) else ""
+    # Key order is kept: it is the order of parameters in the launcher form.
+    return json.dumps(value, indent=2, ensure_ascii=False) if value not in ({}, None) else ""

@@ -117,7 +117,7 @@ def action_summary(action: dict | None) -> str:
         return ""
     parts = [str(action.get("type") or action.get("kind") or "")]
     for key, value in action.items():
-        if key in ("type", "kind", "name") or value in (None, "", [], {}):
+        if key in ("type", "kind", "name", "timeout_s") or value in (None, "", [], {}):
             continue
         parts.append(f"{key}={json.dumps(value, ensure_ascii=False)}")
     return " ".join(p for p in parts if p)

@@ -1,0 +1,43 @@
+"""The run launcher: inputs from the parameter schema, `params_validate` messages inline."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from venus_rpa.runs.models import Run
+
+
+def test_the_form_follows_the_schema(editor_client, automation):
+    html = editor_client.get(f"/automations/{automation.slug}/run/").content.decode()
+    assert 'type="date" name="param_when"' in html
+    assert 'type="number" name="param_count" id="param_count" value="2" step="1"' in html
+    assert ('<select name="param_category" id="param_category"><option value="">–</option>'
+            '<option selected>Travel</option><option>Meals</option></select>') in html
+    assert 'type="checkbox" name="param_urgent"' in html
+    assert 'type="text" name="param_title"' in html
+
+
+def test_invalid_parameters_come_back_with_messages(editor_client, automation):
+    response = editor_client.post(f"/automations/{automation.slug}/run/",
+                                  {"param_title": "", "param_count": "lots", "param_when": "2026-01-02"})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "The parameters do not match the automation&#x27;s parameter schema." in html
+    title = html.split('name="param_title"')[1].split('class="field')[0]
+    assert "This parameter is required." in title
+    count = html.split('name="param_count"')[1].split('class="field')[0]
+    assert "is not of type &#x27;integer&#x27;" in count
+    assert 'value="lots"' in html  # what was typed stays
+    assert not Run.objects.exists()
+
+
+def test_valid_parameters_start_a_run_and_open_its_page(editor_client, automation):
+    with mock.patch("venus_rpa.runs.services._enqueue") as enqueue:
+        response = editor_client.post(f"/automations/{automation.slug}/run/", {
+            "param_title": "Taxi", "param_when": "2026-03-04", "param_count": "3", "param_category": "Meals",
+            "param_urgent": "on"})
+    run = Run.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/runs/{run.pk}/"
+    assert run.params == {"title": "Taxi", "when": "2026-03-04", "count": 3, "category": "Meals", "urgent": True}
+    assert run.trigger == "dashboard"
+    assert enqueue.call_count <= 1  # on_commit: not called inside the test transaction

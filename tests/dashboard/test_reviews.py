@@ -1,0 +1,98 @@
+"""The review queue: pending items, CAPTCHA answers by text or clicks, risky-action guard."""
+
+from __future__ import annotations
+
+import json
+from unittest import mock
+
+import pytest
+
+from tests.dashboard.conftest import make_run, signed_in
+from venus_rpa.reviews.models import ReviewStatus
+
+
+@pytest.fixture
+def captcha_review(automation):
+    from venus_rpa.reviews.services import review_create
+
+    run = make_run(automation, status="awaiting_user")
+    return review_create(run_id=run.pk, kind="captcha", title="Solve a CAPTCHA (image grid)",
+                         detail={"captcha_kind": "image_grid", "instruction": "Click every bus", "width": 300,
+                                 "height": 200},
+                         screenshot=b"\xff\xd8captcha", ttl_s=600)
+
+
+def test_pending_items_are_listed_with_screenshot_and_instruction(owner_client, captcha_review):
+    html = owner_client.get("/reviews/").content.decode()
+    assert f'id="review-{captcha_review.pk}"' in html
+    assert "Click every bus" in html and "data-captcha-img" in html
+    assert captcha_review.screenshot.url in html
+
+
+def test_the_poll_answers_204_until_the_queue_changes(owner_client, captcha_review, automation):
+    first = owner_client.get("/reviews/_queue/")
+    sig = first.content.decode().split("sig=")[1].split('"')[0]
+    assert owner_client.get(f"/reviews/_queue/?sig={sig}").status_code == 204
+    from venus_rpa.reviews.services import review_create
+
+    review_create(run_id=captcha_review.run_id, kind="call_user", title="Question", detail={}, screenshot=None,
+                  ttl_s=60)
+    changed = owner_client.get(f"/reviews/_queue/?sig={sig}")
+    assert changed.status_code == 200 and "Question" in changed.content.decode()
+
+
+def test_a_reviewer_answers_with_text(personas, reviewer, captcha_review):
+    with mock.patch("venus_rpa.reviews.services._signal") as signal:
+        response = signed_in(reviewer).post(f"/reviews/{captcha_review.pk}/respond/", {"text": " XK4P "})
+    assert response.status_code == 200
+    captcha_review.refresh_from_db()
+    assert captcha_review.status == ReviewStatus.ANSWERED and captcha_review.response == {"text": "XK4P"}
+    assert captcha_review.decided_by == reviewer
+    signal.assert_called_once_with(captcha_review.pk)
+
+
+def test_clicks_are_sent_in_screenshot_pixels(editor_client, captcha_review):
+    with mock.patch("venus_rpa.reviews.services._signal"):
+        response = editor_client.post(f"/reviews/{captcha_review.pk}/respond/",
+                                      {"text": "", "clicks": json.dumps([[10, 20], [299.4, 199]])})
+    assert response.status_code == 200
+    captcha_review.refresh_from_db()
+    assert captcha_review.response == {"clicks": [[10, 20], [299, 199]]}
+
+
+def test_a_click_outside_the_screenshot_is_refused_inline(editor_client, captcha_review):
+    response = editor_client.post(f"/reviews/{captcha_review.pk}/respond/", {"clicks": json.dumps([[400, 10]])})
+    assert response.status_code == 400
+    assert "outside the screenshot" in response.content.decode()
+    captcha_review.refresh_from_db()
+    assert captcha_review.status == ReviewStatus.PENDING
+
+
+def test_viewers_and_outsiders_cannot_answer(viewer_client, outsider_client, captcha_review):
+    assert viewer_client.post(f"/reviews/{captcha_review.pk}/respond/", {"text": "x"}).status_code == 403
+    assert outsider_client.post(f"/reviews/{captcha_review.pk}/respond/", {"text": "x"}).status_code == 404
+
+
+def test_risky_actions_render_disabled_until_the_safety_flow_exists(owner_client, automation):
+    from venus_rpa.reviews import services
+    from venus_rpa.reviews.services import review_create
+
+    run = make_run(automation, status="awaiting_review")
+    review = review_create(run_id=run.pk, kind="risky_action", title="Pay invoice INV-7",
+                           detail={"action": {"kind": "click", "target": "Pay now"}, "risk": "high"},
+                           screenshot=None, ttl_s=60)
+    html = owner_client.get("/reviews/").content.decode()
+    assert "Pay invoice INV-7" in html and "Pay now" in html
+    if not hasattr(services, "review_decide"):
+        assert "<fieldset class=\"plain\" disabled>" in html
+        response = owner_client.post(f"/reviews/{review.pk}/decide/", {"decision": "approve"})
+        assert response.status_code == 409
+    with mock.patch.object(services, "review_decide", create=True) as decide:
+        decide.return_value = review
+        response = owner_client.post(f"/reviews/{review.pk}/decide/",
+                                     {"decision": "edit", "edited_action": '{"kind": "click", "target": "Pay later"}',
+                                      "comment": "smaller"})
+    assert response.status_code == 200
+    kwargs = decide.call_args.kwargs
+    assert kwargs["decision"] == "edit" and kwargs["edited_action"] == {"kind": "click", "target": "Pay later"}
+    assert kwargs["comment"] == "smaller"

@@ -1,0 +1,115 @@
+"""Runs list, live page fragments, cancel, answer and the trace bundle."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from datetime import timedelta
+
+from django.utils import timezone
+
+from tests.dashboard.conftest import make_run
+from venus_rpa.runs.models import Run
+
+
+def test_the_list_filters_and_paginates(owner_client, automation):
+    for _ in range(30):
+        make_run(automation, status="succeeded", trigger="api")
+    failed = make_run(automation, status="failed", trigger="schedule")
+    old = make_run(automation, status="failed", trigger="api")
+    Run.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=10))
+
+    page1 = owner_client.get("/runs/").content.decode()
+    assert "Page 1 of 2" in page1 and "32 runs" in page1
+    page2 = owner_client.get("/runs/?page=2").content.decode()
+    assert f'href="/runs/{old.pk}/"' in page2
+
+    only_failed = owner_client.get("/runs/?status=failed").content.decode()
+    assert f"#{failed.pk}<" in only_failed and f"#{old.pk}<" in only_failed
+    assert only_failed.count('<td><a href="/runs/') == 2
+    by_trigger = owner_client.get("/runs/?trigger=schedule").content.decode()
+    assert f"#{failed.pk}<" in by_trigger and f"#{old.pk}<" not in by_trigger
+    since = (timezone.now() - timedelta(days=2)).date().isoformat()
+    recent = owner_client.get(f"/runs/?status=failed&since={since}").content.decode()
+    assert f"#{old.pk}<" not in recent and f"#{failed.pk}<" in recent
+    until = (timezone.now() - timedelta(days=5)).date().isoformat()
+    assert f"#{failed.pk}<" not in owner_client.get(f"/runs/?until={until}").content.decode()
+    paged = owner_client.get("/runs/?trigger=api").content.decode()
+    assert "trigger=api&amp;page=2" in paged
+
+
+def test_the_live_page_shows_steps_with_the_target_marked(owner_client, automation):
+    run = make_run(automation, steps=2, output={"reference": "EXP-1"}, verdict={"passed": True})
+    html = owner_client.get(f"/runs/{run.pk}/").content.decode()
+    assert 'id="step-0"' in html and 'id="step-1"' in html
+    assert 'data-ws="/ws/runs/%d/"' % run.pk in html
+    # box {x:100, y:200, w:128, h:40} on a 1280x800 viewport
+    assert "left:7.812%;top:25.0%;width:10.0%;height:5.0%" in html
+    assert "EXP-1" in html and "Verdict: passed" in html
+    assert "Download trace" in html
+
+
+def test_step_fragments_after_an_index(owner_client, automation):
+    run = make_run(automation, steps=3)
+    html = owner_client.get(f"/runs/{run.pk}/steps/?after=0").content.decode()
+    assert 'id="step-0"' not in html and 'id="step-1"' in html and 'id="step-2"' in html
+    single = owner_client.get(f"/runs/{run.pk}/steps/2/").content.decode()
+    assert 'id="step-2"' in single and 'id="step-1"' not in single
+
+
+def test_agent_points_and_captcha_steps_render(owner_client, automation):
+    from venus_rpa.runs.models import Step
+
+    run = make_run(automation, status="running")
+    Step.objects.create(run=run, index=0, kind="agent", status="succeeded", thought="Click the button",
+                        action={"type": "Click"}, started_at=timezone.now(),
+                        grounding={"mapped": [{"x": 640, "y": 400}], "viewport": {"width": 1280, "height": 800}})
+    Step.objects.create(run=run, index=1, kind="captcha", name="CAPTCHA text via human", status="succeeded",
+                        action={"kind": "text", "solver": "human", "attempt": 1, "outcome": "passed"},
+                        started_at=timezone.now(), output={"risk": {"level": "high", "category": "payment"}})
+    html = owner_client.get(f"/runs/{run.pk}/").content.decode()
+    assert 'class="mark mark-point" style="left:50.0%;top:50.0%"' not in html  # no screenshot: no overlay
+    assert "Click the button" in html
+    assert "CAPTCHA <strong>text</strong> via human, attempt 1: <strong>passed</strong>" in html
+    assert "Risk:" in html and "payment" in html
+
+
+def test_cancel_from_the_page(editor_client, automation):
+    run = make_run(automation, status="queued")
+    response = editor_client.post(f"/runs/{run.pk}/cancel/", HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    run.refresh_from_db()
+    assert run.status == "cancelled"
+    assert 'data-status="cancelled"' in response.content.decode()
+    again = editor_client.post(f"/runs/{run.pk}/cancel/", HTTP_HX_REQUEST="true")
+    assert again.status_code == 400 and "already ended" in again.content.decode()
+
+
+def test_answering_the_agents_question(editor_client, automation):
+    run = make_run(automation, status="awaiting_user", question="Which cost center?")
+    page = editor_client.get(f"/runs/{run.pk}/").content.decode()
+    assert "Which cost center?" in page and 'name="answer"' in page
+    empty = editor_client.post(f"/runs/{run.pk}/answer/", {"answer": " "}, HTTP_HX_REQUEST="true")
+    assert empty.status_code == 400 and "The answer is empty." in empty.content.decode()
+    response = editor_client.post(f"/runs/{run.pk}/answer/", {"answer": "CC-42"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    run.refresh_from_db()
+    assert run.answer == "CC-42"
+
+
+def test_the_trace_zip_holds_run_json_and_screenshots(owner_client, automation):
+    run = make_run(automation, steps=2, params={"title": "Taxi"}, output={"reference": "EXP-9"})
+    response = owner_client.get(f"/runs/{run.pk}/trace.zip")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/zip"
+    assert f'filename="run-{run.pk}-trace.zip"' in response["Content-Disposition"]
+    bundle = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    assert bundle.namelist() == ["run.json", "screenshots/step-0000.jpg", "screenshots/step-0001.jpg"]
+    document = json.loads(bundle.read("run.json"))
+    assert document["id"] == run.pk and document["params"] == {"title": "Taxi"}
+    assert document["output"] == {"reference": "EXP-9"}
+    assert [s["index"] for s in document["steps"]] == [0, 1]
+    assert document["steps"][1]["screenshot"] == "screenshots/step-0001.jpg"
+    assert document["definition"]["steps"][0]["value"] == "{{title}}"
+    assert bundle.read("screenshots/step-0001.jpg") == b"\xff\xd8fake-jpeg-1"

@@ -1,0 +1,72 @@
+"""Schedules and webhooks pages over the triggers services (secrets shown once)."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import pytest
+
+from venus_rpa.dashboard.views.triggers import triggers_available
+
+pytestmark = pytest.mark.skipif(not triggers_available(), reason="venus_rpa.triggers is not installed")
+
+
+def test_schedules_list_create_pause_and_resume(editor_client, automation, personas):
+    from venus_rpa.triggers.models import Schedule
+
+    response = editor_client.post("/schedules/", {"name": "Mornings", "automation": automation.slug,
+                                                  "cron": "30 8 * * *", "timezone": "Europe/Paris",
+                                                  "params": '{"title": "Taxi", "when": "2026-01-02"}'})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    schedule = Schedule.objects.get(workspace=personas.workspace)
+    html = editor_client.get("/schedules/").content.decode()
+    assert "Mornings" in html and "08:30 CET" in html  # next fire times in the schedule's zone
+    editor_client.post(f"/schedules/{schedule.pk}/toggle/", {"enabled": "0"})
+    schedule.refresh_from_db()
+    assert not schedule.enabled
+    editor_client.post(f"/schedules/{schedule.pk}/toggle/", {"enabled": "1"})
+    schedule.refresh_from_db()
+    assert schedule.enabled
+
+
+def test_a_bad_cron_is_shown_inline(editor_client, automation):
+    response = editor_client.post("/schedules/", {"automation": automation.slug, "cron": "every day", "timezone": "UTC"})
+    assert response.status_code == 400
+    assert 'class="errors"' in response.content.decode()
+
+
+def test_a_webhook_secret_is_shown_once(editor_client, automation):
+    response = editor_client.post("/webhooks/new/", {"name": "ERP", "automation": automation.slug,
+                                                     "param_mapping": '{"title": "expense.title"}'})
+    assert response.status_code == 200
+    html = response.content.decode()
+    secret = html.split('id="new-secret">')[1].split("</pre>")[0]
+    assert len(secret) > 20
+    assert secret not in editor_client.get("/webhooks/").content.decode()
+
+
+def test_callbacks_and_deliveries_with_resend(editor_client, automation, personas):
+    from tests.dashboard.conftest import make_run
+    from venus_rpa.triggers.models import CallbackDelivery, CallbackEndpoint
+
+    response = editor_client.post("/webhooks/callbacks/new/", {"url": "https://hooks.example.com/venus"})
+    assert response.status_code == 200 and 'id="new-secret"' in response.content.decode()
+    endpoint = CallbackEndpoint.objects.get(workspace=personas.workspace)
+    delivery = CallbackDelivery.objects.create(endpoint=endpoint, run=make_run(automation), status="failed",
+                                               attempts=5, last_error="connection refused")
+    html = editor_client.get("/webhooks/").content.decode()
+    assert "connection refused" in html and "Re-send" in html
+    with mock.patch("venus_rpa.triggers.services.callbacks._enqueue"):
+        editor_client.post(f"/webhooks/deliveries/{delivery.pk}/resend/")
+    delivery.refresh_from_db()
+    assert delivery.status == "pending" and delivery.attempts == 0
+
+
+def test_outsiders_get_404_and_viewers_403(outsider_client, viewer_client, automation, personas):
+    from venus_rpa.triggers.services import schedule_create
+
+    schedule = schedule_create(workspace=personas.workspace, user=personas.owner, automation=automation,
+                               name="S", cron="0 9 * * *", params={"title": "x", "when": "2026-01-02"})
+    assert outsider_client.post(f"/schedules/{schedule.pk}/toggle/", {"enabled": "0"}).status_code == 404
+    assert viewer_client.post(f"/schedules/{schedule.pk}/toggle/", {"enabled": "0"}).status_code == 403
+    assert viewer_client.get("/schedules/").status_code == 200
