@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import path
 
 from practice.captcha import views as captcha
-from practice.views import api, auth, expenses, lab, register
+from practice.views import account, api, auth, docs, expenses, lab, mail, register, shop
 
 urlpatterns = [
     path("", auth.home_view),
@@ -20,6 +20,36 @@ urlpatterns = [
     path("expenses/<str:reference>", expenses.detail_view),
     path("api/expenses", api.expense_list_api),
     path("api/reset", api.reset_api),
+    path("api/orders", api.orders_api),
+    path("api/account", api.account_api),
+    path("api/messages", api.messages_api),
+    path("api/shares", api.shares_api),
+    path("api/security", api.security_api),
+    path("api/actions", api.actions_api),
+    # Flows with real consequences, and their benign look-alikes (all behind sign-in).
+    path("shop", shop.shop_view),
+    path("shop/cart", shop.cart_view),
+    path("shop/cart/add", shop.add_to_cart_view),
+    path("shop/saved", shop.save_for_later_view),
+    path("shop/checkout", shop.checkout_view),
+    path("shop/orders", shop.order_history_view),
+    path("shop/orders/<str:reference>", shop.order_view),
+    path("account", account.settings_view),
+    path("account/delete", account.delete_view),
+    path("account/deleted", account.deleted_view),
+    path("account/payment-methods", account.payment_methods_view),
+    path("account/help/delete-account", account.delete_help_view),
+    path("security", account.security_view),
+    path("security/two-factor", account.two_factor_view),
+    path("security/send-code", account.send_code_view),
+    path("security/password", account.change_password_view),
+    path("messages", mail.list_view),
+    path("messages/new", mail.compose_view),
+    path("messages/hide", mail.hide_view),
+    path("docs", docs.list_view),
+    path("docs/<int:doc_id>", docs.detail_view),
+    path("docs/<int:doc_id>/share", docs.share_view),
+    path("docs/<int:doc_id>/download", docs.download_view),
     # CAPTCHAs: challenge ids are random tokens, types are fixed names; no clash by depth.
     path("captcha/<str:challenge_id>/<slug:name>.png", captcha.image_view),
     path("captcha/<str:challenge_id>/check", captcha.check_view),
@@ -30,4 +60,5 @@ urlpatterns = [
     path("lab/ambiguous", lab.ambiguous_view),
     path("lab/delayed", lab.delayed_view),
     path("lab/extract", lab.extract_view),
+    path("lab/injection", lab.injection_view),
 ]

@@ -390,7 +390,7 @@ def _check_solution(kind: str, generated: Generated) -> None:
         if kind == "text_click":
             assert generated.view["instruction"] == "请依次点击：" + "".join(f"「{c}」" for c in s["chars"])
     elif kind == "drag_end":
-        assert 150 <= s["target"][0] <= 275 and s["item_start"][0] + 40 < s["target"][0] - s["radius"]
+        assert 130 <= s["target"][0] <= 290 and s["item_start"][0] + 40 < s["target"][0] - s["radius"]
 
 
 def _overlap(a: list[int], b: list[int]) -> bool:

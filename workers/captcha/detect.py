@@ -103,7 +103,7 @@ _RULES: list[tuple[str, re.Pattern]] = [
     ("slider_puzzle", re.compile(r"puzzle|slide to|drag the slider|fit the (piece|puzzle)|拼图|滑块|向右滑动", re.I)),
     ("text_click", re.compile(r"[「“\"'][\u3400-\u9fff][」”\"']|click (the )?(characters|words|text)|依次点击|按顺序点击.*字", re.I)),
     ("icon_click", re.compile(r"click (on )?(the )?icons?|icons? in (this|the) order|点击.*图标|按顺序点击", re.I)),
-    ("drag_end", re.compile(r"\bdrag\b|拖动|拖到|拖入", re.I)),
+    ("drag_end", re.compile(r"\bdrag\b|\bmove the \w+ (in)?to|onto its|into its (slot|place)|拖动|拖到|拖入|移到", re.I)),
     ("oneclick_login", re.compile(r"i am human|i'm not a robot|i am not a robot|verify (that )?you are human|我不是机器人|点击验证", re.I)),
     ("visual_reasoning", re.compile(r"how many|which (shape|colour|color|one)|what (colour|color|shape)|\?\s*$|多少|几个|哪个", re.I)),
 ]

@@ -1,4 +1,6 @@
-"""Drag-to-target: move a small object onto the target drawn in the scene."""
+"""Drag-to-the-marked-end: move a small object onto its outline (a "slot" of the same shape)
+drawn in the scene; sometimes a decoy outline of another shape is drawn too, so the shape matters.
+This is the VenusBench-CAPTCHA drag_end kind: the end point is marked in the picture."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw, ImageFilter
 
 from practice.captcha.drawing import SUPERSAMPLE, downsample, hsv, png, textured_background
 from practice.captcha.generators.base import Generated
@@ -16,84 +18,52 @@ from practice.captcha.shapes import polygon
 WIDTH, HEIGHT = 320, 200
 ITEM = 40  # the draggable object's image is ITEM x ITEM
 
-# object, target, instruction, acceptance radius around the target's centre (px)
-PAIRS = (
-    ("ball", "basket", "Drag the ball into the basket", 24),
-    ("apple", "plate", "Drag the apple onto the plate", 24),
-    ("star", "ring", "Drag the star into the ring", 22),
-)
+RADIUS = 12  # acceptance radius around the outline's centre (px)
+INSTRUCTIONS = ("Drag the {item} onto its outline", "Drag the {item} to the matching shape",
+                "Move the {item} into its slot")
 
 Draw = ImageDraw.ImageDraw
 
 
 def generate(rng: random.Random) -> Generated:
-    """Scene with the target (and maybe a decoy target), plus the object's own image."""
-    item, target, instruction, radius = rng.choice(PAIRS)
+    """Scene with the object's outline (and maybe a decoy outline), plus the object's own image."""
+    item = rng.choice(list(OBJECTS))
+    instruction = rng.choice(INSTRUCTIONS).format(item=item)
     scene = textured_background(rng, (WIDTH, HEIGHT), light=True, blob_count=18, grain=0.06, dots=60)
-    tx, ty = rng.randint(150, WIDTH - 45), rng.randint(50, HEIGHT - 45)
-    layer = Image.new("RGBA", (WIDTH * SUPERSAMPLE, HEIGHT * SUPERSAMPLE), (0, 0, 0, 0))
-    draw = ImageDraw.Draw(layer)
-    TARGETS[target](draw, rng, tx * SUPERSAMPLE, ty * SUPERSAMPLE)
-    if rng.random() < 0.6:  # a decoy of another kind, so the instruction matters
+    tx, ty = rng.randint(130, WIDTH - 30), rng.randint(30, HEIGHT - 30)
+    scene = scene.convert("RGBA")
+    _slot(scene, rng, item, tx, ty)
+    if rng.random() < 0.6:  # a decoy of another shape, so the shape matters
         for _ in range(100):
-            dx, dy = rng.randint(100, WIDTH - 45), rng.randint(45, HEIGHT - 45)
-            if math.dist((dx, dy), (tx, ty)) > 95:
-                decoy = rng.choice([name for name in TARGETS if name != target])
-                TARGETS[decoy](draw, rng, dx * SUPERSAMPLE, dy * SUPERSAMPLE)
+            dx, dy = rng.randint(100, WIDTH - 30), rng.randint(30, HEIGHT - 30)
+            if math.dist((dx, dy), (tx, ty)) > 60:
+                _slot(scene, rng, rng.choice([name for name in OBJECTS if name != item]), dx, dy)
                 break
-    scene = Image.alpha_composite(scene.convert("RGBA"), downsample(layer, (WIDTH, HEIGHT))).convert("RGB")
+    scene = scene.convert("RGB")
 
     big = Image.new("RGBA", (ITEM * SUPERSAMPLE,) * 2, (0, 0, 0, 0))
     OBJECTS[item](ImageDraw.Draw(big), rng, ITEM * SUPERSAMPLE)
     start = (rng.randint(6, 40), rng.randint(8, HEIGHT - ITEM - 8))
     return Generated(
-        solution={"target": [tx, ty], "radius": radius, "item_size": ITEM, "item_start": list(start)},
+        solution={"target": [tx, ty], "radius": RADIUS, "item_size": ITEM, "item_start": list(start)},
         images={"scene": png(scene), "item": png(downsample(big, (ITEM, ITEM)))},
         view={"width": WIDTH, "height": HEIGHT, "instruction": instruction,
               "item_size": ITEM, "item_x": start[0], "item_y": start[1]},
     )
 
 
-# --- targets, drawn centred on (cx, cy) at SUPERSAMPLE scale ------------------------------
-
-
-def _basket(draw: Draw, rng: random.Random, cx: float, cy: float) -> None:
-    k = SUPERSAMPLE
-    brown = hsv(rng, (0.55, 0.75), (0.45, 0.65), hue=rng.uniform(0.06, 0.1))
-    dark = tuple(int(c * 0.6) for c in brown)
-    top, bottom = cy - 14 * k, cy + 22 * k
-    draw.arc((cx - 26 * k, cy - 44 * k, cx + 26 * k, cy - 2 * k), 180, 360, fill=dark, width=4 * k)
-    body = [(cx - 34 * k, top), (cx + 34 * k, top), (cx + 25 * k, bottom), (cx - 25 * k, bottom)]
-    draw.polygon(body, fill=brown, outline=dark, width=2 * k)
-    for i in range(1, 4):
-        y = top + (bottom - top) * i / 4
-        draw.line([(cx - 34 * k + 9 * k * i / 4, y), (cx + 34 * k - 9 * k * i / 4, y)], fill=dark, width=k)
-    for i in range(-3, 4):
-        draw.line([(cx + i * 9.5 * k, top), (cx + i * 7 * k, bottom)], fill=dark, width=k)
-    draw.rounded_rectangle((cx - 37 * k, top - 5 * k, cx + 37 * k, top + 3 * k), radius=3 * k, fill=dark)
-
-
-def _plate(draw: Draw, rng: random.Random, cx: float, cy: float) -> None:
-    k = SUPERSAMPLE
-    rim = hsv(rng, (0.2, 0.5), (0.55, 0.8))
-    draw.ellipse((cx - 38 * k, cy - 16 * k, cx + 40 * k, cy + 22 * k), fill=(90, 90, 90, 90))
-    draw.ellipse((cx - 40 * k, cy - 20 * k, cx + 40 * k, cy + 20 * k), fill=(250, 250, 248), outline=rim, width=3 * k)
-    draw.ellipse((cx - 26 * k, cy - 12 * k, cx + 26 * k, cy + 12 * k), fill=(236, 236, 232), outline=rim, width=k)
-
-
-def _ring(draw: Draw, rng: random.Random, cx: float, cy: float) -> None:
-    k = SUPERSAMPLE
-    colour = hsv(rng, (0.7, 1.0), (0.55, 0.85))
-    draw.ellipse((cx - 31 * k, cy - 31 * k, cx + 31 * k, cy + 31 * k), fill=(*colour, 40), outline=colour, width=5 * k)
-    for i in range(0, 360, 30):
-        a = math.radians(i)
-        x, y = cx + 22 * k * math.cos(a), cy + 22 * k * math.sin(a)
-        draw.ellipse((x - 1.5 * k, y - 1.5 * k, x + 1.5 * k, y + 1.5 * k), fill=colour)
-
-
-TARGETS: dict[str, Callable[[Draw, random.Random, float, float], None]] = {
-    "basket": _basket, "plate": _plate, "ring": _ring,
-}
+def _slot(scene: Image.Image, rng: random.Random, item: str, cx: int, cy: int) -> None:
+    """Draw the outline of an object's silhouette centred on (cx, cy): a shaded, outlined slot."""
+    big = Image.new("RGBA", (ITEM * SUPERSAMPLE,) * 2, (0, 0, 0, 0))
+    OBJECTS[item](ImageDraw.Draw(big), rng, ITEM * SUPERSAMPLE)
+    alpha = downsample(big, (ITEM, ITEM)).getchannel("A").point(lambda a: 255 if a > 100 else 0)
+    edge = ImageChops.subtract(alpha.filter(ImageFilter.MaxFilter(3)), alpha.filter(ImageFilter.MinFilter(3)))
+    shade = rng.randint(20, 70)
+    layer = Image.new("RGBA", (ITEM, ITEM), (shade, shade, shade, 0))
+    layer.putalpha(alpha.point(lambda a: int(a * rng.uniform(0.25, 0.4))))
+    outline = Image.new("RGBA", (ITEM, ITEM), (shade, shade, shade, 230))
+    layer = Image.composite(outline, layer, edge)
+    scene.alpha_composite(layer, (cx - ITEM // 2, cy - ITEM // 2))
 
 
 # --- objects, drawn to fill a size x size canvas ------------------------------------------

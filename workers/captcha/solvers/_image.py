@@ -36,7 +36,7 @@ def open_image(data: bytes) -> Image.Image:
         image.load()
     except UnidentifiedImageError as exc:
         raise SolverInputError("unreadable image: not a format Pillow knows (PNG, JPEG, GIF, WebP, BMP)") from exc
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
         raise SolverInputError(f"unreadable image: {exc}") from exc
     if max(image.size) > MAX_SIDE or min(image.size) < 4:
         raise SolverInputError(f"image size {image.size} out of range")
@@ -53,13 +53,14 @@ def rgb_array(data: bytes | Image.Image, *, matte: tuple[int, int, int] = (255, 
     return np.asarray(image.convert("RGB"))
 
 
+def png_bytes(rgb: np.ndarray) -> bytes:
+    """An RGB array encoded as PNG (for libraries that decode bytes themselves)."""
+    out = io.BytesIO()
+    Image.fromarray(rgb).save(out, "PNG")
+    return out.getvalue()
+
+
 def rgba_array(data: bytes | Image.Image) -> np.ndarray:
     """H×W×4 uint8 RGBA (opaque images get alpha 255)."""
     image = open_image(data) if isinstance(data, bytes) else data
     return np.asarray(image.convert("RGBA"))
-
-
-def gray(rgb: np.ndarray) -> np.ndarray:
-    """Luma of an RGB array as uint8."""
-    weights = np.array([0.299, 0.587, 0.114], dtype=np.float32)
-    return np.clip(rgb[..., :3].astype(np.float32) @ weights, 0, 255).astype(np.uint8)

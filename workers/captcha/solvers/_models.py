@@ -9,6 +9,7 @@ thread-safe and actually re-ranks the characters.
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import TYPE_CHECKING
 
@@ -45,6 +46,12 @@ def warm_up(*kinds: str) -> None:
 def charset() -> list[str]:
     """The recogniser's classes; index 0 is the CTC blank."""
     return _get("ocr").get_charset()
+
+
+@functools.cache
+def class_index() -> dict[str, int]:
+    """Character -> class index (built once; treat as read-only)."""
+    return {c: i for i, c in enumerate(charset()) if c}
 
 
 def ocr_probabilities(image: Image.Image) -> np.ndarray:

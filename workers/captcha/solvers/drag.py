@@ -11,8 +11,9 @@ target) in scene pixels. The caller drags from the item's on-screen centre to th
   shapes, whose inside differs from the surroundings, are taken as clutter.
 Limits: slots turned relative to the item are not searched (rotation); several equally
 good slots (two outlines of the item's shape) are a coin toss; without an item, a target
-marked only by colour, by an arrow or by text ("drag to the end") is not understood, and a
-drawn frame around the whole picture is ignored only when it touches the image border.
+marked only by colour, by an arrow or by text ("drag to the end") is not understood, and
+outlines enclosing more than a quarter of the picture (frames) are ignored. Raises
+`SolverInputError` when nothing outlined is found.
 """
 
 from __future__ import annotations

@@ -6,8 +6,10 @@ matched icon's bounding box in `image` pixels. No two hint icons get the same ic
 How:
 1. The hint strip is split into icons by projection: its ink (pixels unlike the strip's
    border colour) in runs separated by empty columns.
-2. Candidate icons in the picture are the blobs that stand out from a smoothed estimate of
-   the ground (a wide median), filtered by size.
+2. Candidate icons in the picture are small light or dark objects in any Lab channel
+   (top-hats by reconstruction, wider than an icon), cut at several contrast levels; the
+   icon-sized, compact regions that keep their extent from one level to the next win
+   (crisp icons do; blurred patches and icons merged with a neighbour do not).
 3. Silhouettes are compared independent of rotation and scale: each is centred on its
    centroid, scaled to a fixed RMS radius, and the candidate is turned in 5° steps; the
    similarity is the best IoU. Then hint icons and candidates are paired one-to-one to
@@ -26,11 +28,15 @@ import cv2
 import numpy as np
 
 from workers.captcha.solvers._image import PixelPoint, SolverInputError, open_image, rgb_array
+from workers.captcha.solvers._match import object_contrast
 
 NORM = 64  # side of the canvas silhouettes are compared on
 RMS_RADIUS = 14.0  # their RMS radius there, in px
 ANGLES = tuple(range(0, 360, 5))
 MAX_CANDIDATES = 9
+LEVELS = (18.0, 25.0, 35.0, 50.0, 70.0, 95.0)  # contrast cuts, in Lab distance from the ground
+MARGIN = 6  # px of ground kept around a proposal (to learn the ground's colour)
+Rect = tuple[int, int, int, int]  # x, y, width, height
 
 
 def solve_icon_click(image: bytes, hint: bytes) -> list[PixelPoint]:
@@ -90,9 +96,6 @@ def _merge_close(runs: list[tuple[int, int]], gap: int) -> list[tuple[int, int]]
     return merged
 
 
-LEVELS = (18.0, 25.0, 35.0, 50.0, 70.0, 95.0)  # Lab distances from the ground
-
-
 def candidate_blobs(rgb: np.ndarray) -> list[tuple[np.ndarray, PixelPoint]]:
     """Blobs that differ from the local ground: (tight 0/255 mask, centre of its box).
 
@@ -102,37 +105,43 @@ def candidate_blobs(rgb: np.ndarray) -> list[tuple[np.ndarray, PixelPoint]]:
     does not). The most stable proposals win, one per place.
     """
     height, width = rgb.shape[:2]
-    distance = _ground_distance(rgb)
+    distance = object_contrast(rgb, 0.3)
     lab = cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB).astype(np.float32)
+    chosen: list[tuple[Rect, np.ndarray]] = []
+    for _, (x, y, w, h), mask in sorted(_proposals(distance), key=lambda p: -p[0]):
+        if any(_overlaps((x, y, w, h), box) for box, _ in chosen):
+            continue
+        x0, y0 = max(0, x - MARGIN), max(0, y - MARGIN)
+        blob = _refine(mask, lab[y0:y0 + mask.shape[0], x0:x0 + mask.shape[1]])
+        chosen.append(((x, y, w, h), _solid_if_outline(blob[y - y0:y - y0 + h, x - x0:x - x0 + w])))
+    return [(blob, PixelPoint(int(x + w // 2), int(y + h // 2))) for (x, y, w, h), blob in chosen]
+
+
+def _proposals(distance: np.ndarray) -> list[tuple[float, Rect, np.ndarray]]:
+    """(stability, box, mask with a MARGIN around the box) of every icon-like region at every level."""
+    height, width = distance.shape
     area_lo, area_hi = 0.002 * height * width, 0.08 * height * width
-    proposals: list[tuple[float, tuple[int, int, int, int], np.ndarray]] = []  # stability, box, mask
+    found = []
     for i, level in enumerate(LEVELS):
         above = LEVELS[i + 1] if i + 1 < len(LEVELS) else level * 1.35
         binary = cv2.morphologyEx(np.where(distance > level, 255, 0).astype(np.uint8), cv2.MORPH_OPEN,
                                   np.ones((3, 3), np.uint8))
         count, labels, stats, _ = cv2.connectedComponentsWithStats(binary)
         for index in range(1, count):
-            x, y, w, h, area = stats[index]
+            x, y, w, h, area = (int(v) for v in stats[index])
             if not area_lo <= area <= area_hi or max(w, h) > 3 * min(w, h) or area < 0.2 * w * h:
                 continue
             region = labels[y:y + h, x:x + w] == index
             stability = float((distance[y:y + h, x:x + w][region] > above).mean())
-            x0, y0, x1, y1 = max(0, x - 6), max(0, y - 6), min(width, x + w + 6), min(height, y + h + 6)
-            mask = np.where(labels[y0:y1, x0:x1] == index, 255, 0).astype(np.uint8)
-            proposals.append((stability, (x, y, w, h), mask))
-    chosen: list[tuple[tuple[int, int, int, int], np.ndarray]] = []
-    for _, (x, y, w, h), mask in sorted(proposals, key=lambda p: -p[0]):
-        if any(_overlaps((x, y, w, h), box) for box, _ in chosen):
-            continue
-        x0, y0 = max(0, x - 6), max(0, y - 6)
-        blob = _refine(mask, lab[y0:y0 + mask.shape[0], x0:x0 + mask.shape[1]])
-        chosen.append(((x, y, w, h), _solid_if_outline(blob[y - y0:y - y0 + h, x - x0:x - x0 + w])))
-    return [(blob, PixelPoint(int(x + w // 2), int(y + h // 2))) for (x, y, w, h), blob in chosen]
+            x0, y0 = max(0, x - MARGIN), max(0, y - MARGIN)
+            mask = np.where(labels[y0:y + h + MARGIN, x0:x + w + MARGIN] == index, 255, 0).astype(np.uint8)
+            found.append((stability, (x, y, w, h), mask))
+    return found
 
 
-def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+def _overlaps(a: Rect, b: Rect) -> bool:
     """Whether the centre of either box lies in the other."""
-    def inside(p: tuple[float, float], r: tuple[int, int, int, int]) -> bool:
+    def inside(p: tuple[float, float], r: Rect) -> bool:
         return r[0] <= p[0] <= r[0] + r[2] and r[1] <= p[1] <= r[1] + r[3]
 
     return inside((a[0] + a[2] / 2, a[1] + a[3] / 2), b) or inside((b[0] + b[2] / 2, b[1] + b[3] / 2), a)
@@ -152,46 +161,12 @@ def _refine(dome: np.ndarray, lab: np.ndarray) -> np.ndarray:
     return own if cv2.countNonZero(own) >= 0.3 * cv2.countNonZero(dome) else dome
 
 
-def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+def _overlaps(a: Rect, b: Rect) -> bool:
     """Whether the centre of either box lies in the other."""
-    def inside(p: tuple[float, float], r: tuple[int, int, int, int]) -> bool:
+    def inside(p: tuple[float, float], r: Rect) -> bool:
         return r[0] <= p[0] <= r[0] + r[2] and r[1] <= p[1] <= r[1] + r[3]
 
     return inside((a[0] + a[2] / 2, a[1] + a[3] / 2), b) or inside((b[0] + b[2] / 2, b[1] + b[3] / 2), a)
-
-
-def _ground_distance(rgb: np.ndarray) -> np.ndarray:
-    """How much each pixel belongs to a small light or dark object, in any Lab channel.
-
-    Top-hats by reconstruction with a square wider than an icon: the opening (closing) that
-    removes small light (dark) objects is grown back under the image, so large regions keep
-    their exact borders (a horizon) and nothing bridges two nearby icons. Half size for speed.
-    """
-    height, width = rgb.shape[:2]
-    small = cv2.resize(rgb, (max(8, width // 2), max(8, height // 2)), interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0), cv2.COLOR_RGB2LAB)
-    side = max(9, int(0.3 * min(small.shape[:2])) | 1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
-    channels = []
-    for plane in cv2.split(lab):
-        light = plane.astype(np.float32) - _reconstruct(cv2.morphologyEx(plane, cv2.MORPH_OPEN, kernel), plane, grow=True)
-        dark = _reconstruct(cv2.morphologyEx(plane, cv2.MORPH_CLOSE, kernel), plane, grow=False) - plane.astype(np.float32)
-        channels.append(light + dark)
-    # L spans 0-255 for 0-100 and a/b are already in 0-255 steps, so they add as they are.
-    distance = np.sqrt(np.sum(np.square(channels), axis=0))
-    return cv2.resize(distance, (width, height), interpolation=cv2.INTER_LINEAR)
-
-
-def _reconstruct(marker: np.ndarray, image: np.ndarray, *, grow: bool, limit: int = 400) -> np.ndarray:
-    """Grey reconstruction: by dilation under `image` (grow) or by erosion above it."""
-    kernel = np.ones((3, 3), np.uint8)
-    current = marker
-    for _ in range(limit):
-        step = np.minimum(cv2.dilate(current, kernel), image) if grow else np.maximum(cv2.erode(current, kernel), image)
-        if np.array_equal(step, current):
-            break
-        current = step
-    return current.astype(np.float32)
 
 
 def _solid_if_outline(blob: np.ndarray) -> np.ndarray:

@@ -3,7 +3,9 @@
 Contract: `solve_ocr(image, charset=None, length=None, arithmetic=None) -> str`.
 - The answer has no whitespace. With `charset`, only those characters come back, and letters
   take the case they have in `charset` (the bundled model is weak on case, so "ab12" and
-  "AB12" both read both cases and map them). Without `charset` the case is the model's guess.
+  "AB12" both read both cases and map them). Without `charset`: Latin letters and digits,
+  unless the image reads as mostly Chinese; the case is then the model's guess (it leans
+  to lower case), so compare case-insensitively or pass a charset.
 - With `length`, the decoder returns the most probable reading with exactly that many
   characters (a CTC best path under a length constraint), which repairs merged doubles
   ("OO" read as "O") and stray marks read as characters.
@@ -17,6 +19,7 @@ checks fail often (see §6 of the safety reference for measured rates).
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol
@@ -29,6 +32,7 @@ from workers.captcha.solvers import _models
 from workers.captcha.solvers._image import SolverInputError, open_image, rgb_array
 
 ARITHMETIC_MAX_GAP = 6.0  # nats; sums measured at 0-5.5, other texts at 13 and up
+ASCII_ALNUM = string.ascii_letters + string.digits
 ARITHMETIC_CHARS = "0123456789+-x×*÷/=?？加减乘除等于"
 _OPERATORS = {"+": "+", "加": "+", "-": "-", "减": "-", "—": "-", "x": "*", "X": "*", "×": "*", "*": "*",
               "乘": "*", "÷": "/", "/": "/", "除": "/"}
@@ -46,9 +50,17 @@ def solve_ocr(image: bytes, *, charset: str | None = None, length: int | None = 
         value = _arithmetic_value(logp, classes, forced=bool(arithmetic))
         if value is not None:
             return value
-    allowed = None if charset is None else _with_both_cases(charset)
+    allowed = _auto_charset(logp, classes) if charset is None else _with_both_cases(charset)
     grammar = None if length is None else LengthGrammar(length)
     return _apply_case(decode(logp, classes, allowed=allowed, grammar=grammar), charset)
+
+
+def _auto_charset(logp: np.ndarray, classes: list[str]) -> str | None:
+    """Without a charset: Latin letters and digits, unless the text reads as mostly CJK (then
+    anything). Stray marks read as "了" or ">" are thereby re-read as the likeliest letter."""
+    free = decode(logp, classes, allowed=None)
+    cjk = sum("\u3400" <= c <= "\u9fff" for c in free)
+    return None if free and cjk * 2 >= len(free) else ASCII_ALNUM
 
 
 def _arithmetic_value(logp: np.ndarray, classes: list[str], *, forced: bool) -> str | None:

@@ -6,7 +6,7 @@ pixels; no box serves two characters. Latin letters and digits work as well as C
 Latin letter matches either case).
 How: ddddocr's detector proposes glyph boxes, topped up with compact high-contrast blobs
 the detector missed (it is weaker on Latin letters). Each box is read by the recogniser,
-upright and turned ±25° (glyphs are drawn at an angle), and scored for each wanted
+upright and turned ±20° (glyphs are drawn at an angle), and scored for each wanted
 character as the best per-step probability of that character; the recogniser's classes
 are masked to the wanted characters first, which is what ddddocr's `set_ranges` means to
 do, without its shared state. Characters and boxes are then paired one-to-one to
@@ -27,11 +27,11 @@ import numpy as np
 from PIL import Image
 
 from workers.captcha.solvers import _models
-from workers.captcha.solvers._image import PixelPoint, SolverInputError, open_image, rgb_array
+from workers.captcha.solvers._image import PixelPoint, SolverInputError, open_image, png_bytes, rgb_array
 from workers.captcha.solvers.icon_click import candidate_blobs
 
 Box = tuple[int, int, int, int]
-TURNS = (0.0, -20.0, 20.0)
+TURNS = (0.0, -20.0, 20.0)  # glyphs are drawn at an angle; the best reading counts
 MAX_BOXES = 9
 
 
@@ -42,10 +42,12 @@ def solve_text_click(image: bytes, chars: list[str]) -> list[PixelPoint]:
         raise SolverInputError("chars must be single characters")
     picture = open_image(image)
     rgb = rgb_array(picture)
-    boxes = glyph_boxes(image, rgb)
+    # The detector decodes the bytes itself and would drop transparency to black.
+    boxes = glyph_boxes(image if picture.mode in ("RGB", "L") else png_bytes(rgb), rgb)
     if len(boxes) < len(wanted):
         raise SolverInputError(f"found {len(boxes)} glyphs for {len(wanted)} characters")
-    scores = np.stack([_char_scores(Image.fromarray(rgb), box, wanted) for box in boxes], axis=1)
+    view = Image.fromarray(rgb)
+    scores = np.stack([_char_scores(view, box, wanted) for box in boxes], axis=1)
     choice = _assign(np.log(scores + 1e-9))
     return [PixelPoint((boxes[j][0] + boxes[j][2]) // 2, (boxes[j][1] + boxes[j][3]) // 2) for j in choice]
 
@@ -84,9 +86,8 @@ def glyph_boxes(image: bytes, rgb: np.ndarray) -> list[Box]:
 
 
 def _char_scores(picture: Image.Image, box: Box, wanted: list[str]) -> np.ndarray:
-    """For each wanted character, the best probability that the box shows it."""
-    classes = _models.charset()
-    index = {c: i for i, c in enumerate(classes)}
+    """For each wanted character, the best probability (over TURNS) that the box shows it."""
+    index = _models.class_index()
     columns = [[index[v] for v in {c, c.swapcase()} if v in index] for c in wanted]
     allowed = sorted({i for col in columns for i in col})
     crop = _crop(picture, box)

@@ -1,0 +1,108 @@
+"""CAPTCHA benchmark: fresh challenges per type solved through the platform's gate.
+
+Each sample is a run of a one-page automation on the practice site's standalone check page
+(`/captcha/TYPE`): the runner's CAPTCHA gate detects and classifies the widget, the local route
+solves it and acts with the mouse and keyboard, then the automation presses "Verify" and expects
+"Verified". One attempt per run (pass@1). Runs go through the real Runner (DjangoRecorder, Redis
+events, one Chromium), several at a time. Prints JSON: per type pass_at_1, median_ms (gate time),
+solver used; overall pass@1 across the seven locally solvable types.
+
+    .venv/bin/python benchmarks/captcha.py [--samples 30] [--concurrency 4] [--types ocr,slider_puzzle]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+
+from _stack import practice_site, setup_django
+
+LOCAL_TYPES = ["ocr", "slider_puzzle", "drag_end", "icon_click", "text_click", "image_rotation", "oneclick_login"]
+TARGETS = {"ocr": 0.9, "slider_puzzle": 0.95, "drag_end": 0.9, "oneclick_login": 1.0, "text_click": 0.8,
+           "image_rotation": 0.8, "icon_click": 0.7}
+
+
+def definition(base: str, kind: str) -> dict:
+    return {
+        "surface": "web", "start_url": f"{base}/captcha/{kind}", "allowed_domains": ["127.0.0.1"],
+        "steps": [{"kind": "click", "target": {"role": "button", "name": "Verify"}},
+                  {"kind": "wait_for", "text": "Verified", "timeout_s": 3}],
+        "captcha": {"solvers": ["local"], "max_attempts": 1},
+    }
+
+
+async def run_type(kind: str, base: str, samples: int, concurrency: int) -> dict:
+    from asgiref.sync import sync_to_async
+
+    from venus_rpa.accounts.models import Workspace
+    from venus_rpa.automations.services import automation_create
+    from venus_rpa.runs.execution import DjangoRecorder, browser_host, captcha_gate
+    from venus_rpa.runs.models import Run, Step
+    from venus_rpa.runs.services import secrets_for, spec_for
+    from workers.runner import Runner
+
+    workspace = await sync_to_async(Workspace.objects.get)(slug="demo")
+    automation = await sync_to_async(automation_create)(
+        workspace=workspace, user=None, slug=f"bench-captcha-{kind.replace('_', '-')}", name=kind,
+        definition=definition(base, kind))
+    version = await sync_to_async(lambda: automation.current_version)()
+    limit = asyncio.Semaphore(concurrency)
+
+    async def one() -> tuple[bool, float | None, str]:
+        async with limit:
+            run = await sync_to_async(Run.objects.create)(workspace=workspace, automation=automation, version=version,
+                                                          status="running")
+            spec, secrets = await sync_to_async(spec_for)(run=run), await sync_to_async(secrets_for)(run=run)
+            recorder = DjangoRecorder(run.pk)
+            result = await Runner(browser_host(), captcha=captcha_gate()).run(spec, params={}, secrets=secrets,
+                                                                                recorder=recorder)
+            await recorder.close()
+            events = await sync_to_async(list)(Step.objects.filter(run=run, kind="captcha").order_by("index"))
+            first = events[0] if events else None
+            return (result.status == "succeeded", first.act_ms if first else None,
+                    first.action.get("solver", "") if first else "none")
+
+    results = await asyncio.gather(*(one() for _ in range(samples)))
+    times = [t for _, t, _ in results if t is not None]
+    solvers = sorted({s for _, _, s in results})
+    passed = sum(ok for ok, _, _ in results)
+    return {"samples": samples, "passed": passed, "pass_at_1": round(passed / samples, 3),
+            "median_ms": round(statistics.median(times), 1) if times else None,
+            "solver": solvers[0] if len(solvers) == 1 else solvers, "target": TARGETS.get(kind)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--samples", type=int, default=30)
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--types", default=",".join(LOCAL_TYPES))
+    args = parser.parse_args()
+    setup_django()
+    from django.core.management import call_command
+
+    from venus_rpa.runs.execution import browser_host
+
+    kinds = [k for k in args.types.split(",") if k]
+    with practice_site(quiet=True) as base:
+        call_command("seed_demo", practice_url=base, stdout=open(os.devnull, "w"))
+
+        async def go() -> dict:
+            out = {kind: await run_type(kind, base, args.samples, args.concurrency) for kind in kinds}
+            await browser_host().close()
+            return out
+
+        per_type = asyncio.run(go())
+    local = [per_type[k] for k in kinds if k in LOCAL_TYPES]
+    overall = sum(r["passed"] for r in local) / sum(r["samples"] for r in local) if local else None
+    print(json.dumps({
+        "benchmark": "captcha", "per_type": per_type,
+        "overall_pass_at_1": round(overall, 3) if overall is not None else None, "target_overall": 0.8,
+        "meets_targets": {k: (r["pass_at_1"] >= r["target"]) for k, r in per_type.items() if r["target"]},
+    }, indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,307 @@
+"""The local CAPTCHA solvers, measured on varied synthetic images (tests/captcha/synth.py).
+
+Pure tests: no Django, no database, no network. Each accuracy test generates its images from
+a fixed seed, prints the measured accuracy and time, and asserts a floor set below what we
+measure (the floors are what the solvers are promised to keep, not what they reach).
+Run alone with: .venv/bin/python -m pytest tests/captcha -q -p no:django --noconftest
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
+
+import numpy as np
+import pytest
+
+from tests.captcha import synth
+from workers.captcha.solvers import (
+    LocalSolvers, PixelPoint, SliderAnswer, SolverInputError, SolverResult, chars_from_instruction, solve_drag,
+    solve_icon_click, solve_ocr, solve_rotation, solve_slider, solve_text_click,
+)
+from workers.captcha.solvers import _models
+from workers.captcha.solvers.ocr import decode, evaluate
+
+
+@pytest.fixture
+def report(capsys) -> Callable[[str, int, int, float], None]:
+    """Print "name: hits/n = rate (ms per image)" past pytest's capture."""
+
+    def _report(name: str, hits: int, n: int, seconds: float) -> None:
+        with capsys.disabled():
+            print(f"\n  [captcha] {name}: {hits}/{n} = {hits / n:.2f} ({1000 * seconds / n:.0f} ms/image)", end="")
+
+    return _report
+
+
+def _inside(point: PixelPoint, box: synth.Box, slack: int = 3) -> bool:
+    return box[0] - slack <= point.x <= box[2] + slack and box[1] - slack <= point.y <= box[3] + slack
+
+
+def _measure(cases: list, solve: Callable, check: Callable) -> tuple[int, float]:
+    """(number of cases where check(answer, case) holds, seconds spent solving)."""
+    hits, spent = 0, 0.0
+    for case in cases:
+        start = time.perf_counter()
+        answer = solve(case)
+        spent += time.perf_counter() - start
+        hits += bool(check(answer, case))
+    return hits, spent
+
+
+# ---------------------------------------------------------------- OCR
+
+
+def test_ocr_reads_lightly_distorted_capitals_and_digits(report):
+    rng = random.Random(101)
+    cases = [synth.ocr_sample(rng, synth.OCR_STYLES[i % len(synth.OCR_STYLES)]) for i in range(36)]
+    hits, spent = _measure(cases, lambda c: solve_ocr(c[0], charset=synth.UPPER_DIGITS), lambda a, c: a == c[1])
+    report("ocr, charset A-Z2-9, 6 styles", hits, len(cases), spent)
+    assert hits / len(cases) >= 0.85
+
+
+def test_ocr_with_known_length_is_at_least_as_good(report):
+    rng = random.Random(102)
+    cases = [synth.ocr_sample(rng) for _ in range(24)]
+    hits, spent = _measure(cases, lambda c: solve_ocr(c[0], charset=synth.UPPER_DIGITS, length=len(c[1])),
+                           lambda a, c: a == c[1])
+    report("ocr, charset and length", hits, len(cases), spent)
+    assert hits / len(cases) >= 0.85
+    assert all(len(solve_ocr(img, charset=synth.UPPER_DIGITS, length=len(text))) == len(text) for img, text in cases)
+
+
+def test_ocr_maps_letters_to_the_case_of_the_charset():
+    image, text = synth.ocr_sample(random.Random(103), "plain", alphabet="ABCDEFGHJKMNPQRSTUVWXYZ")
+    assert solve_ocr(image, charset="abcdefghjkmnpqrstuvwxyz") == text.lower()
+    assert solve_ocr(image, charset="ABCDEFGHJKMNPQRSTUVWXYZ") == text
+
+
+def test_ocr_solves_small_sums(report):
+    rng = random.Random(104)
+    cases = [synth.arithmetic_sample(rng) for _ in range(24)]
+    hits, spent = _measure(cases, lambda c: solve_ocr(c[0]), lambda a, c: a == c[1])
+    report("ocr, sums like 7x3=?", hits, len(cases), spent)
+    assert hits / len(cases) >= 0.8
+
+
+def test_ocr_does_not_take_digit_codes_for_sums():
+    rng = random.Random(105)
+    cases = [synth.ocr_sample(rng, alphabet="23456789") for _ in range(20)]
+    wrong = [(text, solve_ocr(img)) for img, text in cases if len(solve_ocr(img)) != len(text)]
+    assert len(wrong) <= 2, wrong
+
+
+def test_ocr_can_be_told_to_skip_or_force_arithmetic():
+    image, answer = synth.arithmetic_sample(random.Random(106))
+    assert solve_ocr(image, arithmetic=True) == answer
+    assert len(solve_ocr(image, arithmetic=False)) >= 3  # the expression as read, not its value
+
+
+@pytest.mark.parametrize("text, value", [
+    ("3+4=?", "7"), ("12×3=", "36"), ("9-4", "5"), ("8÷2=？", "4"), ("7÷2=?", "3.5"), ("7减2等于?", "5"),
+    ("6x7-7", "42"), ("2*5=", "10"),
+])
+def test_evaluate_computes_small_sums(text, value):
+    assert evaluate(text) == value
+
+
+@pytest.mark.parametrize("text", ["8÷0=?", "__import__('os')", "1+2+3", "abc", "", "3+", "10**100"])
+def test_evaluate_refuses_anything_else(text):
+    assert evaluate(text) is None
+
+
+def test_our_decoding_matches_ddddocr_classification():
+    """Guards the pinned ddddocr: our preprocessing and greedy decode equal its own output."""
+    import ddddocr
+    from PIL import Image
+    import io
+
+    reference = ddddocr.DdddOcr(show_ad=False)
+    rng = random.Random(107)
+    for _ in range(6):
+        image, _ = synth.ocr_sample(rng)
+        logp = np.log(_models.ocr_probabilities(Image.open(io.BytesIO(image))) + 1e-12)
+        ours = decode(logp, _models.charset(), allowed=None)
+        assert ours == reference.classification(image).replace(" ", "")
+
+
+# ---------------------------------------------------------------- slider
+
+
+def test_slider_finds_the_gap_within_4px(report):
+    rng = random.Random(201)
+    cases = [synth.slider_sample(rng) for _ in range(60)]
+    hits, spent = _measure(cases, lambda c: solve_slider(c.background, c.piece),
+                           lambda a, c: abs(a.gap_left - c.gap_left) <= 4)
+    report("slider, gap_left within 4 px", hits, len(cases), spent)
+    assert hits / len(cases) >= 0.95
+
+
+def test_slider_reports_the_piece_offset_and_centre(report):
+    rng = random.Random(202)
+    cases = [synth.slider_sample(rng) for _ in range(24)]
+    answers = [solve_slider(c.background, c.piece) for c in cases]
+    offsets = sum(abs(a.piece_left - c.piece_left) <= 1 for a, c in zip(answers, cases))
+    report("slider, piece offset within 1 px", offsets, len(cases), 0.0)
+    assert offsets / len(cases) >= 0.95
+    for answer, case in zip(answers, cases):
+        assert abs(answer.gap_centre - case.gap_centre) <= abs(answer.gap_left - case.gap_left) + 1
+
+
+def test_slider_compares_backgrounds_with_and_without_the_gap(report):
+    rng = random.Random(203)
+    cases = [synth.slider_pair_sample(rng) for _ in range(20)]
+    hits, spent = _measure(cases, lambda c: solve_slider(c[0], c[1]), lambda a, c: abs(a.gap_left - c[2]) <= 4)
+    report("slider, two backgrounds", hits, len(cases), spent)
+    assert hits / len(cases) >= 0.9
+
+
+def test_slider_rejects_a_piece_larger_than_the_background():
+    case = synth.slider_sample(random.Random(204))
+    with pytest.raises(SolverInputError):
+        solve_slider(case.piece, case.background)
+
+
+# ---------------------------------------------------------------- drag
+
+
+def test_drag_drops_the_item_on_its_slot(report):
+    rng = random.Random(301)
+    cases = [synth.drag_sample(rng, with_item=True) for _ in range(30)]
+    hits, spent = _measure(cases, lambda c: solve_drag(c[0], c[1]), lambda a, c: _inside(a, c[2]))
+    report("drag, item to matching slot", hits, len(cases), spent)
+    assert hits / len(cases) >= 0.9
+
+
+def test_drag_without_item_finds_the_marked_target(report):
+    rng = random.Random(302)
+    cases = [synth.drag_sample(rng, with_item=False) for _ in range(30)]
+    hits, spent = _measure(cases, lambda c: _or_none(solve_drag, c[0]), lambda a, c: a is not None and _inside(a, c[2]))
+    report("drag, marked target", hits, len(cases), spent)
+    assert hits / len(cases) >= 0.9
+
+
+def _or_none(solver: Callable, *args):
+    try:
+        return solver(*args)
+    except SolverInputError:
+        return None
+
+
+# ---------------------------------------------------------------- icon click
+
+
+def test_icon_click_finds_the_hinted_icons_in_order(report):
+    rng = random.Random(401)
+    cases = [synth.icon_click_sample(rng) for _ in range(30)]
+
+    def all_correct(points, case) -> bool:
+        return points is not None and len(points) == len(case[2]) and all(map(_inside, points, case[2]))
+
+    hits, spent = _measure(cases, lambda c: _or_none(solve_icon_click, c[0], c[1]), all_correct)
+    report("icon_click, all icons right", hits, len(cases), spent)
+    assert hits / len(cases) >= 0.7
+
+
+# ---------------------------------------------------------------- text click
+
+
+@pytest.mark.parametrize("script, floor", [("cjk", 0.8), ("latin", 0.8)])
+def test_text_click_finds_the_characters_in_order(report, script, floor):
+    if script == "cjk" and not synth.CJK_FONTS:
+        pytest.skip("no CJK font installed")
+    rng = random.Random(501 if script == "cjk" else 502)
+    cases = [synth.text_click_sample(rng, script) for _ in range(20)]
+
+    def all_correct(points, case) -> bool:
+        return points is not None and len(points) == len(case[2]) and all(map(_inside, points, case[2]))
+
+    hits, spent = _measure(cases, lambda c: _or_none(solve_text_click, c[0], c[1]), all_correct)
+    report(f"text_click {script}, all characters right", hits, len(cases), spent)
+    assert hits / len(cases) >= floor
+
+
+@pytest.mark.parametrize("instruction, chars", [
+    ("请依次点击「天」「地」「人」", ["天", "地", "人"]),
+    ("请按顺序点击“春夏秋”", ["春", "夏", "秋"]),
+    ("请依次点击：山 水 火", ["山", "水", "火"]),
+    ("Click in order: A, B, C", ["A", "B", "C"]),
+    ('click "X" then "Y"', ["X", "Y"]),
+])
+def test_chars_are_taken_from_the_instruction(instruction, chars):
+    assert chars_from_instruction(instruction) == chars
+
+
+def test_an_instruction_without_characters_is_refused():
+    with pytest.raises(SolverInputError):
+        chars_from_instruction("please verify you are human")
+
+
+# ---------------------------------------------------------------- rotation
+
+
+def test_rotation_turns_landscapes_upright_within_12_degrees(report):
+    rng = random.Random(601)
+    cases = [synth.rotation_sample(rng) for _ in range(40)]
+
+    def error(answer: float, case) -> float:
+        return abs((answer - case[1] + 180) % 360 - 180)
+
+    hits, spent = _measure(cases, lambda c: solve_rotation(c[0]), lambda a, c: error(a, c) <= 12)
+    report("rotation, within 12 degrees", hits, len(cases), spent)
+    assert hits / len(cases) >= 0.8
+
+
+def test_rotation_answer_is_clockwise_degrees():
+    from PIL import Image
+
+    upright = synth.scene(random.Random(602), 200, 200)
+    for turned_ccw in (40.0, 300.0):
+        image = synth.encode(upright.rotate(turned_ccw, resample=Image.BICUBIC, fillcolor=(255, 255, 255)))
+        answer = solve_rotation(image)
+        assert 0 <= answer < 360
+        assert abs((answer - turned_ccw + 180) % 360 - 180) <= 12
+
+
+# ---------------------------------------------------------------- facade and inputs
+
+
+def test_facade_times_each_call_and_shapes_json():
+    rng = random.Random(701)
+    solvers = LocalSolvers()
+    image, text = synth.ocr_sample(rng, "plain")
+    result = solvers.ocr(image, charset=synth.UPPER_DIGITS)
+    assert isinstance(result, SolverResult) and result.kind == "ocr" and result.elapsed_ms > 0
+    assert result.to_dict() == {"kind": "ocr", "answer": text, "elapsed_ms": round(result.elapsed_ms, 1)}
+    case = synth.slider_sample(rng)
+    slider = solvers.slider(case.background, case.piece)
+    assert isinstance(slider.answer, SliderAnswer)
+    assert set(slider.to_dict()["answer"]) >= {"gap_left", "gap_centre", "piece_left"}
+    scene, item, _ = synth.drag_sample(rng)
+    assert len(solvers.drag(scene, item).to_dict()["answer"]) == 1
+    picture, _ = synth.rotation_sample(rng)
+    assert set(solvers.rotation(picture).to_dict()["answer"]) == {"degrees"}
+
+
+def test_concurrent_calls_give_the_same_answers():
+    rng = random.Random(702)
+    images = [synth.ocr_sample(rng)[0] for _ in range(8)]
+    sequential = [solve_ocr(img, charset=synth.UPPER_DIGITS) for img in images]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        parallel = list(pool.map(lambda img: solve_ocr(img, charset=synth.UPPER_DIGITS), images))
+    assert parallel == sequential
+
+
+@pytest.mark.parametrize("data", [b"", b"not an image", b"\x89PNG\r\n\x1a\n broken"])
+def test_unreadable_images_are_refused(data):
+    for solve in (solve_ocr, solve_rotation, solve_drag):
+        with pytest.raises(SolverInputError):
+            solve(data)
+
+
+def test_text_click_refuses_multi_character_items():
+    image, _, _ = synth.text_click_sample(random.Random(703), "latin")
+    with pytest.raises(SolverInputError):
+        solve_text_click(image, ["AB"])
