@@ -80,6 +80,7 @@ class Step(models.Model):
     url = models.CharField(max_length=2000, blank=True)
     screenshot = models.FileField(upload_to="screenshots/%Y/%m/%d", blank=True)
     started_at = models.DateTimeField()
+    recorded_at = models.DateTimeField(auto_now_add=True, null=True)  # when the worker stored it
     act_ms = models.FloatField(default=0)
     observe_ms = models.FloatField(default=0)
     model_ms = models.FloatField(default=0)
