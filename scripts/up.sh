@@ -70,3 +70,4 @@ if [ -z "$interrupted" ]; then
   echo "==> a component exited; see .local/logs/"
   exit 1
 fi
+exit 0
