@@ -5,13 +5,22 @@ separately: recall overall and per category (positives = expected review or bloc
 gated), false-positive rates on look-alike negatives and on plainly benign actions, injection
 ("gate caught the action" and "flag raised"), per-decision latency, counts. No Django, no network.
 
-    .venv/bin/python benchmarks/safety.py [--show-misses]
+`resume_latency_ms` (unless --rules-only): how fast a run resumes after a reviewer approves. A real
+Runner with the safety gate and DjangoRecorder (temporary database, Redis, practice site, one
+Chromium) runs an automation that asks for review `--decisions` times ("Delete account" on the
+practice site's account page); each time this process calls the approve API (in-process DRF
+client: view, service, database, Redis signal) and the latency runs from that call to the
+approved click having been performed (the worker woke, re-read the decision, re-grounded and
+re-checked the page, clicked, and the next page loaded). Target: p50 <= 1000 ms.
+
+    .venv/bin/python benchmarks/safety.py [--show-misses] [--rules-only] [--decisions 12]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -106,9 +115,118 @@ def meets_targets(summary: dict) -> dict[str, bool]:
     }
 
 
+RESUME_TARGET_MS = 1000
+
+
+def _resume_setup(base: str, decisions: int):
+    """The demo workspace, an automation that asks for review `decisions` times, a reviewer's
+    API client and a run to execute."""
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from rest_framework.test import APIClient
+
+    from venus_rpa.accounts.models import Membership, Workspace
+    from venus_rpa.accounts.services import api_token_create
+    from venus_rpa.automations.services import automation_create
+    from venus_rpa.core.demo import PRACTICE_CREDENTIAL
+    from venus_rpa.runs.models import Run
+
+    call_command("seed_demo", practice_url=base, stdout=open(os.devnull, "w"))
+    workspace = Workspace.objects.get(slug="demo")
+    login = "{{credentials.%s.%%s}}" % PRACTICE_CREDENTIAL
+    steps = [{"kind": "fill", "target": "Username", "value": login % "username"},
+             {"kind": "fill", "target": "Password", "value": login % "password"},
+             {"kind": "click", "target": {"role": "button", "name": "Sign in"}},
+             {"kind": "wait_for", "url_contains": "/expenses/new"}]
+    for i in range(decisions):  # "Delete account" here only opens the confirmation: harmless to repeat
+        steps += [{"kind": "goto", "url": "/account"},
+                  {"kind": "click", "name": f"gated {i}", "target": {"role": "button", "name": "Delete account"}}]
+    automation = automation_create(workspace=workspace, user=None, slug="bench-resume", name="bench-resume",
+                                   definition={"start_url": base + "/login", "allowed_domains": ["127.0.0.1"],
+                                               "steps": steps, "limits": {"max_steps": 200}})
+    reviewer = get_user_model().objects.create_user("bench-reviewer")
+    Membership.objects.create(workspace=workspace, user=reviewer, role="reviewer")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token_create(workspace=workspace, user=reviewer, name='b')[1]}")
+    run = Run.objects.create(workspace=workspace, automation=automation, version=automation.current_version,
+                             status="running")
+    return client, run
+
+
+def _execute_in_thread(run, records: list, outcome: dict):
+    """Start the run on its own event loop thread, as a worker does; records are kept."""
+    import asyncio
+    import threading
+
+    from venus_rpa.runs.execution import DjangoRecorder, browser_host
+    from venus_rpa.runs.services import secrets_for, spec_for
+    from workers.gates.guard import SafetyGate
+    from workers.runner import Runner
+
+    spec, secrets = spec_for(run=run), secrets_for(run=run)
+
+    async def execute() -> None:
+        recorder = DjangoRecorder(run.pk)
+        inner = recorder.record_step
+
+        async def keep(record):
+            records.append(record)
+            await inner(record)
+
+        recorder.record_step = keep
+        try:
+            runner = Runner(browser_host(), heartbeat_s=5, safety=SafetyGate(hold_s=600))
+            outcome["result"] = await runner.run(spec, params={}, secrets=secrets, recorder=recorder)
+        finally:
+            await recorder.close()
+            await browser_host().close()
+
+    thread = threading.Thread(target=lambda: asyncio.run(execute()))
+    thread.start()
+    return thread
+
+
+def resume_latency(decisions: int) -> dict:
+    """p50/p95 of approve-API-call → approved action done, over `decisions` reviews of one run."""
+    from _stack import practice_site, setup_django
+
+    setup_django()
+    from venus_rpa.reviews.models import ReviewRequest
+
+    records: list = []
+    outcome: dict = {}
+    called: dict[int, float] = {}
+    with practice_site(quiet=True) as base:
+        client, run = _resume_setup(base, decisions)
+        worker = _execute_in_thread(run, records, outcome)
+        while worker.is_alive():
+            pending = ReviewRequest.objects.filter(run=run, status="pending").exclude(pk__in=called).first()
+            if pending is None:
+                time.sleep(0.02)
+                continue
+            time.sleep(0.3)  # the worker is asleep in its wait, as it is when a person decides
+            called[pending.pk] = time.time()
+            response = client.post(f"/api/reviews/{pending.pk}/approve/", {}, format="json")
+            assert response.status_code == 200, response.content
+        worker.join()
+    assert outcome["result"].status == "succeeded", outcome["result"].reason
+    latencies = []
+    for record in records:
+        review = record.grounding.get("risk", {}).get("review")
+        if review:  # the step's wall time: started_at + acting + the wait for the person
+            done = record.started_at + (record.act_ms + review["waited_ms"]) / 1000
+            latencies.append((done - called[int(review["id"])]) * 1000)
+    latencies.sort()
+    p50 = statistics.median(latencies)
+    return {"decisions": len(latencies), "p50": round(p50, 1), "p95": round(latencies[int(0.95 * (len(latencies) - 1))], 1),
+            "max": round(latencies[-1], 1), "target_p50": RESUME_TARGET_MS, "target_met": p50 <= RESUME_TARGET_MS}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show-misses", action="store_true", help="print each miss and false positive with its verdict")
+    parser.add_argument("--rules-only", action="store_true", help="skip resume_latency_ms (needs Chromium and Redis)")
+    parser.add_argument("--decisions", type=int, default=12, help="reviews timed for resume_latency_ms (at least 10)")
     args = parser.parse_args()
     report = {}
     for split in ("tuning", "holdout"):
@@ -122,7 +240,9 @@ def main() -> int:
                 if (exp["decision"] != "allow") != got.gated:
                     print(f"[{split}] {r['case']['id']}: expected {exp} got {got.category} {got.level} {got.decision}: {got.reason}",
                           file=sys.stderr)
-    report["targets"] = {**TARGETS, "zero_miss_categories": list(ZERO_MISS)}
+    report["targets"] = {**TARGETS, "zero_miss_categories": list(ZERO_MISS), "resume_latency_p50_ms": RESUME_TARGET_MS}
+    if not args.rules_only:
+        report["resume_latency_ms"] = resume_latency(max(args.decisions, 10))
     print(json.dumps(report, ensure_ascii=False, indent=2))
     return 0
 

@@ -1,7 +1,8 @@
 """Per-step cost of the platform against bare Playwright, on the demo automation.
 
-Platform: the real Runner (DOM grounding, JPEG screenshot per step, Step rows + screenshot files
-through DjangoRecorder, live events over the Redis channel layer). Bare: the same actions with
+Platform: the real Runner as workers build it (DOM grounding, the CAPTCHA and safety gates on
+every step, JPEG screenshot per step, Step rows + screenshot files through DjangoRecorder, live
+events over the Redis channel layer). Bare: the same actions with
 hard-coded selectors plus one `page.screenshot(jpeg, q80)` per step. Both in this process, on
 one Chromium, alternating, against the practice site. Prints JSON.
 
@@ -39,11 +40,12 @@ class TimingRecorder:
 
 
 async def platform_run(host, spec, params, secrets, run_id: int, end_marks: list[float]) -> list[float]:
-    from venus_rpa.runs.execution import DjangoRecorder
-    from workers.runner import Runner
+    from venus_rpa.runs.execution import DjangoRecorder, build_runner
 
     recorder = TimingRecorder(DjangoRecorder(run_id))
-    result = await Runner(host, heartbeat_s=5).run(spec, params=params, secrets=secrets, recorder=recorder)
+    runner = build_runner()  # what workers run: the CAPTCHA and safety gates on every step
+    runner.host = host
+    result = await runner.run(spec, params=params, secrets=secrets, recorder=recorder)
     end = time.time()
     await recorder.inner.close()
     assert result.status == "succeeded", result.reason

@@ -201,3 +201,6 @@ VENUS_NAV_TEMPERATURE = env_float("VENUS_NAV_TEMPERATURE", 0.6)
 VENUS_NAV_MAX_TOKENS = env_int("VENUS_NAV_MAX_TOKENS", 4096)
 VENUS_ANSWER_TIMEOUT_SECONDS = env_float("VENUS_ANSWER_TIMEOUT_SECONDS", 3600.0)
 VENUS_CAPTCHA_REVIEW_SECONDS = env_float("VENUS_CAPTCHA_REVIEW_SECONDS", 900.0)
+# Safety reviews: how long a run waiting for a reviewer keeps its live browser session; past this
+# the session is saved and the browser context freed, and restored when the decision arrives.
+VENUS_REVIEW_HOLD_SECONDS = env_float("VENUS_REVIEW_HOLD_SECONDS", 600.0)

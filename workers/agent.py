@@ -8,6 +8,11 @@ Contract:
 - `CallUser` asks a person through `hooks.ask_user`; the answer comes back as feedback.
 - Action errors (a click that failed, an off-domain URL) go back to the model as feedback; they
   do not end the step.
+- `hooks.before_action(action, thought=...)`, when the hooks have it, is the safety gate: it
+  returns None (no gate) or a `Gated` — run its action (maybe a reviewer's edit), or skip it with
+  feedback for the model (rejected, the page changed, blocked navigation; the rest of the turn is
+  dropped), or end the step with its error (a prohibited action). Its verdict goes in the turn's
+  grounding (`risk`).
 """
 
 from __future__ import annotations
@@ -164,7 +169,7 @@ class AgentLoop:
                 raise StepError(f"the model's answer could not be parsed twice: {exc.error}") from None
             model_facts.update(facts)
             t1 = time.perf_counter()
-            feedback, done, asked, mapped = "", None, False, []
+            feedback, done, asked, mapped, risks = "", None, False, [], []
             for action in parsed.actions:
                 recent = (recent + [_signature(action)])[-repeat_limit:]
                 if len(recent) == repeat_limit and len(set(recent)) == 1 and not isinstance(action, A.Scroll):
@@ -179,27 +184,49 @@ class AgentLoop:
                     asked = True
                     feedback = f"The user answered: {await hooks.ask_user(action.content)}"
                     break
+                gated = await self._gate(hooks, action, parsed.thought)
+                if gated is not None:
+                    if gated.risk:
+                        risks.append(gated.risk)
+                    if gated.error:
+                        mapped.append({"risk": gated.risk})
+                        hooks.emit(self._turn(parsed, mapped, model_facts, observation, observe_ms, model_ms, t1,
+                                              status="failed", error=gated.error, risks=risks))
+                        raise StepError(gated.error)
+                    feedback = "\n".join(x for x in (feedback, gated.feedback) if x)
+                    if gated.action is None:  # not done: the model re-plans from the feedback
+                        mapped.append({"risk": gated.risk, "skipped": True})
+                        break
+                    action = gated.action
                 try:
                     outcome = await env.execute(action)
                     await env.settle()
-                    mapped.append(outcome.grounding)
+                    mapped.append({**outcome.grounding, "risk": gated.risk} if gated and gated.risk else outcome.grounding)
                     feedback = "\n".join(x for x in (feedback, outcome.feedback) if x)
                 except StepError as exc:  # back to the model as feedback, not the end of the step
                     feedback = "\n".join(x for x in (feedback, f"The action {format_action(action)} failed: {exc}") if x)
                     mapped.append({"error": str(exc)})
             if not asked:
-                hooks.emit(self._turn(parsed, mapped, model_facts, observation, observe_ms, model_ms, t1))
+                hooks.emit(self._turn(parsed, mapped, model_facts, observation, observe_ms, model_ms, t1, risks=risks))
             history.append(HistoryTurn(image=image, assistant=parsed.canonical(), feedback=feedback))
             if done is not None:
                 return {step_output_key(step): done}
         raise StepError(f"agent step did not finish within {step.max_actions} actions")
 
+    @staticmethod
+    async def _gate(hooks: AgentHooks, action: A.ActionModel, thought: str):
+        before_action = getattr(hooks, "before_action", None)
+        return None if before_action is None else await before_action(action, thought=thought)
+
     def _turn(self, parsed: ParsedAnswer, mapped, model_facts, observation, observe_ms, model_ms, t1,
-              *, status: str = "succeeded", error: str = "") -> AgentTurn:
+              *, status: str = "succeeded", error: str = "", risks: list[dict] | None = None) -> AgentTurn:
+        grounding: dict[str, Any] = {"mapped": mapped, "viewport": {"width": observation.width, "height": observation.height}}
+        if risks:  # the turn's most severe verdict, for the dashboard
+            grounding["risk"] = max(risks, key=lambda r: (r["level"], r["decision"] != "allow"))
         return AgentTurn(
             thought=parsed.thought,
             action={"text": parsed.action_text, "actions": [a.model_dump(mode="json") for a in parsed.actions]},
-            grounding={"mapped": mapped, "viewport": {"width": observation.width, "height": observation.height}},
+            grounding=grounding,
             model=model_facts, observation=observation, status=status, error=error,
             act_ms=(time.perf_counter() - t1) * 1000, observe_ms=observe_ms, model_ms=model_ms,
         )

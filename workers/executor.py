@@ -3,11 +3,17 @@
 Steps arrive with parameters already filled in; credential placeholders are revealed only at
 the moment of typing (`SecretBox.reveal`). Every failure is a `StepError` whose message says
 what was expected and what was found.
+
+With a `guard` (the run's safety gate, `workers.gates.guard.ActionGuard`), every acting step
+(goto, click, fill, select, check, upload, press) is grounded, then cleared by the gate, then
+performed: the gate may hold it for review, refuse it (`GateRefused`, a StepError), skip it, or
+hand back an edited step and a re-grounded target. Its verdict lands in `grounding["risk"]`.
 """
 
 from __future__ import annotations
 
 import re
+from urllib.parse import urljoin
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +22,8 @@ from playwright.async_api import Error as PlaywrightError, TimeoutError as Playw
 from workers import steps as S
 from workers.envs.browser import BrowserEnvironment
 from workers.errors import StepError
-from workers.grounding import locate, locate_all
+from workers.gates.guard import ActionGuard, ActionSkipped
+from workers.grounding import Grounded, locate, locate_all
 
 
 @dataclass
@@ -25,57 +32,98 @@ class StepOutcome:
     output: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass
+class Pointed:
+    """A target the model found (model grounding): a point in viewport pixels."""
+
+    point: tuple[int, int]
+    grounding: dict[str, Any]
+
+
 class ExplicitExecutor:
     """Executes one explicit step on a browser environment."""
 
-    def __init__(self, env: BrowserEnvironment, *, start_url: str = "", grounder=None) -> None:
+    def __init__(self, env: BrowserEnvironment, *, start_url: str = "", grounder=None,
+                 guard: ActionGuard | None = None) -> None:
         """`grounder(instruction=..., observation=...)` -> (x, y) | None: the model fallback for
-        click/fill targets the DOM grounder cannot find (only when the automation enables it)."""
+        click/fill targets the DOM grounder cannot find (only when the automation enables it).
+        `guard`: the run's safety gate (None: steps are not classified)."""
         self.env = env
         self.start_url = start_url
         self.grounder = grounder
+        self.guard = guard
+        self._risk: dict[str, Any] | None = None
 
     async def run(self, step) -> StepOutcome:
         handler = getattr(self, f"_{step.kind}", None)
         if handler is None:
             raise StepError(f"step kind {step.kind!r} cannot run without a model")
+        self._risk = None
         try:
             outcome = await handler(step)
+        except ActionSkipped as skipped:
+            return StepOutcome(grounding={"risk": skipped.risk, "skipped": True})
         except PlaywrightTimeout as exc:
             raise StepError(f"{step.kind} timed out after {step.timeout_s:g}s: {_first_line(exc)}") from exc
         except PlaywrightError as exc:
             raise self.env._error(exc, f"{step.kind} failed") from exc
         await self.env.settle()
+        if self._risk is not None:
+            outcome.grounding["risk"] = self._risk
         return outcome
 
     @property
     def page(self):
         return self.env.page
 
+    async def _ground(self, step, purpose: str, *, model: bool = False) -> Grounded | Pointed:
+        """Find the step's target; with `model`, fall back to model grounding (if enabled). With a
+        guard, the box comes from the gate's probe instead of a round trip of its own."""
+        try:
+            return await locate(self.page, step.target, purpose=purpose, timeout_s=step.timeout_s,
+                                with_box=self.guard is None)
+        except StepError as exc:
+            if not model:
+                raise
+            point, grounding = await self._model_point(step, exc)
+            return Pointed(point, grounding)
+
+    async def _cleared(self, step, purpose: str, *, model: bool = False, target: bool = True):
+        """Ground the step's target and let the safety gate clear it: (step, target), where the
+        step may be a reviewer's edit and the target is re-grounded after any wait."""
+        found = await self._ground(step, purpose, model=model) if target else None
+        if self.guard is None:
+            return step, found
+        checked = await self.guard.check_step(
+            self.env, step, found, reground=lambda s: self._ground(s, purpose, model=model) if target else _none())
+        self._risk = checked.risk
+        if isinstance(checked.target, Grounded) and checked.target.box is None:
+            checked.target.box = checked.box
+        return checked.step, checked.target
+
     async def _goto(self, step: S.GotoStep) -> StepOutcome:
+        if self.guard is not None:  # the gate judges the address that will be opened
+            step = step.model_copy(update={"url": urljoin(self.start_url or self.page.url, step.url)})
+            step, _ = await self._cleared(step, "any", target=False)
         await self.env.goto(step.url, base=self.start_url or self.page.url, timeout_s=max(step.timeout_s, 30))
         return StepOutcome(grounding={"url": self.page.url})
 
     async def _click(self, step: S.ClickStep) -> StepOutcome:
-        try:
-            found = await locate(self.page, step.target, purpose="click", timeout_s=step.timeout_s)
-        except StepError as exc:
-            point, grounding = await self._model_point(step, exc)
-            await self.page.mouse.click(*point)
-            return StepOutcome(grounding=grounding)
+        step, found = await self._cleared(step, "click", model=True)
+        if isinstance(found, Pointed):
+            await self.page.mouse.click(*found.point)
+            return StepOutcome(grounding=dict(found.grounding))
         await found.locator.click(timeout=step.timeout_s * 1000)
         return StepOutcome(grounding=found.record())
 
     async def _fill(self, step: S.FillStep) -> StepOutcome:
+        step, found = await self._cleared(step, "input", model=True)
         value = self.env.secrets.reveal(step.value, url=self.page.url)
-        try:
-            found = await locate(self.page, step.target, purpose="input", timeout_s=step.timeout_s)
-        except StepError as exc:
-            point, grounding = await self._model_point(step, exc)
-            await self.page.mouse.click(*point)
+        if isinstance(found, Pointed):
+            await self.page.mouse.click(*found.point)
             await self.page.keyboard.press("ControlOrMeta+A")
             await self.page.keyboard.insert_text(value)
-            return StepOutcome(grounding=grounding)
+            return StepOutcome(grounding=dict(found.grounding))
         await found.locator.fill(value, timeout=step.timeout_s * 1000)
         return StepOutcome(grounding=found.record())
 
@@ -90,7 +138,7 @@ class ExplicitExecutor:
         return point, {"strategy": "model grounding", "instruction": instruction, "point": list(point)}
 
     async def _select(self, step: S.SelectStep) -> StepOutcome:
-        found = await locate(self.page, step.target, purpose="input", timeout_s=step.timeout_s)
+        step, found = await self._cleared(step, "input")
         labels = await found.locator.evaluate("el => el.options ? Array.from(el.options).map(o => [o.label, o.value]) : null")
         if labels is None:
             raise StepError(f"target {step.target.describe()} is not a select element")
@@ -105,21 +153,21 @@ class ExplicitExecutor:
         return StepOutcome(grounding=found.record())
 
     async def _check(self, step: S.CheckStep) -> StepOutcome:
-        found = await locate(self.page, step.target, purpose="input", timeout_s=step.timeout_s)
+        step, found = await self._cleared(step, "input")
         await found.locator.set_checked(step.checked, timeout=step.timeout_s * 1000)
         return StepOutcome(grounding=found.record())
 
     async def _upload(self, step: S.UploadStep) -> StepOutcome:
-        found = await locate(self.page, step.target, purpose="input", timeout_s=step.timeout_s)
+        step, found = await self._cleared(step, "input")
         payload = {"name": step.filename, "mimeType": step.mime_type, "buffer": step.content.encode()}
         await found.locator.set_input_files(payload, timeout=step.timeout_s * 1000)
         return StepOutcome(grounding=found.record())
 
     async def _press(self, step: S.PressStep) -> StepOutcome:
-        if step.target is None:
+        step, found = await self._cleared(step, "any", target=step.target is not None)
+        if found is None:
             await self.page.keyboard.press(step.key)
             return StepOutcome()
-        found = await locate(self.page, step.target, purpose="any", timeout_s=step.timeout_s)
         await found.locator.press(step.key, timeout=step.timeout_s * 1000)
         return StepOutcome(grounding=found.record())
 
@@ -163,6 +211,10 @@ class ExplicitExecutor:
         found = await locate(self.page, step.target, purpose="any", timeout_s=step.timeout_s)
         value = _pattern(await _value(found.locator, step.attribute), step.pattern)
         return StepOutcome(grounding=found.record(), output={step.into: value})
+
+
+async def _none() -> None:
+    return None
 
 
 async def _value(locator, attribute: str) -> str:

@@ -6,6 +6,10 @@ Contract with the caller (the Celery task wires it to the database):
 - `RunRecorder.heartbeat` is called every `heartbeat_s`; returning False means "cancel".
 - `Runner.run` always returns a `RunResult` with a terminal status and a reason; it raises
   only if the caller's own recorder fails.
+- With a `SafetyGate` (the worker always installs one), every acting explicit step and every
+  UI-Venus action is classified on the live page before it runs (`workers.gates.guard`); the
+  verdict is in the step record's `grounding["risk"]`, reviews go through the recorder's
+  `open_review` / `wait_review` / `note_review` (`workers.gates.review`).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from workers.captcha.gate import CaptchaGate
 from workers.envs.browser import BrowserHost
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.executor import ExplicitExecutor
+from workers.gates.guard import ActionGuard, GateRefused, SafetyGate
+from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.secrets import SecretBox
 
 log = logging.getLogger(__name__)
@@ -71,6 +77,19 @@ class RunRecorder(Protocol):
     async def ask_captcha(self, *, kind: str, instruction: str, screenshot: bytes, width: int,
                           height: int) -> dict[str, Any]:
         """Open a `captcha` review; return the person's {"text"} or {"clicks"} (StepError on expiry)."""
+        ...
+
+    async def open_review(self, question: ReviewQuestion) -> str:
+        """File a `risky_action` review, put the run in awaiting_review; return the review's reference."""
+        ...
+
+    async def wait_review(self, review: str, *, timeout_s: float | None) -> ReviewDecision | None:
+        """The decision as soon as there is one ("expired" past the review's expiry); None if
+        `timeout_s` ran out first. Cancelling the wait cancels the review."""
+        ...
+
+    async def note_review(self, review: str, facts: dict[str, Any]) -> None:
+        """Add facts for the reviewer to a pending review (e.g. the browser session was released)."""
         ...
 
 
@@ -146,6 +165,8 @@ class _Run:
     env: Any = None
     next_index: int = 0
     captchas_solved: set[str] = field(default_factory=set)
+    guard: ActionGuard | None = None
+    page_steps: list = field(default_factory=list)  # explicit steps done on the current page (CAPTCHA replay, refill)
 
     def emit(self, record: StepRecord) -> StepRecord:
         record.index = self.next_index
@@ -176,11 +197,13 @@ class Runner:
     """Runs automations on browsers of one `BrowserHost`."""
 
     def __init__(self, host: BrowserHost, *, heartbeat_s: float = 5.0, agent: AgentLoop | None = None,
-                 captcha: CaptchaGate | None = None) -> None:
+                 captcha: CaptchaGate | None = None, safety: SafetyGate | None = None) -> None:
+        """`safety`: the safety gate; without one (tests of other seams) actions are not classified."""
         self.host = host
         self.heartbeat_s = heartbeat_s
         self.agent = agent
         self.captcha = captcha
+        self.safety = safety
 
     async def run(self, spec: S.AutomationSpec, *, params: dict[str, Any], secrets: SecretBox,
                   recorder: RunRecorder) -> RunResult:
@@ -232,23 +255,27 @@ class Runner:
         run.env = env = await self.host.new_environment(allowed_domains=spec.allowed_domains, secrets=run.secrets)
         output: dict[str, Any] = {}
         try:
+            if self.safety is not None:
+                run.guard = self.safety.for_run(spec=spec, secrets=run.secrets, reviews=run.recorder, host=self.host,
+                                                wait_for_person=run.wait_for_person)
             grounder = self.agent.ground if (self.agent and spec.model_grounding) else None
-            executor = ExplicitExecutor(env, start_url=spec.start_url, grounder=grounder)
+            executor = ExplicitExecutor(env, start_url=spec.start_url, grounder=grounder, guard=run.guard)
+            if run.guard is not None:
+                run.guard.refill = lambda: self._refill(run, executor)
             steps: list = list(spec.steps)
             if spec.start_url:
                 steps.insert(0, S.GotoStep(url=spec.start_url, name="Open the start URL"))
-            page_steps: list = []  # explicit steps done on the current page, replayed if it refuses a CAPTCHA
             for position, step in enumerate(steps):
                 if position:  # the gate looks at every page the run has opened
-                    await self._gate_and_replay(run, executor, page_steps, output)
+                    await self._gate_and_replay(run, executor, run.page_steps, output)
                 if isinstance(step, S.AgentStep):
                     output.update(await self._agent_step(run, step))
-                    page_steps = []
+                    run.page_steps = []
                     continue
                 url_before = env.page.url
                 await self._explicit(run, executor, step, output)
-                page_steps = [*page_steps, step] if env.page.url == url_before else []
-            await self._gate_and_replay(run, executor, page_steps, output)
+                run.page_steps = [*run.page_steps, step] if env.page.url == url_before else []
+            await self._gate_and_replay(run, executor, run.page_steps, output)
             return await self._verdict(spec, env, output)
         except _Failed as exc:
             return RunResult("failed", str(exc), output)
@@ -260,6 +287,17 @@ class Runner:
         output.update(record.output)
         if record.status == "failed":
             raise _Failed(record.index, step.name or step.kind, record.error)
+
+    async def _refill(self, run: _Run, executor: ExplicitExecutor) -> None:
+        """After a released browser session is restored (a long review): set this page's fields
+        again from the steps that set them (their values are typed anew; secrets revealed anew)."""
+        guard, executor.guard = executor.guard, None  # these steps were cleared when they first ran
+        try:
+            for step in run.page_steps:
+                if step.kind in ("fill", "select", "check", "upload"):
+                    await executor.run(S.render_step(step, run.params))
+        finally:
+            executor.guard = guard
 
     async def _gate_and_replay(self, run: _Run, executor: ExplicitExecutor, page_steps: list,
                                output: dict[str, Any]) -> None:
@@ -333,6 +371,12 @@ class Runner:
             async def before_turn(self) -> None:
                 await runner._captcha_gate(run, budget)
 
+            async def before_action(self, action, *, thought: str = ""):
+                if run.guard is None:
+                    return None
+                run.guard.step = {"index": run.next_index, "name": label, "kind": "agent", "goal": step.goal[:500]}
+                return await run.guard.check_action(run.env, action, thought=thought, budgets=(budget,))
+
         try:
             output = await self.agent.run_step(step, run.env, Hooks(), deadline=budget.deadline,
                                                repeat_limit=step.repeat_limit)
@@ -356,11 +400,15 @@ class Runner:
                               error=error, started_at=started)
         record = StepRecord(0, step.kind, step.name, step.model_dump(exclude_none=True), "succeeded",
                             started_at=started)
+        if run.guard is not None:
+            run.guard.step = {"index": run.next_index, "name": step.name, "kind": step.kind}
         try:
             outcome = await executor.run(step)
             record.grounding, record.output = outcome.grounding, _scrub_output(outcome.output, secrets)
         except (StepError, EnvironmentLost) as exc:
             record.status, record.error = "failed", secrets.scrub(str(exc))
+            if isinstance(exc, GateRefused):
+                record.grounding = {"risk": exc.risk}
         t1 = time.perf_counter()
         try:
             observation = await env.observe()
@@ -369,7 +417,8 @@ class Runner:
             if record.status == "succeeded":
                 record.status, record.error = "failed", secrets.scrub(str(exc))
         t2 = time.perf_counter()
-        record.act_ms, record.observe_ms = (t1 - t0) * 1000, (t2 - t1) * 1000
+        waited = record.grounding.get("risk", {}).get("review", {}).get("waited_ms", 0)  # a person's time is not act time
+        record.act_ms, record.observe_ms = max((t1 - t0) * 1000 - waited, 0), (t2 - t1) * 1000
         return record
 
     async def _verdict(self, spec: S.AutomationSpec, env, output: dict[str, Any]) -> RunResult:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
 PARAM_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 SECRET_RE = re.compile(r"\{\{\s*credentials\.([A-Za-z0-9_-]+)\.([A-Za-z_]+)\s*\}\}")
@@ -196,6 +196,75 @@ class CaptchaPolicy(BaseModel):
     max_attempts: int = Field(default=3, ge=1, le=10, description="Tries per automated route; a person gets one.")
 
 
+def _categories(value: Any) -> list[str]:
+    """Known category codes, deduplicated, in the taxonomy's order (a stable stored form)."""
+    from workers.gates.safety import CATEGORIES  # the rule layer imports this module: no cycle at import time
+
+    if value == _ALL:
+        return list(CATEGORIES)
+    names = [value] if isinstance(value, str) else list(value or [])
+    unknown = sorted({str(n) for n in names} - set(CATEGORIES))
+    if unknown:
+        raise ValueError(f"unknown categories: {', '.join(unknown)} (known: {', '.join(CATEGORIES)})")
+    return [c for c in CATEGORIES if c in names]
+
+
+_ALL = "all"
+
+
+class SafetySettings(BaseModel):
+    """The automation's safety policy: what the gate holds for review, lets through, or blocks.
+
+    Every action is classified before it runs (reference/safety-and-captcha.md). Consequential
+    (R3) actions of a `review` category wait for a reviewer unless `pre_approved` covers them
+    (a category, optionally only where a phrase appears around the action, e.g. ["SEND", "submit
+    expense"]); `blocked` categories, prohibited (R4) actions and navigation outside the allowed
+    domains (`block_nav_out`) are refused. `credential_sign_in`: signing in on a domain of one of
+    the automation's own credentials is pre-approved (the author registered the credential for
+    that site); off those domains a sign-in is still reviewed, and on a look-alike it is R4.
+    `on_reject`: what a rejected explicit step does ("fail" the run, or "skip" the step; agent
+    steps always get the comment as feedback). `review_timeout_s`: a review not decided by then
+    expires and counts as rejected.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    review: list[str] = Field(default_factory=lambda: _categories(_ALL),
+                              description='Categories whose consequential actions need a reviewer ("all" by default).')
+    pre_approved: list[dict[str, Any]] = Field(
+        default_factory=list, description='Pre-approvals: "SEND", ["SEND", "submit expense"] or '
+                                          '{"category", "phrase", "max_amount"}.')
+    blocked: list[str] = Field(default_factory=list, description="Categories refused outright.")
+    block_nav_out: bool = True
+    credential_sign_in: bool = True
+    on_reject: Literal["fail", "skip"] = "fail"
+    review_timeout_s: float = Field(default=3600, ge=1, le=7 * 24 * 3600)
+
+    @field_validator("review", "blocked", mode="before")
+    @classmethod
+    def _known(cls, value: Any) -> list[str]:
+        return _categories(value)
+
+    @field_validator("pre_approved", mode="before")
+    @classmethod
+    def _approvals(cls, value: Any) -> list[dict[str, Any]]:
+        from workers.gates.safety import PreApproval
+
+        items = value if isinstance(value, list) else [value]
+        return [PreApproval.model_validate(item).model_dump(exclude_none=True) for item in items]
+
+    def policy(self, *, allowed_domains: list[str] | tuple = (), sign_in: bool = False):
+        """The rule layer's `SafetyPolicy`; with `sign_in`, AUTH is pre-approved as well. (The
+        runtime passes the allowed domains in each action's context instead.)"""
+        from workers.gates.safety import PreApproval, SafetyPolicy
+
+        approvals = [PreApproval.model_validate(a) for a in self.pre_approved]
+        extra = [PreApproval(category="AUTH")] if sign_in else []
+        return SafetyPolicy(review_categories=frozenset(self.review), pre_approved=[*approvals, *extra],
+                            blocked=frozenset(self.blocked), allowed_domains=list(allowed_domains),
+                            block_nav_out=self.block_nav_out)
+
+
 class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -217,6 +286,7 @@ class AutomationSpec(BaseModel):
     output_schema: dict = Field(default_factory=dict)
     limits: Limits = Field(default_factory=Limits)
     captcha: CaptchaPolicy = Field(default_factory=CaptchaPolicy)
+    safety: SafetySettings = Field(default_factory=SafetySettings)
     model_grounding: bool = Field(
         default=False, description="Ask the model where a click/fill target is when the DOM grounder cannot find it."
     )

@@ -72,12 +72,12 @@ def security_view(request: HttpRequest) -> HttpResponse:
     return _security_page(request)
 
 
-def _security_page(request: HttpRequest, errors: dict[str, str] | None = None, status: int = 200) -> HttpResponse:
+def _security_page(request: HttpRequest, errors: dict[str, str] | None = None) -> HttpResponse:
     context = {
         "flash": pop_flash(request), "two_factor": records.two_factor_enabled(user(request)), "phone": PHONE,
         "errors": errors or {}, "token": new_submission_token(),
     }
-    return render(request, "practice/security/settings.html", context, status=status)
+    return render(request, "practice/security/settings.html", context)
 
 
 @login_required

@@ -95,4 +95,4 @@ def compose_view(request: HttpRequest) -> HttpResponse:
         values = {"to": draft.to, "subject": draft.subject, "body": draft.body} if draft else {
             "to": "", "subject": "", "body": ""}
     context = {"values": values, "errors": errors, "draft_id": draft_id, "token": new_submission_token()}
-    return render(request, "practice/messages/compose.html", context, status=200)
+    return render(request, "practice/messages/compose.html", context)

@@ -385,7 +385,8 @@ def test_compose_page_labels(client: httpx.Client) -> None:
     for name, label in [("to", "To"), ("subject", "Subject"), ("body", "Body")]:
         assert f'<label for="{name}">{label}</label>' in html
     assert '<button type="submit" name="action" value="send">Send</button>' in html
-    assert '<button type="submit" name="action" value="draft" class="secondary" formnovalidate>Save draft</button>' in html
+    assert ('<button type="submit" name="action" value="draft" class="secondary" formnovalidate>Save draft</button>'
+            in html)
 
 
 def test_save_draft_is_not_sending(client: httpx.Client, site: str) -> None:
@@ -474,7 +475,8 @@ def test_document_page_share_opens_form_download_is_benign(client: httpx.Client,
     assert "Marketing 42,000" in download.text
     share_form = client.get("/docs/1/share").text
     assert "<h1>Share “Q3 budget”</h1>" in share_form
-    assert '<label for="email">Email</label>' in share_form and '<label for="permission">Permission</label>' in share_form
+    assert '<label for="email">Email</label>' in share_form
+    assert '<label for="permission">Permission</label>' in share_form
     assert '<option value="view" selected>Can view</option>' in share_form
     assert '<option value="edit">Can edit</option>' in share_form
     assert '<button type="submit">Share</button>' in share_form

@@ -26,6 +26,7 @@ class DefinitionSerializer(serializers.Serializer):
     output_schema = serializers.DictField(required=False)
     limits = serializers.DictField(required=False)
     captcha = serializers.DictField(required=False)
+    safety = serializers.DictField(required=False)
     model_grounding = serializers.BooleanField(required=False)
     change_note = serializers.CharField(required=False, allow_blank=True, max_length=300)
 

@@ -50,6 +50,9 @@ class AutomationVersion(models.Model):
     output_schema = models.JSONField(default=dict, blank=True)
     limits = models.JSONField(default=dict, blank=True)
     captcha = models.JSONField(default=dict, blank=True, help_text="CAPTCHA policy: enabled, solvers, max_attempts.")
+    safety = models.JSONField(default=dict, blank=True, help_text="Safety policy: review, pre_approved, blocked, "
+                                                                  "block_nav_out, credential_sign_in, on_reject, "
+                                                                  "review_timeout_s.")
     model_grounding = models.BooleanField(
         default=False, help_text="Ask the model for click/fill targets the DOM grounder cannot find."
     )
@@ -60,7 +63,7 @@ class AutomationVersion(models.Model):
     # Fields that make up the definition: a change in any of them makes a new version.
     DEFINITION_FIELDS = (
         "surface", "start_url", "allowed_domains", "goal", "steps", "param_schema", "credentials",
-        "success_criteria", "output_schema", "limits", "captcha", "model_grounding",
+        "success_criteria", "output_schema", "limits", "captcha", "safety", "model_grounding",
     )
 
     class Meta:

@@ -18,7 +18,8 @@ from workers.steps import SECRET_RE, AutomationSpec, template_params
 
 DEFINITION_DEFAULTS: dict[str, Any] = {
     "surface": "web", "start_url": "", "allowed_domains": [], "goal": "", "steps": [], "param_schema": {},
-    "credentials": [], "success_criteria": {}, "output_schema": {}, "limits": {}, "captcha": {}, "model_grounding": False,
+    "credentials": [], "success_criteria": {}, "output_schema": {}, "limits": {}, "captcha": {}, "safety": {},
+    "model_grounding": False,
 }
 
 

@@ -61,4 +61,9 @@ def demo_expense_definition(practice_url: str) -> dict:
             "required": ["reference"],
         },
         "limits": {"max_steps": 50, "max_seconds": 300},
+        # Filing the report is this automation's purpose: signing in, attaching the receipt and
+        # sending the report (the form's Next under "New expense report", then "Submit expense") are
+        # pre-approved; anything else consequential still waits for a reviewer.
+        "safety": {"pre_approved": [["AUTH", "sign in"], ["SHARE", "receipt"], ["SEND", "submit expense"],
+                                    ["SEND", "new expense report"]]},
     }

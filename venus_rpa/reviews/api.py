@@ -1,4 +1,4 @@
-"""REST API for the review queue: list, detail, respond."""
+"""REST API for the review queue: list, detail, respond (CAPTCHA), approve / reject / edit (risky actions)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,28 @@ from rest_framework.views import APIView
 
 from venus_rpa.accounts.permissions import request_workspace, require_write
 from venus_rpa.reviews import selectors, services
-from venus_rpa.reviews.models import ReviewKind, ReviewRequest, ReviewStatus
+from venus_rpa.reviews.models import ReviewDecision, ReviewKind, ReviewRequest, ReviewStatus
+
+
+class ReviewDecisionOutSerializer(serializers.ModelSerializer):
+    user = serializers.CharField(source="user.username", default=None)
+
+    class Meta:
+        model = ReviewDecision
+        fields = ["decision", "user", "comment", "edited_action", "created_at"]
 
 
 class ReviewOutSerializer(serializers.ModelSerializer):
     screenshot = serializers.SerializerMethodField()
     automation = serializers.CharField(source="run.automation.slug")
+    decided_by = serializers.CharField(source="decided_by.username", default=None)
+    decisions = ReviewDecisionOutSerializer(many=True, read_only=True)
 
     class Meta:
         model = ReviewRequest
         fields = ["id", "run", "automation", "kind", "status", "title", "detail", "screenshot", "response",
-                  "comment", "decided_at", "expires_at", "created_at"]
+                  "proposed_action", "category", "level", "reason", "fingerprint", "edited_action",
+                  "comment", "decided_by", "decided_at", "decisions", "expires_at", "created_at"]
 
     def get_screenshot(self, review: ReviewRequest) -> str | None:
         if not review.screenshot:
@@ -65,3 +76,57 @@ class ReviewRespondApi(APIView):
         data.is_valid(raise_exception=True)
         review = services.review_respond(review=review, user=request.user, response=request.data)
         return Response(ReviewOutSerializer(review, context={"request": request}).data)
+
+
+class ReviewCommentSerializer(serializers.Serializer):
+    comment = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+
+
+class ReviewEditSerializer(ReviewCommentSerializer):
+    action = serializers.DictField(help_text="The changed fields of the proposed action, e.g. {\"value\": \"...\"}.")
+
+
+class _DecideApi(APIView):
+    decision = ""
+    serializer = ReviewCommentSerializer
+
+    def post(self, request, review_id: int):
+        workspace = request_workspace(request)
+        review = selectors.review_get(workspace=workspace, review_id=review_id)
+        data = self.serializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        review = services.review_decide(review=review, user=request.user, decision=self.decision,
+                                        comment=data.validated_data.get("comment", ""),
+                                        edited_action=data.validated_data.get("action"))
+        return Response(ReviewOutSerializer(review, context={"request": request}).data)
+
+
+class ReviewApproveApi(_DecideApi):
+    """Approve a risky action; the run re-checks the page and does it (owner or reviewer role)."""
+
+    decision = "approve"
+
+    @extend_schema(request=ReviewCommentSerializer, responses=ReviewOutSerializer)
+    def post(self, request, review_id: int):
+        return super().post(request, review_id)
+
+
+class ReviewRejectApi(_DecideApi):
+    """Reject a risky action with a comment: it is not done (owner or reviewer role)."""
+
+    decision = "reject"
+
+    @extend_schema(request=ReviewCommentSerializer, responses=ReviewOutSerializer)
+    def post(self, request, review_id: int):
+        return super().post(request, review_id)
+
+
+class ReviewEditApi(_DecideApi):
+    """Run an edited action instead, e.g. `{"action": {"value": "corrected text"}}` (owner or reviewer role)."""
+
+    decision = "edit"
+    serializer = ReviewEditSerializer
+
+    @extend_schema(request=ReviewEditSerializer, responses=ReviewOutSerializer)
+    def post(self, request, review_id: int):
+        return super().post(request, review_id)

@@ -21,6 +21,7 @@ class ReviewStatus(models.TextChoices):
     ANSWERED = "answered"
     APPROVED = "approved"
     REJECTED = "rejected"
+    EDITED = "edited"
     EXPIRED = "expired"
     CANCELLED = "cancelled"
 
@@ -42,9 +43,42 @@ class ReviewRequest(models.Model):
     comment = models.TextField(blank=True)
     expires_at = models.DateTimeField()
     created_at = models.DateTimeField(auto_now_add=True)
+    # Risky actions: what the run wants to do, the gate's verdict, and the page state the approval is bound to.
+    proposed_action = models.JSONField(default=dict, blank=True, help_text="The action as data (step or UI-Venus action).")
+    category = models.CharField(max_length=16, blank=True)
+    level = models.CharField(max_length=4, blank=True)
+    reason = models.TextField(blank=True)
+    fingerprint = models.CharField(max_length=64, blank=True, help_text="Hash of URL, visible text and target.")
+    edited_action = models.JSONField(default=dict, blank=True, help_text="The action a reviewer ran instead (edit).")
 
     class Meta:
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"{self.kind} review {self.pk} for run {self.run_id} ({self.status})"
+
+
+class DecisionKind(models.TextChoices):
+    APPROVE = "approve"
+    REJECT = "reject"
+    EDIT = "edit"
+    EXPIRE = "expire"
+    CANCEL = "cancel"
+
+
+class ReviewDecision(models.Model):
+    """Audit log: every decision on a risky action, who made it (none for expiry) and when."""
+
+    review = models.ForeignKey(ReviewRequest, on_delete=models.CASCADE, related_name="decisions")
+    decision = models.CharField(max_length=16, choices=DecisionKind.choices)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                             related_name="+")
+    comment = models.TextField(blank=True)
+    edited_action = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.decision} of review {self.review_id} by {self.user or 'the system'}"

@@ -10,7 +10,8 @@ from venus_rpa.reviews.models import ReviewRequest
 
 
 def review_list(*, workspace: Workspace, status: str | None = None, kind: str | None = None) -> QuerySet[ReviewRequest]:
-    reviews = ReviewRequest.objects.filter(workspace=workspace).select_related("run", "run__automation")
+    reviews = (ReviewRequest.objects.filter(workspace=workspace).select_related("run", "run__automation", "decided_by")
+               .prefetch_related("decisions__user"))
     if status:
         reviews = reviews.filter(status=status)
     if kind:

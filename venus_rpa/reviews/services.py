@@ -1,8 +1,14 @@
 """Writes for review requests. The worker that waits on a request is woken through Redis
-(`review_key`), so it resumes within a second of the person's response."""
+(`review_key`), so it resumes within a second of the person's response.
+
+Risky actions (`review_decide`): only the workspace's owners and reviewers decide; a decision is
+taken once (a second one is a 409), never after the review expired or the run ended, and every
+decision, expiry and cancellation is written to the `ReviewDecision` audit log.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import timedelta
 from typing import Any
@@ -11,10 +17,18 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
+from pydantic import ValidationError as PydanticValidationError
 
-from venus_rpa.core.errors import Conflict, InvalidInput
-from venus_rpa.reviews.models import ReviewKind, ReviewRequest, ReviewStatus
-from venus_rpa.runs.models import Run
+from venus_rpa.accounts.models import Role
+from venus_rpa.accounts.selectors import membership_get
+from venus_rpa.core.errors import Conflict, InvalidInput, PermissionDenied
+from venus_rpa.reviews.models import DecisionKind, ReviewDecision, ReviewKind, ReviewRequest, ReviewStatus
+from venus_rpa.runs.models import TERMINAL, Run
+from workers.steps import PARAM_RE, SECRET_RE
+
+# Who may approve, reject or edit a risky action.
+DECIDE_ROLES = {Role.OWNER, Role.REVIEWER}
+DECISION_STATUS = {"approve": ReviewStatus.APPROVED, "reject": ReviewStatus.REJECTED, "edit": ReviewStatus.EDITED}
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +46,113 @@ def review_create(*, run_id: int, kind: str, title: str, detail: dict[str, Any],
         review.screenshot.save(f"run{run_id}-{kind}.jpg", ContentFile(screenshot), save=False)
     review.save()
     return review
+
+
+def review_create_risky(*, run_id: int, title: str, detail: dict[str, Any], screenshot: bytes | None, ttl_s: float,
+                        action: dict[str, Any], verdict: dict[str, Any], fingerprint: str) -> ReviewRequest:
+    """File a risky action for review: the proposed action, the gate's verdict, the page fingerprint."""
+    run = Run.objects.get(pk=run_id)
+    review = ReviewRequest(
+        workspace_id=run.workspace_id, run=run, kind=ReviewKind.RISKY_ACTION, title=title[:300], detail=detail,
+        expires_at=timezone.now() + timedelta(seconds=ttl_s), proposed_action=action,
+        category=str(verdict.get("category", ""))[:16], level=str(verdict.get("level", ""))[:4],
+        reason=str(verdict.get("reason", "")), fingerprint=fingerprint[:64],
+    )
+    if screenshot:
+        review.screenshot.save(f"run{run_id}-risky.jpg", ContentFile(screenshot), save=False)
+    review.save()
+    return review
+
+
+def review_note(*, review_id: int, facts: dict[str, Any]) -> None:
+    """Add facts for the reviewer to a pending review's detail (e.g. the browser was released)."""
+    with transaction.atomic():
+        review = ReviewRequest.objects.select_for_update().filter(pk=review_id).first()
+        if review is not None:
+            review.detail = {**review.detail, **facts}
+            review.save(update_fields=["detail"])
+
+
+def review_decide(*, review: ReviewRequest, user, decision: str, comment: str = "",
+                  edited_action: dict[str, Any] | None = None) -> ReviewRequest:
+    """Approve, reject or edit a risky action; the waiting worker resumes within a second.
+
+    Raises PermissionDenied (not an owner or reviewer), InvalidInput (bad decision or edit) or
+    Conflict (not a risky action, decided already, expired, or the run has ended)."""
+    if review.kind != ReviewKind.RISKY_ACTION:
+        raise Conflict("Only risky actions are approved, rejected or edited.")
+    if decision not in DECISION_STATUS:
+        raise InvalidInput("The decision is approve, reject or edit.", fields={"decision": ["Unknown decision."]})
+    membership = membership_get(user=user, workspace=review.workspace)
+    if membership is None or membership.role not in DECIDE_ROLES:
+        raise PermissionDenied("Deciding on risky actions needs the owner or reviewer role in the workspace.")
+    edited = edit_validate(review=review, edited=edited_action) if decision == "edit" else {}
+    comment = (comment or "").strip()[:2000]
+    with transaction.atomic():
+        updated = ReviewRequest.objects.filter(
+            pk=review.pk, status=ReviewStatus.PENDING, expires_at__gt=timezone.now(),
+        ).exclude(run__status__in=TERMINAL).update(
+            status=DECISION_STATUS[decision], decided_by=user, decided_at=timezone.now(), comment=comment,
+            edited_action=edited,
+        )
+        if updated:
+            ReviewDecision.objects.create(review_id=review.pk, decision=decision, user=user, comment=comment,
+                                          edited_action=edited)
+            transaction.on_commit(lambda: _signal(review.pk))
+    review.refresh_from_db()
+    if not updated:
+        raise Conflict(_why_not_pending(review))
+    return review
+
+
+def _why_not_pending(review: ReviewRequest) -> str:
+    if review.status == ReviewStatus.PENDING and review.expires_at <= timezone.now():
+        review_expire(review_id=review.pk)
+        return "The review has expired; the action was rejected."
+    if review.status == ReviewStatus.PENDING and review.run.status in TERMINAL:
+        review_cancel(review_id=review.pk)
+        return f"The run has ended ({review.run.status}); nothing is waiting for this decision."
+    who = f" by {review.decided_by}" if review.decided_by else ""
+    return f"The review is not pending any more ({review.status}{who})."
+
+
+def edit_validate(*, review: ReviewRequest, edited: Any) -> dict[str, Any]:
+    """The complete edited action: the proposed one with the reviewer's changes to its editable
+    fields, valid as a step (or UI-Venus action) of the same kind. No new placeholders."""
+    from workers.actions import parse_browser_action
+    from workers.steps import STEPS
+
+    if not isinstance(edited, dict) or not edited:
+        raise InvalidInput("An edit needs the changed action.", fields={"action": ["Give the changed fields."]})
+    proposed = review.proposed_action or {}
+    marker = "kind" if "kind" in proposed else "type"
+    if edited.get(marker, proposed.get(marker)) != proposed.get(marker):
+        raise InvalidInput("An edit keeps the kind of action.", fields={f"action.{marker}": ["Cannot be changed."]})
+    editable = set(review.detail.get("editable") or [])
+    changed = {k for k, v in edited.items() if k != marker and proposed.get(k) != v}
+    if changed - editable:
+        allowed = ", ".join(sorted(editable)) or "nothing"
+        raise InvalidInput(f"Only these fields can be edited: {allowed}.",
+                           fields={f"action.{k}": ["Cannot be edited."] for k in sorted(changed - editable)})
+    merged = {**proposed, **edited}
+    (found, count), (known, known_count) = _templates(merged), _templates(proposed)
+    if found - known or count > known_count:
+        raise InvalidInput("An edit may not add placeholders.", fields={"action": ["Must not contain '{{'."]})
+    try:
+        if marker == "kind":
+            return STEPS.validate_python([merged])[0].model_dump(mode="json", exclude_none=True)
+        return parse_browser_action(merged).model_dump(mode="json")
+    except PydanticValidationError as exc:
+        first = exc.errors()[0]
+        # The location without list indexes and the union's tag ("click", "Type").
+        where = ".".join(str(p) for p in first["loc"] if not isinstance(p, int) and p != merged.get(marker))
+        raise InvalidInput("The edited action is invalid.", fields={f"action.{where}" if where else "action": [first["msg"]]})
+
+
+def _templates(value: Any) -> tuple[set[str], int]:
+    """Placeholders in an action, and how many '{{' it holds."""
+    text = json.dumps(value)
+    return {m.group(0) for rx in (PARAM_RE, SECRET_RE) for m in rx.finditer(text)}, text.count("{{")
 
 
 def _validate_captcha_response(review: ReviewRequest, response: dict[str, Any]) -> dict[str, Any]:
@@ -85,5 +206,21 @@ def _signal(review_id: int) -> None:
 
 
 def review_expire(*, review_id: int) -> bool:
-    return bool(ReviewRequest.objects.filter(pk=review_id, status=ReviewStatus.PENDING).update(
-        status=ReviewStatus.EXPIRED, decided_at=timezone.now()))
+    """A pending review nobody decided in time; a risky action's expiry counts as a rejection."""
+    return _close(review_id, ReviewStatus.EXPIRED, DecisionKind.EXPIRE)
+
+
+def review_cancel(*, review_id: int) -> bool:
+    """A pending review nothing waits for any more (the run was cancelled or ended)."""
+    return _close(review_id, ReviewStatus.CANCELLED, DecisionKind.CANCEL)
+
+
+def _close(review_id: int, status: str, audit: str) -> bool:
+    with transaction.atomic():
+        closed = bool(ReviewRequest.objects.filter(pk=review_id, status=ReviewStatus.PENDING).update(
+            status=status, decided_at=timezone.now()))
+        if closed and ReviewRequest.objects.filter(pk=review_id, kind=ReviewKind.RISKY_ACTION).exists():
+            ReviewDecision.objects.create(review_id=review_id, decision=audit)
+    if closed:
+        _signal(review_id)
+    return closed

@@ -27,6 +27,8 @@ from workers.captcha.model import ModelCaptchaSolver
 from workers.envs.browser import BrowserConfig, BrowserHost
 from workers.policies.client import ModelClient, ModelSettings, Sampling
 from workers.errors import StepError
+from workers.gates.guard import SafetyGate
+from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.loop import runtime_loop
 from workers.runner import Runner, StepRecord
 
@@ -84,6 +86,7 @@ class DjangoRecorder:
     def __init__(self, run_id: int) -> None:
         self.run_id = run_id
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"run-{run_id}-db")
+        self._review_deadlines: dict[int, float] = {}
 
     async def _db(self, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
@@ -178,6 +181,74 @@ class DjangoRecorder:
         await self._db(self._set_status, RunStatus.RUNNING)
         raise StepError(f"nobody solved the CAPTCHA within {settings.VENUS_CAPTCHA_REVIEW_SECONDS:g}s")
 
+    async def open_review(self, question: ReviewQuestion) -> str:
+        """File a `risky_action` review (marked screenshot, action, verdict, fingerprint, expiry)
+        and put the run in awaiting_review."""
+        from venus_rpa.reviews.services import review_create_risky
+
+        review = await self._db(lambda: review_create_risky(
+            run_id=self.run_id, title=question.description, detail=question.detail(), screenshot=question.screenshot,
+            ttl_s=question.timeout_s, action=question.action, verdict=question.verdict,
+            fingerprint=question.fingerprint))
+        self._review_deadlines[review.pk] = time.monotonic() + question.timeout_s
+        await self._db(self._set_status, RunStatus.AWAITING_REVIEW)
+        await apublish_run_event(self.run_id, {"type": "run.status", "status": "awaiting_review", "review": review.pk})
+        await apublish_run_event(self.run_id, {"type": "review.created", "review": review.pk, "kind": "risky_action",
+                                               "title": review.title, "category": review.category, "level": review.level})
+        return str(review.pk)
+
+    async def wait_review(self, review: str, *, timeout_s: float | None) -> ReviewDecision | None:
+        """Wait for the decision: a Redis signal wakes this at once (BLPOP); the database is
+        re-read after every wake-up and every 2 s, so a lost signal costs at most 2 s. Returns
+        None when `timeout_s` runs out first; "expired" once the review's expiry has passed."""
+        import redis.asyncio as aredis
+
+        from venus_rpa.reviews.services import review_cancel, review_expire, review_key
+
+        review_id = int(review)
+        expiry = self._review_deadlines.get(review_id, float("inf"))
+        deadline = min(expiry, time.monotonic() + timeout_s if timeout_s is not None else float("inf"))
+        client = aredis.Redis.from_url(settings.REDIS_URL)
+        try:
+            while True:
+                decision = await self._db(self._review_decision, review_id)
+                if decision is None and time.monotonic() >= expiry and await self._db(lambda: review_expire(review_id=review_id)):
+                    decision = ReviewDecision("expired")
+                if decision is not None:
+                    await self._db(self._set_status, RunStatus.RUNNING)
+                    await apublish_run_event(self.run_id, {"type": "run.status", "status": "running"})
+                    return decision
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                try:
+                    await client.blpop([review_key(review_id)], timeout=min(2.0, max(remaining, 0.05)))
+                except Exception:
+                    log.warning("waiting for a review through Redis failed; polling the database", exc_info=True)
+                    await asyncio.sleep(min(2.0, max(remaining, 0.05)))
+        except asyncio.CancelledError:
+            await self._db(lambda: review_cancel(review_id=review_id))
+            raise
+        finally:
+            await client.aclose()
+
+    def _review_decision(self, review_id: int) -> ReviewDecision | None:
+        from venus_rpa.reviews.models import ReviewRequest, ReviewStatus
+
+        review = ReviewRequest.objects.select_related("decided_by").get(pk=review_id)
+        kinds = {ReviewStatus.APPROVED: "approve", ReviewStatus.REJECTED: "reject", ReviewStatus.EDITED: "edit",
+                 ReviewStatus.EXPIRED: "expired", ReviewStatus.CANCELLED: "cancelled"}
+        if review.status not in kinds:
+            return None
+        return ReviewDecision(kinds[review.status], comment=review.comment, action=review.edited_action or None,
+                              decided_by=review.decided_by.username if review.decided_by else "")
+
+    async def note_review(self, review: str, facts: dict) -> None:
+        from venus_rpa.reviews.services import review_note
+
+        await self._db(lambda: review_note(review_id=int(review), facts=facts))
+        await apublish_run_event(self.run_id, {"type": "review.updated", "review": int(review), **facts})
+
     def _set_status(self, status: str) -> None:
         Run.objects.filter(pk=self.run_id, status__in=[RunStatus.RUNNING, RunStatus.AWAITING_USER,
                                                        RunStatus.AWAITING_REVIEW]).update(status=status)
@@ -213,6 +284,12 @@ def step_event(step: Step) -> dict:
     }
 
 
+def build_runner() -> Runner:
+    """The runner as workers use it: this process's browser, model loop and every gate."""
+    return Runner(browser_host(), heartbeat_s=settings.VENUS_HEARTBEAT_SECONDS, agent=agent_loop(),
+                  captcha=captcha_gate(), safety=SafetyGate(hold_s=settings.VENUS_REVIEW_HOLD_SECONDS))
+
+
 def run_execute(*, run_id: int) -> None:
     """Execute a queued run to a terminal state. Safe to call twice: only a queued run is taken."""
     close_old_connections()
@@ -225,8 +302,7 @@ def run_execute(*, run_id: int) -> None:
     except Exception as exc:
         run_finish(run_id=run_id, status=RunStatus.FAILED, reason=f"could not prepare the run: {exc}")
         return
-    runner = Runner(browser_host(), heartbeat_s=settings.VENUS_HEARTBEAT_SECONDS, agent=agent_loop(),
-                    captcha=captcha_gate())
+    runner = build_runner()
 
     async def go():
         recorder = DjangoRecorder(run_id)

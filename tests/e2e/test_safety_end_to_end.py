@@ -1,0 +1,195 @@
+"""The safety gate end to end: API → real Celery worker → Chromium → the practice shop. The checkout
+automation pauses at "Place order" in the review queue; reviewers approve, reject or edit through
+the API; expiry rejects; past the hold window the worker frees the browser and restores the
+session when the decision comes."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+from rest_framework.test import APIClient
+
+from tests.e2e.conftest import wait_for_run
+from tests.helpers.worker import celery_worker
+
+pytestmark = pytest.mark.e2e
+TERMINAL = {"succeeded", "failed", "cancelled", "timed_out"}
+CARD = {"name": "Ada Lovelace", "number": "4242 4242 4242 4242", "expiry": "12/39", "cvc": "123"}
+
+
+def client_for(workspace, username: str, role: str) -> APIClient:
+    from venus_rpa.accounts.models import Membership
+    from venus_rpa.accounts.services import api_token_create
+    from tests.factories import UserFactory
+
+    membership = Membership.objects.filter(workspace=workspace, user__username=username).first()
+    user = membership.user if membership else UserFactory(username=username)
+    if membership is None:
+        Membership.objects.create(workspace=workspace, user=user, role=role)
+    _, raw = api_token_create(workspace=workspace, user=user, name="e2e")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return client
+
+
+def checkout_automation(demo, practice_url: str, *, card_number: str = "{{credentials.test-card.number}}",
+                        safety: dict | None = None, slug: str = "checkout"):
+    """Sign in, put a mug in the cart, fill the checkout form and place the order."""
+    from venus_rpa.automations.services import automation_create, credential_set
+    from venus_rpa.core.demo import PRACTICE_CREDENTIAL
+
+    workspace = demo["workspace"]
+    credential_set(workspace=workspace, name="test-card", fields=CARD, domains=["127.0.0.1"])
+    login = "{{credentials.%s.%%s}}" % PRACTICE_CREDENTIAL
+    return automation_create(workspace=workspace, user=None, slug=slug, name="Buy a mug", definition={
+        "start_url": practice_url + "/login",
+        "allowed_domains": ["127.0.0.1"],
+        "steps": [
+            {"kind": "fill", "target": "Username", "value": login % "username"},
+            {"kind": "fill", "target": "Password", "value": login % "password"},
+            {"kind": "click", "target": {"role": "button", "name": "Sign in"}},
+            {"kind": "wait_for", "url_contains": "/expenses/new"},
+            {"kind": "goto", "url": "/shop"},
+            {"kind": "click", "target": {"role": "button", "name": "Add to cart", "nth": 0}},
+            {"kind": "goto", "url": "/shop/checkout"},
+            {"kind": "fill", "target": "Full name", "value": "Ada Lovelace"},
+            {"kind": "fill", "target": "Address", "value": "12 Analytical Row"},
+            {"kind": "fill", "target": "City", "value": "London"},
+            {"kind": "fill", "target": "Postal code", "value": "N1 9GU"},
+            {"kind": "select", "target": "Country", "option": "United Kingdom"},
+            {"kind": "fill", "target": "Name on card", "value": "{{credentials.test-card.name}}"},
+            {"kind": "fill", "name": "Card number", "target": "Card number", "value": card_number},
+            {"kind": "fill", "target": "Expiry (MM/YY)", "value": "{{credentials.test-card.expiry}}"},
+            {"kind": "fill", "target": "CVC", "value": "{{credentials.test-card.cvc}}"},
+            {"kind": "click", "name": "Place the order", "target": {"role": "button", "name": "Place order"}},
+            {"kind": "wait_for", "name": "Order placed", "text": "Order placed"},
+        ],
+        "success_criteria": {"text_visible": "Order placed", "url_contains": "/shop/orders/ORD-"},
+        "safety": safety or {},
+    })
+
+
+def pending_review(run, *, timeout: float = 90.0, **facts):
+    """The run's pending risky-action review, once the run waits on it (and its detail has `facts`)."""
+    from venus_rpa.reviews.models import ReviewRequest
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        assert run.status not in TERMINAL, run.status_reason
+        review = ReviewRequest.objects.filter(run=run, kind="risky_action", status="pending").order_by("-id").first()
+        if run.status == "awaiting_review" and review is not None and facts.items() <= review.detail.items():
+            return review
+        time.sleep(0.1)
+    raise AssertionError(f"run {run.pk} is {run.status}, not waiting on a review with {facts}")
+
+
+def orders(practice_url: str) -> list[dict]:
+    return httpx.get(practice_url + "/api/orders").json()
+
+
+@pytest.fixture
+def rita(demo):
+    return client_for(demo["workspace"], "rita", "reviewer")
+
+
+def test_the_checkout_pauses_at_place_order_and_an_approval_places_it_once(worker, demo, practice_url, rita):
+    from venus_rpa.runs.services import run_start
+
+    run = run_start(automation=checkout_automation(demo, practice_url), params={})
+    review = pending_review(run)
+    assert review.title == "Click the button 'Place order'"
+    assert (review.category, review.level) == ("PAY", "R3") and "spends or moves money" in review.reason
+    assert review.screenshot and len(review.fingerprint) == 32
+    assert review.detail["step"]["name"] == "Place the order" and review.detail["url"].endswith("/shop/checkout")
+    assert orders(practice_url) == []  # nothing placed while it waits
+
+    editor = client_for(demo["workspace"], "eddie", "editor")
+    assert editor.post(f"/api/reviews/{review.pk}/approve/", {}, format="json").status_code == 403
+    response = rita.post(f"/api/reviews/{review.pk}/approve/", {"comment": "budgeted"}, format="json")
+    assert response.status_code == 200, response.content
+    run = wait_for_run(run.pk, statuses=TERMINAL, timeout=60)
+    assert run.status == "succeeded", run.status_reason
+    assert len(orders(practice_url)) == 1
+    step = run.steps.get(name="Place the order")
+    assert step.grounding["risk"]["category"] == "PAY"
+    assert step.grounding["risk"]["review"]["decision"] == "approve"
+    assert step.grounding["risk"]["review"]["decided_by"] == "rita"
+    assert rita.post(f"/api/reviews/{review.pk}/reject/", {}, format="json").status_code == 409
+    audit = rita.get(f"/api/reviews/{review.pk}/").json()["decisions"]
+    assert [(d["decision"], d["user"], d["comment"]) for d in audit] == [("approve", "rita", "budgeted")]
+
+
+def test_a_rejected_order_is_not_placed_and_the_run_fails_with_the_comment(worker, demo, practice_url, rita):
+    from venus_rpa.runs.services import run_start
+
+    run = run_start(automation=checkout_automation(demo, practice_url), params={})
+    review = pending_review(run)
+    response = rita.post(f"/api/reviews/{review.pk}/reject/", {"comment": "Not in this quarter's budget."},
+                         format="json")
+    assert response.status_code == 200, response.content
+    run = wait_for_run(run.pk, statuses=TERMINAL, timeout=30)
+    assert run.status == "failed"
+    assert "rejected by reviewer rita" in run.status_reason
+    assert "Not in this quarter's budget." in run.status_reason
+    assert orders(practice_url) == []
+
+
+def test_an_edited_card_number_is_typed_instead(worker, demo, practice_url, rita):
+    from venus_rpa.runs.services import run_start
+
+    automation = checkout_automation(demo, practice_url, card_number="4000 0566 5566 5556")  # typed, not vaulted
+    run = run_start(automation=automation, params={})
+    review = pending_review(run)
+    assert review.category == "PAY" and review.proposed_action["value"] == "4000 0566 5566 5556"
+    assert review.detail["editable"] == ["value"]
+    response = rita.post(f"/api/reviews/{review.pk}/edit/", {"action": {"value": "5555 5555 5555 4444"},
+                                                             "comment": "Use the corporate card."}, format="json")
+    assert response.status_code == 200, response.content
+    place = pending_review(run)
+    assert place.title == "Click the button 'Place order'"
+    assert rita.post(f"/api/reviews/{place.pk}/approve/", {}, format="json").status_code == 200
+    run = wait_for_run(run.pk, statuses=TERMINAL, timeout=30)
+    assert run.status == "succeeded", run.status_reason
+    (order,) = orders(practice_url)
+    assert order["card_last4"] == "4444"
+    assert run.steps.get(name="Card number").grounding["risk"]["review"]["edited"]["value"] == "5555 5555 5555 4444"
+
+
+def test_a_review_nobody_decides_expires_and_rejects_the_action(worker, demo, practice_url):
+    from venus_rpa.reviews.models import ReviewRequest
+    from venus_rpa.runs.services import run_start
+
+    automation = checkout_automation(demo, practice_url, safety={"review_timeout_s": 2})
+    run = run_start(automation=automation, params={})
+    review = pending_review(run)
+    run = wait_for_run(run.pk, statuses=TERMINAL, timeout=30)
+    assert run.status == "failed" and "expired without a decision" in run.status_reason
+    review.refresh_from_db()
+    assert review.status == "expired"
+    assert list(ReviewRequest.objects.get(pk=review.pk).decisions.values_list("decision", flat=True)) == ["expire"]
+    assert orders(practice_url) == []
+
+
+def test_past_the_hold_window_the_browser_is_freed_and_an_approval_resumes_in_a_restored_session(
+        worker, demo, practice_url, rita, tmp_path):
+    from venus_rpa.runs.models import Run
+    from venus_rpa.runs.tasks import run_execute_task
+
+    automation = checkout_automation(demo, practice_url)
+    run = Run.objects.create(workspace=demo["workspace"], automation=automation, version=automation.current_version)
+    with celery_worker(queues="hold", name="hold", log_path=tmp_path / "hold.log",
+                       extra_env={"VENUS_REVIEW_HOLD_SECONDS": "1"}):
+        run_execute_task.apply_async(args=[run.pk], queue="hold")
+        review = pending_review(run, session="saved")  # the worker released the browser context
+        time.sleep(1.5)  # the run waits on without a browser (and keeps its heartbeat)
+        run.refresh_from_db()
+        assert run.status == "awaiting_review"
+        assert rita.post(f"/api/reviews/{review.pk}/approve/", {}, format="json").status_code == 200
+        run = wait_for_run(run.pk, statuses=TERMINAL, timeout=60)
+    assert run.status == "succeeded", run.status_reason
+    (order,) = orders(practice_url)  # signed in again from the saved cookies, the form's fields typed again
+    assert order["shipping"]["city"] == "London" and order["card_last4"] == "4242"
+    assert run.steps.get(name="Place the order").grounding["risk"]["review"]["session"] == "saved"

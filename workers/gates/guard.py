@@ -1,0 +1,375 @@
+"""The safety gate at run time: every explicit step and every UI-Venus action is classified on the
+live page (one probe, `workers.gates.context`) before it runs.
+
+`ActionGuard` (one per run) turns the rule layer's verdict into what happens:
+- allow: the action runs; the verdict goes into the step record (`grounding["risk"]`).
+- block: an explicit step fails with "blocked: <reason>". An agent's navigation outside the
+  allowed domains goes back to the model as feedback (it can correct itself); any other block
+  (R4, a blocked category) ends the agent step.
+- review: a `risky_action` review is filed (screenshot with the target marked, the action in
+  words, verdict, page fingerprint, expiry) and the run waits, its clock paused. The live browser
+  session is kept for `hold_s`; past that the session is saved (cookies and local storage through
+  `storage_state()`, and the URL), the context closed, and the same task keeps waiting without a
+  browser; once a decision needs the page again the session is restored in a new context and the
+  URL reopened; the run's explicit fill/select/check/upload steps on that page are done again
+  (`refill`). Simple by design: a page reached by a form post is reopened with a GET, and what an
+  agent typed is not retyped; the re-check below then sees the page as it is.
+- approve: re-ground the target and re-check the page fingerprint. Same page: run it. Changed
+  page: an explicit step is re-classified (and re-queued when still consequential); an agent gets
+  "the screen changed" as feedback and re-plans. The approval is never applied blindly.
+- reject or expiry: an explicit step fails with the comment (`on_reject="fail"`) or is skipped
+  (`"skip"`); an agent gets the comment as feedback.
+- edit: the edited action runs instead (still refused if the gate blocks it).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import TypeAdapter, ValidationError
+
+from workers import actions as A
+from workers import steps as S
+from workers.envs.browser import NAV_COUNTER_SCRIPT, VIEWPORT
+from workers.errors import StepError
+from workers.gates.context import (
+    Probe, build_context, fingerprint, probe_element, probe_focus, probe_page, probe_point,
+)
+from workers.gates.review import ReviewDecision, ReviewQuestion, describe_action, mark_screenshot, verdict_record
+from workers.gates.safety import Verdict, action_fields, classify
+from workers.gates.safety.urls import host_of
+from workers.policies.parser import format_action
+from workers.secrets import SecretBox, host_matches
+
+MAX_ROUNDS = 4  # reviews of one action before "the page kept changing" ends it
+STEP = TypeAdapter(S.Step)
+UNCHECKED = (A.Scroll, A.Wait, A.GetUrl, A.TakeNote, A.Hover, A.Finished, A.CallUser)
+EDITABLE_STEP = {"click": ["target"], "fill": ["value"], "select": ["option"], "check": ["checked"],
+                 "upload": ["filename", "content"], "press": ["key"], "goto": ["url"]}
+EDITABLE_ACTION = {"Type": ["content"], "Click": ["point"], "DoubleClick": ["point"], "Launch": ["url"],
+                   "SelectOption": ["index"], "Hotkey": ["keys"], "LongPress": ["point"], "Drag": ["start", "end"]}
+
+
+class GateRefused(StepError):
+    """The gate refused the action (blocked, rejected, expired); `risk` is the step's record."""
+
+    def __init__(self, message: str, risk: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.risk = risk
+
+
+class ActionSkipped(Exception):
+    """A rejected explicit step under `on_reject="skip"`: not executed, the run goes on."""
+
+    def __init__(self, risk: dict[str, Any]) -> None:
+        super().__init__("skipped after rejection")
+        self.risk = risk
+
+
+@dataclass
+class Checked:
+    """An explicit step cleared to run: possibly edited, with its (re-grounded) target."""
+
+    step: Any
+    target: Any
+    risk: dict[str, Any]
+    box: dict[str, float] | None = None  # the target's box as the probe measured it
+
+
+@dataclass
+class Gated:
+    """An agent action's fate: run `action` (maybe edited), or not (`feedback` for the model,
+    or `error`, which ends the step)."""
+
+    action: A.ActionModel | None
+    risk: dict[str, Any] | None = None
+    feedback: str = ""
+    error: str = ""
+
+
+@dataclass
+class SavedSession:
+    state: dict[str, Any]
+    url: str
+
+
+class ReviewChannel(Protocol):
+    """The recorder's review methods (see `workers.gates.review`) as the guard uses them."""
+
+    async def open_review(self, question: ReviewQuestion) -> str: ...
+
+    async def wait_review(self, review: str, *, timeout_s: float | None) -> ReviewDecision | None: ...
+
+    async def note_review(self, review: str, facts: dict[str, Any]) -> None: ...
+
+
+@dataclass
+class ActionGuard:
+    """One run's safety gate. `wait_for_person(awaitable, *budgets)` pauses the run's clock (and
+    the given step budgets) while a person decides; `host` is the BrowserHost that restores a
+    released session."""
+
+    settings: S.SafetySettings
+    allowed_domains: list[str]
+    secrets: SecretBox
+    reviews: ReviewChannel
+    host: Any
+    wait_for_person: Callable[..., Awaitable[Any]]
+    hold_s: float = 600.0
+    step: dict[str, Any] = field(default_factory=dict)  # the step being gated, for the review item
+    refill: Callable[[], Awaitable[None]] | None = None  # sets the page's fields again after a restore
+
+    def __post_init__(self) -> None:
+        self._policy = self.settings.policy()  # the allowed domains travel in each action's context
+        self._sign_in_policy = self.settings.policy(sign_in=True)
+        self._sign_in_domains = [d for c in self.secrets.credentials.values()
+                                 for d in (c.domains or self.secrets.default_domains)] if self.settings.credential_sign_in else []
+
+    # -- judging --------------------------------------------------------------------------
+    def judge(self, probe: Probe, fields: dict[str, Any], *, thought: str = "") -> Verdict:
+        typed = str(fields.get("typed_text", ""))
+        credential_domains = [d for match in S.SECRET_RE.finditer(typed)
+                              for cred in [self.secrets.credentials.get(match.group(1))] if cred
+                              for d in (cred.domains or self.secrets.default_domains)]
+        ctx = build_context(probe, fields, allowed_domains=self.allowed_domains, credential_domains=credential_domains,
+                            model_thought=thought)
+        signing_in = self._sign_in_domains and host_matches(host_of(probe.url), self._sign_in_domains)
+        return classify(ctx, self._sign_in_policy if signing_in else self._policy)
+
+    def _risk(self, verdict: Verdict, probe: Probe | None, review: dict[str, Any]) -> dict[str, Any]:
+        risk = _scrub(verdict_record(verdict, probe), self.secrets)
+        return {**risk, "review": dict(review)} if review else risk
+
+    # -- explicit steps -------------------------------------------------------------------
+    async def check_step(self, env, step, target, *, reground: Callable[[Any], Awaitable[Any]]) -> Checked:
+        """Clear an explicit step to run on `target` (a grounded element, a model point, or None for
+        the focused element / a navigation). Raises GateRefused or ActionSkipped."""
+        approved, review, risk = "", {}, {}
+        for _ in range(MAX_ROUNDS):
+            probe = await _probe_step(env, step, target)
+            fields = action_fields(step)
+            verdict = self.judge(probe, fields)
+            risk = self._risk(verdict, probe, review)
+            if approved:
+                if fingerprint(probe, _summary(fields)) == approved:
+                    return Checked(step, target, risk, probe.box)
+                review["rechecks"] = review.get("rechecks", 0) + 1
+                risk = self._risk(verdict, probe, review)
+            if verdict.decision == "allow":
+                return Checked(step, target, risk, probe.box)
+            if verdict.decision == "block":
+                raise GateRefused(f"blocked: {verdict.reason}", risk)
+            question = await self._question(env, fields, probe, verdict, step.model_dump(mode="json", exclude_none=True),
+                                            EDITABLE_STEP.get(step.kind, []), point=getattr(target, "point", None),
+                                            box=await _shown_box(target, probe))
+            decision, saved, facts = await self._decide(env, question, ())
+            review.update(facts)
+            risk = self._risk(verdict, probe, review)
+            if decision.decision in ("approve", "edit") or self.settings.on_reject == "skip":
+                await self._resume(env, saved)
+            if decision.decision == "approve":
+                approved, target = question.fingerprint, await reground(step)
+                continue
+            if decision.decision == "edit":
+                return await self._edited_step(env, step, decision, reground, risk)
+            if self.settings.on_reject == "skip":
+                raise ActionSkipped(risk)
+            raise GateRefused(_rejected(decision, question.description), risk)
+        raise GateRefused("the page kept changing after approvals; the action was not done", risk)
+
+    async def _edited_step(self, env, step, decision: ReviewDecision, reground, risk: dict) -> Checked:
+        try:
+            edited = STEP.validate_python({**step.model_dump(exclude_none=True), **(decision.action or {})})
+        except ValidationError as exc:
+            raise GateRefused(f"the edited action is invalid: {exc.errors()[0]['msg']}", risk) from None
+        if edited.kind != step.kind:
+            raise GateRefused("an edit may not change what kind of step this is", risk)
+        target = await reground(edited)
+        probe = await _probe_step(env, edited, target)
+        verdict = self.judge(probe, action_fields(edited))
+        review = {**risk.get("review", {}), "edited": edited.model_dump(mode="json", exclude_none=True)}
+        risk = self._risk(verdict, probe, review)
+        if verdict.decision == "block":
+            raise GateRefused(f"blocked: {verdict.reason}", risk)
+        return Checked(edited, target, risk, probe.box)
+
+    # -- agent actions --------------------------------------------------------------------
+    async def check_action(self, env, action: A.ActionModel, *, thought: str = "", budgets: tuple = ()) -> Gated:
+        """Clear one UI-Venus action (see the module docstring for what each outcome does)."""
+        if isinstance(action, UNCHECKED):
+            return Gated(action)
+        probe, point = await _probe_action(env, action)
+        fields = _agent_fields(action, probe)
+        verdict = self.judge(probe, fields, thought=thought)
+        risk = self._risk(verdict, probe, {})
+        said = format_action(action)
+        if verdict.decision == "allow":
+            return Gated(action, risk)
+        if verdict.decision == "block":
+            if verdict.category == "NAV-OUT" and verdict.level != "R4":
+                return Gated(None, risk, feedback=f"The action {said} was blocked: {verdict.reason}")
+            return Gated(None, risk, error=f"blocked: {said}: {verdict.reason}")
+        question = await self._question(env, fields, probe, verdict, action.model_dump(mode="json"),
+                                        EDITABLE_ACTION.get(action.type, []), point=point, thought=thought)
+        decision, saved, facts = await self._decide(env, question, budgets)
+        risk = self._risk(verdict, probe, facts)
+        await self._resume(env, saved)
+        if decision.decision == "approve":
+            fresh, _ = await _probe_action(env, action)
+            if fingerprint(fresh, _summary(_agent_fields(action, fresh))) == question.fingerprint:
+                return Gated(action, risk)
+            return Gated(None, risk, feedback=f"The screen changed while {said} waited for a reviewer's approval, so it "
+                                              "was not done. Look at the screen again before acting.")
+        if decision.decision == "edit":
+            return await self._edited_action(env, action, decision, risk)
+        return Gated(None, risk, feedback=f"{_rejected(decision, said)}. It was not done; do not try it again.")
+
+    async def _edited_action(self, env, action: A.ActionModel, decision: ReviewDecision, risk: dict) -> Gated:
+        try:
+            edited = A.parse_browser_action({**action.model_dump(mode="json"), **(decision.action or {})})
+        except ValidationError as exc:
+            return Gated(None, risk, feedback=f"A reviewer's edit of {format_action(action)} was invalid "
+                                              f"({exc.errors()[0]['msg']}); the action was not done.")
+        if not isinstance(edited, UNCHECKED):
+            probe, _ = await _probe_action(env, edited)
+            verdict = self.judge(probe, _agent_fields(edited, probe))
+            if verdict.decision == "block":
+                return Gated(None, risk, error=f"blocked: {format_action(edited)}: {verdict.reason}")
+        risk = {**risk, "review": {**risk.get("review", {}), "edited": edited.model_dump(mode="json")}}
+        return Gated(edited, risk, feedback=f"A reviewer replaced {format_action(action)} with {format_action(edited)}.")
+
+    # -- the review -----------------------------------------------------------------------
+    async def _question(self, env, fields: dict, probe: Probe, verdict: Verdict, action: dict, editable: list[str], *,
+                        point=None, box: dict | None = None, thought: str = "") -> ReviewQuestion:
+        box = box or probe.box
+        try:
+            shot = mark_screenshot((await env.observe()).screenshot, box=box if point is None else None, point=point)
+        except StepError:
+            shot = None
+        target = {k: v for k, v in (probe.target or {}).items() if k in ("role", "name", "tag", "href")} or None
+        if target is not None and box:
+            target["rect"] = [box["x"], box["y"], box["width"], box["height"]]  # as marked on the screenshot
+        return ReviewQuestion(
+            action=action, description=describe_action(fields, probe), verdict=_scrub(verdict.model_dump(mode="json"), self.secrets),
+            fingerprint=fingerprint(probe, _summary(fields)), url=probe.url, screenshot=shot, target=target,
+            step={**self.step, **({"thought": thought[:1000]} if thought else {})}, editable=editable,
+            timeout_s=self.settings.review_timeout_s,
+        )
+
+    async def _decide(self, env, question: ReviewQuestion, budgets: tuple) -> tuple[ReviewDecision, SavedSession | None, dict]:
+        """File the review and wait for the decision; past the hold window release the browser."""
+        started = time.monotonic()
+        ref = await self.reviews.open_review(question)
+
+        async def wait() -> tuple[ReviewDecision, SavedSession | None]:
+            decision = await self.reviews.wait_review(ref, timeout_s=self.hold_s)
+            if decision is not None:
+                return decision, None
+            saved = await _suspend(env)
+            await self.reviews.note_review(ref, {"session": "saved", "released_after_s": self.hold_s})
+            return await self.reviews.wait_review(ref, timeout_s=None) or ReviewDecision("expired"), saved
+
+        decision, saved = await self.wait_for_person(wait(), *budgets)
+        facts = {"id": ref, "decision": decision.decision, "decided_by": decision.decided_by, "comment": decision.comment,
+                 "waited_ms": round((time.monotonic() - started) * 1000, 1), "session": "saved" if saved else "kept"}
+        return decision, saved, facts
+
+    async def _resume(self, env, saved: SavedSession | None) -> None:
+        """Reopen a released session: a new context from the saved state, at the saved URL."""
+        if saved is None:
+            return
+        browser = await self.host.browser()
+        # The same context set-up as BrowserHost.new_environment, plus the saved state.
+        context = await browser.new_context(viewport=VIEWPORT, accept_downloads=False, storage_state=saved.state)
+        await context.add_init_script(NAV_COUNTER_SCRIPT)
+        env.context, env.page, env._cdp = context, await context.new_page(), None
+        await env.goto(saved.url)
+        if self.refill is not None:
+            await self.refill()
+
+
+async def _suspend(env) -> SavedSession:
+    """Save the session (cookies, local storage, URL) and close the context, freeing the browser."""
+    saved = SavedSession(state=await env.context.storage_state(), url=env.page.url)
+    await env.close()
+    return saved
+
+
+async def _shown_box(target, probe: Probe) -> dict[str, float] | None:
+    """The target's box on screen for the reviewer: scrolled into view first if it is not."""
+    box, locator = probe.box, getattr(target, "locator", None)
+    if box is None or locator is None or (0 <= box["y"] and box["y"] + box["height"] <= VIEWPORT["height"]):
+        return box
+    await locator.scroll_into_view_if_needed()
+    return await locator.bounding_box()
+
+
+async def _probe_step(env, step, target) -> Probe:
+    if step.kind == "goto":
+        return await probe_page(env.page)
+    if target is None:
+        return await probe_focus(env.page)
+    if getattr(target, "locator", None) is not None:
+        return await probe_element(target.locator)
+    return await probe_point(env.page, *target.point)
+
+
+async def _probe_action(env, action: A.ActionModel) -> tuple[Probe, tuple[int, int] | None]:
+    """Probe what a UI-Venus action acts on: the element under its point, or the focused one."""
+    point = getattr(action, "point", None) or getattr(action, "start", None)
+    if point is not None:
+        x, y = A.map_point(point, width=VIEWPORT["width"], height=VIEWPORT["height"])
+        return await probe_point(env.page, x, y), (x, y)
+    if isinstance(action, (A.Type, A.PressEnter, A.Hotkey, A.SelectOption)):
+        return await probe_focus(env.page), None
+    if isinstance(action, A.Launch):
+        return await probe_page(env.page), None
+    return Probe(url=env.page.url), None
+
+
+def _agent_fields(action: A.ActionModel, probe: Probe) -> dict[str, Any]:
+    fields = action_fields(action)
+    if isinstance(action, A.SelectOption):
+        options = (probe.target or {}).get("options") or []
+        fields["option"] = options[action.index] if action.index < len(options) else ""
+    return fields
+
+
+def _summary(fields: dict[str, Any]) -> str:
+    return json.dumps(fields, sort_keys=True, default=str)
+
+
+def _rejected(decision: ReviewDecision, what: str) -> str:
+    if decision.decision == "expired":
+        return f"the review of {what!r} expired without a decision (rejected)"
+    if decision.decision == "cancelled":
+        return f"the review of {what!r} was cancelled"
+    who = f"reviewer {decision.decided_by}" if decision.decided_by else "a reviewer"
+    return f"rejected by {who}: {what}" + (f" (comment: {decision.comment})" if decision.comment else "")
+
+
+def _scrub(value: Any, secrets: SecretBox) -> Any:
+    if isinstance(value, str):
+        return secrets.scrub(value)
+    if isinstance(value, dict):
+        return {k: _scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v, secrets) for v in value]
+    return value
+
+
+@dataclass
+class SafetyGate:
+    """The worker's safety gate: `hold_s` is how long a run waiting for review keeps its live
+    browser session (`VENUS_REVIEW_HOLD_SECONDS`). `for_run` makes one run's `ActionGuard`."""
+
+    hold_s: float = 600.0
+
+    def for_run(self, *, spec: S.AutomationSpec, secrets: SecretBox, reviews: ReviewChannel, host,
+                wait_for_person: Callable[..., Awaitable[Any]]) -> ActionGuard:
+        return ActionGuard(settings=spec.safety, allowed_domains=list(spec.allowed_domains), secrets=secrets,
+                           reviews=reviews, host=host, wait_for_person=wait_for_person, hold_s=self.hold_s)
