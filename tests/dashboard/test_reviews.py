@@ -96,3 +96,16 @@ def test_risky_actions_render_disabled_until_the_safety_flow_exists(owner_client
     kwargs = decide.call_args.kwargs
     assert kwargs["decision"] == "edit" and kwargs["edited_action"] == {"kind": "click", "target": "Pay later"}
     assert kwargs["comment"] == "smaller"
+
+
+def test_agent_questions_wait_in_the_queue_and_are_answered_there(owner_client, viewer_client, automation):
+    from venus_rpa.runs.models import Run
+
+    run = make_run(automation, status="awaiting_user")
+    Run.objects.filter(pk=run.pk).update(question="Which cost centre should I use?")
+    html = owner_client.get("/reviews/").content.decode()
+    assert "Which cost centre should I use?" in html and f'action="/runs/{run.pk}/answer/"' in html
+    assert "Answer to run" not in viewer_client.get("/reviews/").content.decode()
+    response = owner_client.post(f"/runs/{run.pk}/answer/", {"answer": "CC-42"})
+    assert response.status_code in (200, 302)
+    assert Run.objects.get(pk=run.pk).answer == "CC-42"

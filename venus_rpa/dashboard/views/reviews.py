@@ -12,6 +12,9 @@ import json
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+
+from venus_rpa.runs.models import RunStatus
+from venus_rpa.runs.selectors import run_list
 from django.views.decorators.http import require_POST
 
 from venus_rpa.core.errors import ServiceError
@@ -32,13 +35,21 @@ def _pending(request: HttpRequest):
     return list(review_list(workspace=request.access.workspace, status=ReviewStatus.PENDING).order_by("created_at", "id"))
 
 
-def _signature(reviews) -> str:
-    return hashlib.sha1(",".join(str(r.pk) for r in reviews).encode()).hexdigest()[:12]
+def _questions(request: HttpRequest):
+    """Runs whose agent asked a person something (CallUser) and wait for the answer."""
+    return list(run_list(workspace=request.access.workspace, status=RunStatus.AWAITING_USER)
+                .exclude(question="").order_by("question_asked_at", "id"))
+
+
+def _signature(reviews, questions=()) -> str:
+    keys = [f"r{r.pk}" for r in reviews] + [f"q{q.pk}" for q in questions]
+    return hashlib.sha1(",".join(keys).encode()).hexdigest()[:12]
 
 
 def _queue_context(request: HttpRequest) -> dict:
-    reviews = _pending(request)
-    return {"reviews": reviews, "sig": _signature(reviews), "can_review": request.access.can_review,
+    reviews, questions = _pending(request), _questions(request)
+    return {"reviews": reviews, "questions": questions, "sig": _signature(reviews, questions),
+            "can_review": request.access.can_review, "can_answer": request.access.can_write,
             "decisions_available": decisions_available()}
 
 
