@@ -142,11 +142,8 @@ class AgentLoop:
         for _ in range(step.max_actions):
             if time.monotonic() > deadline():
                 raise StepError(f"agent step ran out of its time budget ({step.timeout_s:g}s)")
-            before_turn = getattr(hooks, "before_turn", None)
-            if before_turn is not None:  # the CAPTCHA gate looks at every page the model is shown
-                await before_turn()
             t0 = time.perf_counter()
-            observation = await env.observe()
+            observation = await self._observe(env, hooks)
             image, img_w, img_h = downscale(observation.screenshot, self.config.max_pixels)
             observe_ms = (time.perf_counter() - t0) * 1000
             # What the previous turn produced (errors, answers, select options) travels in history;
@@ -217,6 +214,19 @@ class AgentLoop:
     async def _gate(hooks: AgentHooks, action: A.ActionModel, thought: str):
         before_action = getattr(hooks, "before_action", None)
         return None if before_action is None else await before_action(action, thought=thought)
+
+    async def _observe(self, env, hooks) -> Observation:
+        """The screenshot for the next turn, with the CAPTCHA gate looking at the same page at the
+        same time (both are browser round trips); if the gate acted, look again."""
+        before_turn = getattr(hooks, "before_turn", None)
+        if before_turn is None:
+            return await env.observe()
+        gate = asyncio.ensure_future(before_turn())
+        try:
+            observation = await env.observe()
+        finally:
+            acted = await gate
+        return await env.observe() if acted else observation
 
     def _turn(self, parsed: ParsedAnswer, mapped, model_facts, observation, observe_ms, model_ms, t1,
               *, status: str = "succeeded", error: str = "", risks: list[dict] | None = None) -> AgentTurn:

@@ -368,8 +368,11 @@ class Runner:
             async def ask_user(self, question: str) -> str:
                 return await run.wait_for_person(run.recorder.ask_user(question), budget)
 
-            async def before_turn(self) -> None:
+            async def before_turn(self) -> bool:
+                """Run the CAPTCHA gate; True if it acted on the page (a new screenshot is due)."""
+                emitted_before = run.next_index
                 await runner._captcha_gate(run, budget)
+                return run.next_index != emitted_before
 
             async def before_action(self, action, *, thought: str = ""):
                 if run.guard is None:
