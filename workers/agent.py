@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import io
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Protocol
@@ -36,7 +36,6 @@ from workers.policies.parser import ParseError, ParsedAnswer, format_action, par
 from workers.policies.prompts import load_prompt
 from workers.steps import AgentStep
 
-SURFACE_PROMPTS = {"web": "browser", "android": "mobile", "desktop": "desktop"}
 CLICK_QUANTUM = 30  # normalised units (≈ 40 px on a 1280 px viewport) for loop detection
 
 
@@ -278,5 +277,3 @@ class _Unparsable(Exception):
         super().__init__(error)
         self.error, self.raw, self.facts, self.model_ms = error, raw, facts, model_ms
 
-
-Grounder = Callable[[str, Observation], Awaitable[tuple[int, int] | None]]

@@ -1,15 +1,9 @@
-"""Home page (placeholder until the dashboard issue) and a health check."""
+"""A health check for load balancers and the test helpers."""
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
-
-
-def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html", {"practice_url": settings.VENUS_PRACTICE_URL})
+from django.http import HttpRequest, JsonResponse
 
 
 def healthz(request: HttpRequest) -> JsonResponse:

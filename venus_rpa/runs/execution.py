@@ -116,37 +116,46 @@ class DjangoRecorder:
         Run.objects.filter(pk=self.run_id).update(heartbeat_at=timezone.now())
         return not Run.objects.filter(pk=self.run_id, cancel_requested_at__isnull=False).exists()
 
-    async def ask_user(self, question: str) -> str:
-        """Put the run in awaiting_user with the question; wait for the answer (Redis signal,
-        with a database re-check every few seconds in case a signal was lost)."""
+    async def _wait_signalled(self, key: str, check, deadline: float):
+        """Wait until `check()` (run in the DB thread) returns something other than None, or the
+        monotonic `deadline` passes (then None). A Redis BLPOP on `key` wakes the wait at once;
+        the database is re-read after every wake-up and at least every 2 s, so a lost signal costs
+        at most 2 s and Redis being down only slows the wait."""
         import redis.asyncio as aredis
 
-        await self._db(self._set_question, question)
-        await apublish_run_event(self.run_id, {"type": "run.status", "status": "awaiting_user", "question": question})
         client = aredis.Redis.from_url(settings.REDIS_URL)
-        deadline = time.monotonic() + settings.VENUS_ANSWER_TIMEOUT_SECONDS
         try:
-            while time.monotonic() < deadline:
+            while True:
+                result = await self._db(check)
+                if result is not None:
+                    return result
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
                 try:
-                    popped = await client.blpop([answer_key(self.run_id)], timeout=2)
+                    await client.blpop([key], timeout=min(2.0, max(remaining, 0.05)))
                 except Exception:
-                    log.warning("waiting for an answer through Redis failed; polling the database", exc_info=True)
-                    popped = None
-                    await asyncio.sleep(2)
-                answer = popped[1].decode() if popped else await self._db(self._stored_answer)
-                if answer:
-                    await self._db(self._resume)
-                    await apublish_run_event(self.run_id, {"type": "run.status", "status": "running"})
-                    return answer
+                    log.warning("waiting on %s through Redis failed; polling the database", key, exc_info=True)
+                    await asyncio.sleep(min(2.0, max(remaining, 0.05)))
         finally:
             await client.aclose()
-        raise StepError(f"nobody answered the agent's question within {settings.VENUS_ANSWER_TIMEOUT_SECONDS:g}s: {question}")
+
+    async def ask_user(self, question: str) -> str:
+        """Put the run in awaiting_user with the question; wait for the answer."""
+        await self._db(self._set_question, question)
+        await apublish_run_event(self.run_id, {"type": "run.status", "status": "awaiting_user", "question": question})
+        deadline = time.monotonic() + settings.VENUS_ANSWER_TIMEOUT_SECONDS
+        answer = await self._wait_signalled(answer_key(self.run_id), lambda: self._stored_answer() or None, deadline)
+        if answer is None:
+            raise StepError(
+                f"nobody answered the agent's question within {settings.VENUS_ANSWER_TIMEOUT_SECONDS:g}s: {question}")
+        await self._db(self._resume)
+        await apublish_run_event(self.run_id, {"type": "run.status", "status": "running"})
+        return answer
 
     async def ask_captcha(self, *, kind: str, instruction: str, screenshot: bytes, width: int,
                           height: int) -> dict:
         """Open a `captcha` review with the widget's screenshot and wait for a person's answer."""
-        import redis.asyncio as aredis
-
         from venus_rpa.reviews.models import ReviewKind, ReviewRequest, ReviewStatus
         from venus_rpa.reviews.services import review_create, review_expire, review_key
 
@@ -157,28 +166,22 @@ class DjangoRecorder:
                                                       ttl_s=settings.VENUS_CAPTCHA_REVIEW_SECONDS))
         await self._db(self._set_status, RunStatus.AWAITING_USER)
         await apublish_run_event(self.run_id, {"type": "review.created", "review": review.pk, "kind": "captcha"})
-        client = aredis.Redis.from_url(settings.REDIS_URL)
+
+        def settled():  # (status, response) once the review is no longer pending
+            fresh = ReviewRequest.objects.get(pk=review.pk)
+            return None if fresh.status == ReviewStatus.PENDING else (fresh.status, fresh.response)
+
         deadline = time.monotonic() + settings.VENUS_CAPTCHA_REVIEW_SECONDS
         try:
-            while time.monotonic() < deadline:
-                try:
-                    await client.blpop([review_key(review.pk)], timeout=2)
-                except Exception:
-                    await asyncio.sleep(2)
-                fresh = await self._db(lambda: ReviewRequest.objects.get(pk=review.pk))
-                if fresh.status == ReviewStatus.ANSWERED:
-                    await self._db(self._set_status, RunStatus.RUNNING)
-                    return fresh.response
-                if fresh.status != ReviewStatus.PENDING:
-                    break
+            outcome = await self._wait_signalled(review_key(review.pk), settled, deadline)
         except asyncio.CancelledError:
             await self._db(lambda: ReviewRequest.objects.filter(pk=review.pk, status=ReviewStatus.PENDING)
                            .update(status=ReviewStatus.CANCELLED))
             raise
-        finally:
-            await client.aclose()
-        await self._db(lambda: review_expire(review_id=review.pk))
         await self._db(self._set_status, RunStatus.RUNNING)
+        if outcome is not None and outcome[0] == ReviewStatus.ANSWERED:
+            return outcome[1]
+        await self._db(lambda: review_expire(review_id=review.pk))
         raise StepError(f"nobody solved the CAPTCHA within {settings.VENUS_CAPTCHA_REVIEW_SECONDS:g}s")
 
     async def open_review(self, question: ReviewQuestion) -> str:
@@ -198,39 +201,29 @@ class DjangoRecorder:
         return str(review.pk)
 
     async def wait_review(self, review: str, *, timeout_s: float | None) -> ReviewDecision | None:
-        """Wait for the decision: a Redis signal wakes this at once (BLPOP); the database is
-        re-read after every wake-up and every 2 s, so a lost signal costs at most 2 s. Returns
-        None when `timeout_s` runs out first; "expired" once the review's expiry has passed."""
-        import redis.asyncio as aredis
-
+        """Wait for the decision (see `_wait_signalled`). Returns None when `timeout_s` runs out
+        first; "expired" once the review's expiry has passed."""
         from venus_rpa.reviews.services import review_cancel, review_expire, review_key
 
         review_id = int(review)
         expiry = self._review_deadlines.get(review_id, float("inf"))
         deadline = min(expiry, time.monotonic() + timeout_s if timeout_s is not None else float("inf"))
-        client = aredis.Redis.from_url(settings.REDIS_URL)
+
+        def decided() -> ReviewDecision | None:
+            decision = self._review_decision(review_id)
+            if decision is None and time.monotonic() >= expiry and review_expire(review_id=review_id):
+                decision = ReviewDecision("expired")
+            return decision
+
         try:
-            while True:
-                decision = await self._db(self._review_decision, review_id)
-                if decision is None and time.monotonic() >= expiry and await self._db(lambda: review_expire(review_id=review_id)):
-                    decision = ReviewDecision("expired")
-                if decision is not None:
-                    await self._db(self._set_status, RunStatus.RUNNING)
-                    await apublish_run_event(self.run_id, {"type": "run.status", "status": "running"})
-                    return decision
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return None
-                try:
-                    await client.blpop([review_key(review_id)], timeout=min(2.0, max(remaining, 0.05)))
-                except Exception:
-                    log.warning("waiting for a review through Redis failed; polling the database", exc_info=True)
-                    await asyncio.sleep(min(2.0, max(remaining, 0.05)))
+            decision = await self._wait_signalled(review_key(review_id), decided, deadline)
         except asyncio.CancelledError:
             await self._db(lambda: review_cancel(review_id=review_id))
             raise
-        finally:
-            await client.aclose()
+        if decision is not None:
+            await self._db(self._set_status, RunStatus.RUNNING)
+            await apublish_run_event(self.run_id, {"type": "run.status", "status": "running"})
+        return decision
 
     def _review_decision(self, review_id: int) -> ReviewDecision | None:
         from venus_rpa.reviews.models import ReviewRequest, ReviewStatus
