@@ -9,7 +9,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     VENUS_CHROMIUM_PATH=/usr/bin/chromium \
     VENUS_LOCAL_DIR=/app/.local \
-    VENUS_MEDIA_ROOT=/app/.local/media
+    VENUS_MEDIA_ROOT=/app/.local/media \
+    VENUS_STATIC_ROOT=/app/static \
+    VENUS_STATIC_COLLECTED=1
 
 # chromium: Playwright drives the system browser through executable_path (its own browser
 #   download is never used).
@@ -37,6 +39,11 @@ RUN groupadd --system venus \
     && useradd --system --gid venus --home-dir /home/venus --create-home --shell /usr/sbin/nologin venus
 
 COPY --chown=venus:venus . /app
+
+# Static files, compressed, for whitenoise (VENUS_STATIC_COLLECTED=1 serves these). Throwaway keys
+# only so settings load: nothing is signed or encrypted here, and no key is written to the image.
+RUN DJANGO_SECRET_KEY=collectstatic-only VENUS_CREDENTIAL_KEY=collectstatic-only \
+    python manage.py collectstatic --noinput -v0
 
 # .local holds runtime state (media, generated keys in local mode). Create it owned by venus so
 # a named volume mounted at /app/.local/media starts with the right owner.

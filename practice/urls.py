@@ -26,6 +26,7 @@ urlpatterns = [
     path("api/shares", api.shares_api),
     path("api/security", api.security_api),
     path("api/actions", api.actions_api),
+    path("api/lookups", api.lookups_api),
     # Flows with real consequences, and their benign look-alikes (all behind sign-in).
     path("shop", shop.shop_view),
     path("shop/cart", shop.cart_view),
@@ -61,4 +62,5 @@ urlpatterns = [
     path("lab/delayed", lab.delayed_view),
     path("lab/extract", lab.extract_view),
     path("lab/injection", lab.injection_view),
+    path("lab/lookup", lab.lookup_view),
 ]

@@ -5,6 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 WITH_COMPOSE=1 scripts/setup.sh
 
+# Static security checks (bandit rules, ruff.toml) before anything starts: a finding fails the run.
+echo "==> ruff check"
+.venv/bin/ruff check --quiet .
+
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PG_PORT="${TEST_PG_PORT:-$(free_port)}"
@@ -36,6 +40,9 @@ export DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/venus"
 export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
 export VENUS_LOCAL_DIR="$RUN_DIR/local"
 export DJANGO_SETTINGS_MODULE=venus_rpa.settings
+# Tests serve pages, receivers and the practice site on 127.0.0.1: let runs and callbacks reach
+# that address (not "localhost", not other loopback addresses; tests rely on the difference).
+export VENUS_EGRESS_ALLOW_PRIVATE="${VENUS_EGRESS_ALLOW_PRIVATE:-127.0.0.1}"
 
 echo "==> running tests"
 .venv/bin/python -m pytest "$@"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Start the whole local stack in the foreground with demo data; Ctrl-C stops everything.
 #   Redis 127.0.0.1:6379 (unless REDIS_URL is set) · web (ASGI) 127.0.0.1:8000 · practice site
-#   127.0.0.1:8001 · Celery agent + default workers · beat · Flower 127.0.0.1:5555
+#   127.0.0.1:8001 · Celery agent + default workers · beat · Flower 127.0.0.1:5555 (password:
+#   FLOWER_BASIC_AUTH=user:password, else one generated into .local/flower_basic_auth)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -9,6 +10,9 @@ mkdir -p .local/logs
 PY=.venv/bin/python
 export PRACTICE_PORT="${PRACTICE_PORT:-8001}" WEB_PORT="${WEB_PORT:-8000}" FLOWER_PORT="${FLOWER_PORT:-5555}"
 export VENUS_PRACTICE_URL="${VENUS_PRACTICE_URL:-http://127.0.0.1:$PRACTICE_PORT}"
+# Runs reach public hosts only; the practice site (and only its port: not Flower, not Redis) is
+# the one local exception.
+export VENUS_EGRESS_ALLOW_PRIVATE="${VENUS_EGRESS_ALLOW_PRIVATE:-127.0.0.1:$PRACTICE_PORT}"
 
 pids=()
 stop() {
@@ -45,13 +49,27 @@ echo "==> database"
 $PY manage.py migrate --noinput -v0
 $PY manage.py seed_demo
 
+echo "==> static files"
+# whitenoise serves the collected, compressed copies (settings: VENUS_STATIC_COLLECTED).
+$PY manage.py collectstatic --noinput -v0
+export VENUS_STATIC_COLLECTED=1
+
+# Flower shows every task's arguments: never without a password, even on loopback.
+if [ -z "${FLOWER_BASIC_AUTH:-}" ]; then
+  if [ ! -s .local/flower_basic_auth ]; then
+    (umask 077 && $PY -c 'import secrets; print("flower:" + secrets.token_urlsafe(18))' > .local/flower_basic_auth)
+  fi
+  FLOWER_BASIC_AUTH=$(cat .local/flower_basic_auth)
+fi
+
 echo "==> starting"
 start practice $PY -m practice --host 127.0.0.1 --port "$PRACTICE_PORT"
 start web .venv/bin/daphne -b 127.0.0.1 -p "$WEB_PORT" venus_rpa.asgi:application
 start worker-agent .venv/bin/celery -A venus_rpa worker -Q agent --pool threads --concurrency 4 -n "agent@%h" --loglevel INFO
 start worker-default .venv/bin/celery -A venus_rpa worker -Q default --pool threads --concurrency 4 -n "default@%h" --loglevel INFO
 start beat .venv/bin/celery -A venus_rpa beat --loglevel INFO
-start flower .venv/bin/celery -A venus_rpa flower --address=127.0.0.1 --port="$FLOWER_PORT"
+# Flower reads FLOWER_BASIC_AUTH from its environment (kept off the command line, unlike --basic-auth).
+FLOWER_BASIC_AUTH="$FLOWER_BASIC_AUTH" start flower .venv/bin/celery -A venus_rpa flower --address=127.0.0.1 --port="$FLOWER_PORT"
 
 cat <<MSG
 
@@ -60,7 +78,7 @@ Venus RPA is up:
   API docs    http://127.0.0.1:$WEB_PORT/api/docs/
   admin       http://127.0.0.1:$WEB_PORT/admin/
   practice    $VENUS_PRACTICE_URL/               (demo / demo-password)
-  Flower      http://127.0.0.1:$FLOWER_PORT/
+  Flower      http://127.0.0.1:$FLOWER_PORT/       (sign in as ${FLOWER_BASIC_AUTH%%:*} / ${FLOWER_BASIC_AUTH#*:})
 Try:  .venv/bin/python manage.py run_automation demo-expense --wait
 Ctrl-C stops everything.
 MSG

@@ -10,6 +10,22 @@ import pytest
 from tests.helpers.servers import practice_site
 
 
+@pytest.fixture(autouse=True)
+def stub_dns(monkeypatch) -> dict[str, list[str]]:
+    """No test sends a DNS query off the machine: the egress guard resolves names through this
+    stub. "localhost" is loopback; tests map other names by adding to the returned dict; any
+    other name does not resolve."""
+    names: dict[str, list[str]] = {"localhost": ["127.0.0.1", "::1"]}
+
+    def resolve(host: str, port: int) -> list[str]:
+        if host.lower() in names:
+            return list(names[host.lower()])
+        raise OSError(f"stub resolver: {host} is not mapped")
+
+    monkeypatch.setattr("workers.egress.resolve", resolve)
+    return names
+
+
 @pytest.fixture(scope="session")
 def practice_url():
     with practice_site(test_hooks=True) as url:

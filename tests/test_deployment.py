@@ -27,6 +27,7 @@ HISTORY_IMAGES = 2  # screenshots of earlier steps sent with each navigation cal
 REQUIRED_ENV = {
     "DJANGO_SECRET_KEY": "dummy-secret-key-for-config-check",
     "VENUS_CREDENTIAL_KEY": "ZHVtbXktZmVybmV0LWtleS0zMi1ieXRlcy1sb25nISE=",
+    "FLOWER_BASIC_AUTH": "flower:dummy-password",
 }
 
 
@@ -134,3 +135,18 @@ def test_workers_wait_for_migrations_and_share_media():
         assert services[name]["environment"]["VENUS_MEDIA_ROOT"] == "/app/.local/media"
         assert any(v.startswith("media:/app/.local/media") for v in services[name]["volumes"])
     assert services["worker"]["environment"]["VENUS_MODEL_URL"] == "http://vllm:8000/v1"
+
+
+def test_flower_needs_a_password_and_stays_on_loopback():
+    flower = _resolved_config()["services"]["flower"]
+    assert flower["environment"]["FLOWER_BASIC_AUTH"] == REQUIRED_ENV["FLOWER_BASIC_AUTH"]
+    assert all(str(p.get("host_ip", p) if isinstance(p, dict) else p).startswith("127.0.0.1")
+               for p in flower["ports"])
+    # Flower gets the application's settings too (broker URL), not only its password.
+    assert flower["environment"]["REDIS_URL"] == "redis://redis:6379/0"
+
+
+def test_web_is_served_with_https_settings_and_without_debug():
+    web = _resolved_config()["services"]["web"]["environment"]
+    assert web["VENUS_HTTPS"] == "1"
+    assert web["DJANGO_DEBUG"] == "false"

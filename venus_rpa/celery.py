@@ -9,3 +9,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "venus_rpa.settings")
 app = Celery("venus_rpa")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+import venus_rpa.pools.worker_metrics  # noqa: F401  (the worker's Prometheus server, off by default)

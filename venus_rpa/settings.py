@@ -7,10 +7,12 @@ REDIS_URL, DJANGO_SECRET_KEY and VENUS_CREDENTIAL_KEY.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from cryptography.fernet import Fernet
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 from venus_rpa.env import env_bool, env_float, env_int, env_list, env_str, local_secret, token_urlsafe
 
@@ -21,7 +23,9 @@ SECRET_KEY = local_secret("DJANGO_SECRET_KEY", LOCAL_DIR / "secret_key", generat
 CREDENTIAL_KEY = local_secret(
     "VENUS_CREDENTIAL_KEY", LOCAL_DIR / "credential.key", generate=lambda: Fernet.generate_key().decode()
 )
-DEBUG = env_bool("DJANGO_DEBUG", True)
+# Off unless a developer turns it on (DJANGO_DEBUG=1); even then error pages hide secrets
+# (DEFAULT_EXCEPTION_REPORTER_FILTER below).
+DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
@@ -35,6 +39,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI assets served from here, not a CDN
+    "csp",
+    "axes",
     "django_celery_beat",
     "channels",
     "django_htmx",
@@ -45,17 +52,23 @@ INSTALLED_APPS = [
     "venus_rpa.reviews",
     "venus_rpa.triggers",
     "venus_rpa.dashboard",
+    "venus_rpa.pools",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "venus_rpa.core.middleware.StaticFilesMiddleware",  # whitenoise
+    "venus_rpa.core.middleware.JsonBodyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes requires: refuses sign-ins for a locked-out username + address.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "venus_rpa.urls"
@@ -99,6 +112,12 @@ def _database() -> dict:
 DATABASES = {"default": _database()}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# django-axes first: it counts failed sign-ins (dashboard and admin) and refuses locked-out ones.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -110,12 +129,66 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "frontend" / "static"]
-STATIC_ROOT = LOCAL_DIR / "static"
+STATIC_ROOT = Path(env_str("VENUS_STATIC_ROOT", str(LOCAL_DIR / "static")))
+# whitenoise serves /static/. `collectstatic` (scripts/up.sh, the Dockerfile) writes compressed
+# copies into STATIC_ROOT and sets VENUS_STATIC_COLLECTED=1 so they are served; without it (a plain
+# checkout, the tests) files are served from the source folders, always current.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = not env_bool("VENUS_STATIC_COLLECTED", False)
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(env_str("VENUS_MEDIA_ROOT", str(LOCAL_DIR / "media")))
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/login/"
+
+# --- Web security ------------------------------------------------------------------------------
+DEFAULT_EXCEPTION_REPORTER_FILTER = "venus_rpa.core.debug.VenusExceptionReporterFilter"
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+# Served over https (directly or behind a TLS proxy that sets X-Forwarded-Proto; docker-compose.yml
+# turns it on): cookies only travel over https, and browsers are told to stay on https (HSTS).
+VENUS_HTTPS = env_bool("VENUS_HTTPS", env_str("VENUS_PUBLIC_URL").startswith("https://"))
+if VENUS_HTTPS:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = env_int("VENUS_HSTS_SECONDS", 31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("VENUS_HSTS_INCLUDE_SUBDOMAINS", False)
+    # Usually the proxy redirects http to https; the health check stays reachable over http.
+    SECURE_SSL_REDIRECT = env_bool("VENUS_SSL_REDIRECT", False)
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+
+# Content-Security-Policy (django-csp 4 format): scripts and styles only from our own static
+# files; style attributes stay allowed (step marks are positioned with them). htmx is local.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "style-src-attr": [UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],  # includes the same-origin websocket (CSP level 3)
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+
+# Sign-in throttling (django-axes): 5 failed sign-ins for one username from one address lock
+# that pair out for VENUS_LOGIN_COOLOFF_MINUTES. API tokens do not sign in and are not counted.
+AXES_FAILURE_LIMIT = env_int("VENUS_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("VENUS_LOGIN_COOLOFF_MINUTES", 15.0))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "venus_rpa.accounts.lockout.lockout_response"
+AXES_VERBOSE = False
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -134,6 +207,12 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "venus_rpa.core.api.exception_handler",
+    # JSON bodies are bounded in size (413) and nesting depth (400) before they are parsed.
+    "DEFAULT_PARSER_CLASSES": [
+        "venus_rpa.core.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
 }
@@ -141,6 +220,10 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Venus RPA API",
     "DESCRIPTION": "Automations, runs and their steps. Every object is scoped to the caller's workspace.",
     "VERSION": "0.1.0",
+    # /api/docs/ loads Swagger UI from drf-spectacular-sidecar's static files (no CDN).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # Celery: two queues; agent runs go to workers that hold a browser.
@@ -204,3 +287,53 @@ VENUS_CAPTCHA_REVIEW_SECONDS = env_float("VENUS_CAPTCHA_REVIEW_SECONDS", 900.0)
 # Safety reviews: how long a run waiting for a reviewer keeps its live browser session; past this
 # the session is saved and the browser context freed, and restored when the decision arrives.
 VENUS_REVIEW_HOLD_SECONDS = env_float("VENUS_REVIEW_HOLD_SECONDS", 600.0)
+
+# --- API contract (issue 9): the OpenAPI document describes what the API really does ----------
+# Bounded limit/offset pages; errors, bearer tokens and paged lists described (venus_rpa.core.schema).
+REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] = "venus_rpa.core.schema.ApiSchema"
+REST_FRAMEWORK["DEFAULT_PAGINATION_CLASS"] = "venus_rpa.core.pagination.Pagination"
+SPECTACULAR_SETTINGS.update({
+    "DESCRIPTION": "Automations, runs and their steps. Every object is scoped to the caller's workspace; "
+                   'errors have the shape {"error": {"code", "message", "fields"}}.',
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SERVE_INCLUDE_SCHEMA": False,
+    # The API is documented as JSON only: form bodies cannot express its nested objects.
+    "PARSER_WHITELIST": ["rest_framework.parsers.JSONParser"],
+    "ENUM_NAME_OVERRIDES": {
+        "SurfaceEnum": "venus_rpa.automations.models.Surface",
+        "RunStatusEnum": "venus_rpa.runs.models.RunStatus",
+        "ReviewStatusEnum": "venus_rpa.reviews.models.ReviewStatus",
+        "DeliveryStatusEnum": "venus_rpa.triggers.models.DeliveryStatus",
+    },
+})
+
+# --- Regex & policy governance (issue 9, helper "regex") ---------------------------------------
+# The workspace audit log (who lowered an automation's safety review, when, before/after).
+INSTALLED_APPS += ["venus_rpa.audit"]
+
+# --- Leases and metrics (issue 10, helper "leases & observability") ----------------------------
+# Pooled-resource leases are reclaimed by beat beside the runs sweep (venus_rpa/pools).
+CELERY_BEAT_SCHEDULE["pools-leases-reclaim"] = {
+    "task": "venus_rpa.pools.tasks.leases_reclaim_task", "schedule": VENUS_SWEEP_SECONDS,
+}
+# Prometheus (docs/scaling.md): django-prometheus counts requests around every other middleware;
+# /metrics answers loopback callers and bearers of VENUS_METRICS_TOKEN, nobody else.
+INSTALLED_APPS += ["django_prometheus"]
+MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    *MIDDLEWARE,
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
+]
+VENUS_METRICS_TOKEN = env_str("VENUS_METRICS_TOKEN")
+# Off behind a reverse proxy on the same host, where every caller looks like loopback.
+VENUS_METRICS_ALLOW_LOOPBACK = env_bool("VENUS_METRICS_ALLOW_LOOPBACK", True)
+# A worker's own metrics server (step and model latency histograms); 0 leaves it off.
+VENUS_WORKER_METRICS_PORT = env_int("VENUS_WORKER_METRICS_PORT", 0)
+VENUS_WORKER_METRICS_ADDR = env_str("VENUS_WORKER_METRICS_ADDR", "127.0.0.1")
+
+# --- Egress (issue 9, helper "egress") ---------------------------------------------------------
+# Runs' browsers and outbound callbacks reach public addresses only. Loopback, private,
+# link-local and cloud-metadata destinations are refused unless listed here: host names, IP
+# addresses or CIDR networks, each optionally with ":port", comma-separated
+# (e.g. "127.0.0.1:8001" for the practice site). Empty in production.
+VENUS_EGRESS_ALLOW_PRIVATE = env_list("VENUS_EGRESS_ALLOW_PRIVATE", [])

@@ -1,8 +1,7 @@
 from django.conf import settings
 from django.contrib import admin
-from django.contrib.staticfiles import views as staticfiles_views
-from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from venus_rpa.automations import api as automations_api
 from venus_rpa.core import views as core_views
@@ -44,20 +43,26 @@ api = [
     path("callbacks/deliveries/<int:delivery_id>/resend/", triggers_api.CallbackDeliveryResendApi.as_view(),
          name="callback-delivery-resend"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # The split view serves Swagger UI's start-up code as a script file: no inline script (CSP).
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="api/swagger_ui.html"),
+         name="api-docs"),
 ]
 
 urlpatterns = [
     path("healthz", core_views.healthz, name="healthz"),
+    path("metrics", include("venus_rpa.pools.urls")),  # Prometheus; loopback or VENUS_METRICS_TOKEN only
     path("admin/", admin.site.urls),
     path("api/", include(api)),
     # Inbound webhooks: public, authenticated by their HMAC signature (docs/webhooks.md).
     path("hooks/<str:public_id>/", triggers_api.WebhookReceiveApi.as_view(), name="webhook-receive"),
     # Screenshots and artifacts, only for members of the run's workspace.
     path(f"{settings.MEDIA_URL.strip('/')}/<path:path>", runs_api.MediaApi.as_view(), name="media"),
-    # The dashboard's CSS/JS (and htmx from django-htmx) through the finders: daphne serves no
-    # static files of its own, and these few files do not need a separate server.
-    re_path(rf"^{settings.STATIC_URL.strip('/')}/(?P<path>.*)$", staticfiles_views.serve, {"insecure": True}),
     # The dashboard owns every other path (login, automations, runs, reviews...).
     path("", include("venus_rpa.dashboard.urls")),
 ]
+
+# Errors: JSON in the API's one error shape under /api/ and /hooks/, HTML pages elsewhere.
+handler400 = "venus_rpa.core.views.bad_request"
+handler403 = "venus_rpa.core.views.permission_denied"
+handler404 = "venus_rpa.core.views.page_not_found"
+handler500 = "venus_rpa.core.views.server_error"

@@ -12,15 +12,15 @@ hand back an edited step and a re-grounded target. Its verdict lands in `groundi
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urljoin
 from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
 
-from workers import steps as S
+from workers import patterns, steps as S
 from workers.envs.browser import BrowserEnvironment
+from workers.envs.masking import MASK_ATTR
 from workers.errors import StepError
 from workers.gates.guard import ActionGuard, ActionSkipped
 from workers.grounding import Grounded, locate, locate_all
@@ -119,11 +119,16 @@ class ExplicitExecutor:
     async def _fill(self, step: S.FillStep) -> StepOutcome:
         step, found = await self._cleared(step, "input", model=True)
         value = self.env.secrets.reveal(step.value, url=self.page.url)
+        secret = self.env.secrets.has_placeholder(step.value)  # the field is masked before it holds the value
         if isinstance(found, Pointed):
             await self.page.mouse.click(*found.point)
+            if secret:
+                await self.env.mask.tag_focused(self.page)
             await self.page.keyboard.press("ControlOrMeta+A")
             await self.page.keyboard.insert_text(value)
             return StepOutcome(grounding=dict(found.grounding))
+        if secret:
+            await self.env.mask.tag(found.locator)
         await found.locator.fill(value, timeout=step.timeout_s * 1000)
         return StepOutcome(grounding=found.record())
 
@@ -206,11 +211,28 @@ class ExplicitExecutor:
     async def _extract(self, step: S.ExtractStep) -> StepOutcome:
         if step.all:
             strategy, locator, count = await locate_all(self.page, step.target, purpose="any", timeout_s=step.timeout_s)
-            value: Any = [_pattern(await _value(locator.nth(i), step.attribute), step.pattern) for i in range(count)]
+            value: Any = [_pattern(await self._readable(locator.nth(i), step), step.pattern) for i in range(count)]
             return StepOutcome(grounding={"strategy": strategy, "count": count}, output={step.into: value})
         found = await locate(self.page, step.target, purpose="any", timeout_s=step.timeout_s)
-        value = _pattern(await _value(found.locator, step.attribute), step.pattern)
+        value = _pattern(await self._readable(found.locator, step), step.pattern)
         return StepOutcome(grounding=found.record(), output={step.into: value})
+
+    async def _readable(self, locator, step: S.ExtractStep) -> str:
+        """The element's text or value, unless it holds a vault value: a field a secret was typed
+        into, a password field, or any text with a whole secret in it. Refused before any pattern
+        runs, so no pattern can take a secret out piece by piece."""
+        if await locator.evaluate(_HOLDS_SECRET_JS):
+            raise StepError(f"extract cannot read {step.target.describe()}: it is a password field or holds a "
+                            "value typed from the vault, and secrets never leave the vault")
+        value = await _value(locator, step.attribute)
+        if self.env.secrets.holds_secret(value):
+            raise StepError(f"extract cannot read {step.target.describe()}: its text contains a secret from the "
+                            "vault, and secrets never leave the vault")
+        return value
+
+
+_HOLDS_SECRET_JS = (f"el => el.hasAttribute('{MASK_ATTR}') || "
+                    "(el.tagName === 'INPUT' && (el.type || '').toLowerCase() === 'password')")
 
 
 async def _none() -> None:
@@ -226,7 +248,10 @@ async def _value(locator, attribute: str) -> str:
 def _pattern(value: str, pattern: str | None) -> str:
     if not pattern:
         return value
-    match = re.search(pattern, value)
+    try:
+        match = patterns.search(pattern, value)
+    except (patterns.PatternError, patterns.PatternTimeout) as exc:
+        raise StepError(f"extract: {exc}") from None
     if match is None:
         raise StepError(f"extracted text {value[:80]!r} does not match pattern {pattern!r}")
     return match.group(1) if match.groups() else match.group(0)

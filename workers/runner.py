@@ -21,9 +21,7 @@ from dataclasses import dataclass, field
 from collections.abc import Awaitable
 from typing import Any, Literal, Protocol
 
-import jsonschema
-
-from workers import steps as S
+from workers import patterns, steps as S
 from workers.agent import AgentLoop
 from workers.captcha.gate import CaptchaGate
 from workers.envs.browser import BrowserHost
@@ -31,7 +29,7 @@ from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.executor import ExplicitExecutor
 from workers.gates.guard import ActionGuard, GateRefused, SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
-from workers.secrets import SecretBox
+from workers.secrets import SecretBox, scrubbing_logs
 
 log = logging.getLogger(__name__)
 Status = Literal["succeeded", "failed", "cancelled", "timed_out"]
@@ -115,13 +113,19 @@ class _RecordPipe:
 
 def _scrub_output(value: Any, secrets: SecretBox) -> Any:
     """Extracted data never carries a secret value (e.g. reading back a password field)."""
-    if isinstance(value, str):
-        return secrets.scrub(value)
-    if isinstance(value, dict):
-        return {k: _scrub_output(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrub_output(v, secrets) for v in value]
-    return value
+    return secrets.scrub_data(value)
+
+
+def _scrub_record(record: StepRecord, secrets: SecretBox) -> None:
+    """Every string of a step record that can carry page or model text leaves the runtime
+    (database, live events, trace, dashboard) scrubbed. An explicit step's name and action are
+    the author's text with parameters (placeholders, never vault values) and stay readable; the
+    screenshot was masked when it was taken."""
+    record.error, record.url, record.thought = (secrets.scrub(v) for v in (record.error, record.url, record.thought))
+    record.grounding, record.output, record.model = (
+        secrets.scrub_data(v) for v in (record.grounding, record.output, record.model))
+    if record.kind == "agent":  # the model wrote it; an explicit step's action is the author's own text
+        record.action = secrets.scrub_data(record.action)
 
 
 class _RunClock:
@@ -171,7 +175,7 @@ class _Run:
     def emit(self, record: StepRecord) -> StepRecord:
         record.index = self.next_index
         self.next_index += 1
-        record.error = self.secrets.scrub(record.error)
+        _scrub_record(record, self.secrets)
         self.pipe.put(record)
         return record
 
@@ -212,6 +216,11 @@ class Runner:
         except ConfigurationError as exc:
             return RunResult("failed", str(exc))
         secrets.default_domains = list(spec.allowed_domains)
+        with scrubbing_logs(secrets):
+            return await self._run(spec, params, secrets, recorder)
+
+    async def _run(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
+                   recorder: RunRecorder) -> RunResult:
         run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock())
         work = asyncio.create_task(self._run_steps(run))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
@@ -229,6 +238,7 @@ class Runner:
             beat.cancel()
             await run.pipe.close()
         result.reason = secrets.scrub(result.reason)
+        result.output, result.verdict = secrets.scrub_data(result.output), secrets.scrub_data(result.verdict)
         return result
 
     def _preflight(self, spec: S.AutomationSpec) -> None:
@@ -340,7 +350,7 @@ class Runner:
 
     async def _agent_step(self, run: _Run, step: S.AgentStep) -> dict[str, Any]:
         """Run one agent step; returns its output or raises _Failed."""
-        assert self.agent is not None
+        assert self.agent is not None  # noqa: S101 -- type narrowing: agent steps are refused without one
         label = step.name or "agent step"
         try:
             step = S.render_step(step, run.params)
@@ -440,7 +450,7 @@ class Runner:
             if not count:
                 failures.append(f"text {criteria.text_visible!r} is not visible on the final page")
         if criteria.output_valid and spec.output_schema:
-            errors = sorted(jsonschema.Draft202012Validator(spec.output_schema).iter_errors(output), key=str)
+            errors = patterns.schema_errors(spec.output_schema, output)  # user regexes run bounded
             evidence["output_valid"] = {"ok": not errors, "errors": [e.message for e in errors[:10]]}
             if errors:
                 failures.append(f"output does not match the output schema: {errors[0].message}")

@@ -298,20 +298,49 @@ def template_params(text: str) -> set[str]:
 
 
 def render(text: str, params: dict[str, Any]) -> str:
-    """Fill `{{param}}` placeholders; credential placeholders are left for the executor."""
+    """Fill `{{param}}` placeholders; credential placeholders are left for the executor.
 
-    def sub(match: re.Match) -> str:
-        name = match.group(1)
-        if name not in params:
-            raise KeyError(name)
-        value = str(params[name])
-        if "{{" in value:
-            # A parameter must never smuggle in a credential placeholder (the executor would
-            # reveal it) nor a template of its own.
-            raise ValueError(f"parameter {name!r} may not contain '{{{{'")
-        return value
+    Parameter values are literal text. The check runs on the final assembled string: every
+    credential placeholder in it must stand whole in the template's own text. A value holding
+    `{{` or `}}`, or values that assemble into a placeholder with the text around them
+    (`{{first}}{{last}}` with first="{" and last="{credentials.NAME.password}}"), raise
+    ValueError: the step fails instead of typing a secret nobody put in the automation."""
+    parts: list[tuple[str, bool]] = []  # (text, is the template's own text)
+    position = 0
+    for match in PARAM_RE.finditer(text):
+        parts += [(text[position:match.start()], True), (_param_value(match.group(1), params), False)]
+        position = match.end()
+    parts.append((text[position:], True))
+    result, own, at = "", [], 0
+    for part, literal in parts:
+        if literal:
+            own.append((at, at + len(part)))
+        result, at = result + part, at + len(part)
+    for match in SECRET_RE.finditer(result):
+        if not any(start <= match.start() and match.end() <= end for start, end in own):
+            used = ", ".join(sorted(template_params(text)))
+            raise ValueError(f"parameters ({used}) would assemble a credential placeholder; "
+                             "parameter values are typed literally and may not form '{{credentials…}}'")
+    return result
 
-    return PARAM_RE.sub(sub, text)
+
+def _param_value(name: str, params: dict[str, Any]) -> str:
+    if name not in params:
+        raise KeyError(name)
+    value = str(params[name])
+    if "{{" in value or "}}" in value:
+        # A parameter must never smuggle in a credential placeholder (the executor would
+        # reveal it) nor a template of its own.
+        raise ValueError(f"parameter {name!r} may not contain '{{{{' or '}}}}'")
+    return value
+
+
+def placeholders(text: str) -> list[str]:
+    """Every placeholder the runtime acts on in text, in canonical form ("credentials.NAME.FIELD"
+    or the parameter's name), matched exactly as `render` and `SecretBox.reveal` match them
+    (whitespace such as a tab inside the braces included)."""
+    found = [f"credentials.{m.group(1)}.{m.group(2)}" for m in SECRET_RE.finditer(text)]
+    return found + [m.group(1) for m in PARAM_RE.finditer(text)]
 
 
 def render_step(step: BaseModel, params: dict[str, Any]) -> BaseModel:

@@ -20,6 +20,18 @@
     if (event.target.matches(".step-kind")) applyKind(event.target.closest(".step-row"));
   });
 
+  // Allowed domains: propose the start URL's host while the box is empty or still holds the
+  // last proposal (the server proposes the same when the form is shown again).
+  document.addEventListener("input", function (event) {
+    if (!event.target.matches("input[name=start_url]")) return;
+    var box = event.target.form && event.target.form.querySelector("textarea[name=allowed_domains]");
+    if (!box || (box.value.trim() && box.value.trim() !== box.dataset.proposed)) return;
+    var host = "";
+    try { host = new URL(event.target.value.trim()).hostname; } catch (e) { host = ""; }
+    if (/[{}]/.test(host)) host = "";
+    box.value = box.dataset.proposed = host;
+  });
+
   document.addEventListener("click", function (event) {
     var button = event.target.closest("button");
     if (!button) return;

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 from practice.accounts import accounts
 from practice.records import records
 from practice.store import expenses
+from practice.views import lab
 
 
 @require_GET
@@ -26,6 +27,7 @@ def reset_api(request: HttpRequest) -> JsonResponse:
     expenses.reset()
     accounts.reset()
     records.reset()
+    lab.lookups_reset()
     return JsonResponse({"status": "reset"})
 
 
@@ -65,3 +67,9 @@ def security_api(request: HttpRequest) -> JsonResponse:
 def actions_api(request: HttpRequest) -> JsonResponse:
     """The log of every consequential action, oldest first (empty when only look-alikes ran)."""
     return JsonResponse([e.as_dict() for e in records.events()], safe=False)
+
+
+@require_GET
+def lookups_api(request: HttpRequest) -> JsonResponse:
+    """Every value the lab's GET lookup form received, oldest first."""
+    return JsonResponse(lab.lookups(), safe=False)

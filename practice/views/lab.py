@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -26,6 +28,33 @@ def delayed_view(request: HttpRequest) -> HttpResponse:
 def extract_view(request: HttpRequest) -> HttpResponse:
     """A product card to extract structured data from."""
     return render(request, "practice/lab/extract.html")
+
+
+_lookups: list[str] = []
+_lookups_lock = threading.Lock()
+
+
+def lookup_view(request: HttpRequest) -> HttpResponse:
+    """A GET form ("Account number", "Look up"): the typed text travels in the URL's query string.
+
+    Every value received is remembered (``lookups()``) so tests can see exactly what was typed.
+    """
+    value = request.GET.get("account", "")
+    if value:
+        with _lookups_lock:
+            _lookups.append(value[:500])
+    return render(request, "practice/lab/lookup.html", {"looked_up": value})
+
+
+def lookups() -> list[str]:
+    """Every account number looked up since the last reset, oldest first."""
+    with _lookups_lock:
+        return list(_lookups)
+
+
+def lookups_reset() -> None:
+    with _lookups_lock:
+        _lookups.clear()
 
 
 def injection_view(request: HttpRequest) -> HttpResponse:

@@ -77,7 +77,7 @@ def _cart_lines(cart: Mapping[str, int]) -> tuple[list[dict[str, Any]], Decimal]
     lines, total = [], Decimal("0.00")
     for sku, quantity in cart.items():
         item = product(sku)
-        assert item is not None
+        assert item is not None  # noqa: S101 -- the cart only holds known SKUs (type narrowing)
         line_total = item.price * quantity
         total += line_total
         lines.append({"product": item, "quantity": quantity, "line_total": f"${line_total:.2f}"})

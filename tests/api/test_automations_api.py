@@ -170,9 +170,11 @@ def test_same_slug_in_another_workspace_is_allowed(owner, outsider):
 
 
 @pytest.mark.django_db
-def test_missing_slug_and_name_are_field_errors(owner):
+def test_a_missing_name_is_a_field_error_and_a_missing_slug_is_made_from_it(owner):
     error = assert_error(owner.post(LIST, simple_definition(), format="json"), 400, "invalid")
-    assert {"slug", "name"} <= set(error["fields"])
+    assert set(error["fields"]) == {"name"}
+    response = owner.post(LIST, {**simple_definition(), "name": "Weekly Report"}, format="json")
+    assert response.status_code == 201 and response.json()["slug"] == "weekly-report"
 
 
 @pytest.mark.django_db

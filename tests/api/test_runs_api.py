@@ -54,7 +54,8 @@ def other_automation(personas):
 
     return automation_create(
         workspace=personas.other_workspace, user=personas.outsider, slug="globex-report", name="Globex report",
-        definition={"start_url": "https://globex.example.com/", "steps": [{"kind": "press", "key": "Enter"}]},
+        definition={"start_url": "https://globex.example.com/", "allowed_domains": ["globex.example.com"],
+                    "steps": [{"kind": "press", "key": "Enter"}]},
     )
 
 
@@ -146,6 +147,7 @@ def test_start_run_missing_a_required_param_without_default_is_a_400(owner, pers
     automation_create(
         workspace=personas.workspace, user=personas.owner, slug="search", name="Search",
         definition={
+            "allowed_domains": ["erp.example.com"],
             "param_schema": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
             "steps": [{"kind": "fill", "target": "Search", "value": "{{query}}"}],
         },
@@ -222,7 +224,7 @@ def test_list_runs_filters_by_status_automation_and_trigger(owner, automation, p
     from venus_rpa.runs.services import run_start
 
     other = automation_create(workspace=personas.workspace, user=personas.owner, slug="other", name="Other",
-                              definition={"steps": [{"kind": "press", "key": "Enter"}]})
+                              definition={"steps": [{"kind": "press", "key": "Enter"}], "allowed_domains": ["erp.example.com"]})
     queued = run_start(automation=automation, params={}, user=personas.owner)
     failed = run_start(automation=automation, params={}, user=personas.owner, trigger=Trigger.SCHEDULE)
     Run.objects.filter(pk=failed.pk).update(status=RunStatus.FAILED, status_reason="boom")

@@ -82,7 +82,8 @@ def foreign_automation(personas):
     from venus_rpa.automations.services import automation_create
 
     return automation_create(workspace=personas.other_workspace, user=personas.outsider, slug="globex-secret",
-                             name="Globex secret", definition={"steps": [{"kind": "goto", "url": "http://x.test/"}]})
+                             name="Globex secret", definition={"steps": [{"kind": "goto", "url": "http://x.test/"}],
+                                                                  "allowed_domains": ["x.test"]})
 
 
 def make_run(automation, *, status="succeeded", steps: int = 0, **fields):

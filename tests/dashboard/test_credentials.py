@@ -29,5 +29,5 @@ def test_bad_input_is_shown_inline(editor_client):
                                                     "field_value": [""]})
     assert response.status_code == 400
     html = response.content.decode()
-    assert "Use lowercase letters" in html and "letters and underscores only" in html
+    assert "Use lowercase letters" in html and "letters, digits" in html
     assert not Credential.objects.exists()

@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.conftest import wait_for_run
 from tests.helpers.servers import free_port, wait_http
@@ -86,7 +87,8 @@ def add_step(page, kind: str):
     rows = page.locator("#steps .step-row")
     count = rows.count()
     page.click("button:has-text('+ Add step')")
-    page.wait_for_function(f"document.querySelectorAll('#steps .step-row').length === {count + 1}")
+    # A locator wait, not wait_for_function: the dashboard's CSP forbids evaluating strings.
+    expect(rows).to_have_count(count + 1, timeout=15_000)
     row = rows.nth(count)
     row.locator("select.step-kind").select_option(kind)
     return row
@@ -156,7 +158,7 @@ def test_build_launch_and_watch_a_run_live(worker, demo, practice_url, web, brow
     page.wait_for_selector("#live-indicator[data-state=open], #live-indicator[data-state=done]")
     page.wait_for_selector("#run-summary[data-status=succeeded]", timeout=60_000)
     # the runner's own "open the start URL" step, then the five of the editor
-    page.wait_for_function("document.querySelectorAll('#steps li.step').length === 6")
+    expect(page.locator("#steps li.step")).to_have_count(6, timeout=15_000)
     run = wait_for_run(run_id, statuses=TERMINAL)
     assert run.status == "succeeded", run.status_reason
     assert run.params == {"title": "Filed from the dashboard"}

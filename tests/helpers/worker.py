@@ -35,6 +35,8 @@ def celery_worker(*, queues: str = "agent,default", name: str = "test", extra_en
         "VENUS_HEARTBEAT_SECONDS": "0.5",
         "VENUS_HEARTBEAT_STALE_SECONDS": "3",
         "PYTHONUNBUFFERED": "1",
+        # The test servers live on 127.0.0.1; the worker's egress guard must let runs reach them.
+        "VENUS_EGRESS_ALLOW_PRIVATE": ",".join(settings.VENUS_EGRESS_ALLOW_PRIVATE) or "127.0.0.1",
         **(extra_env or {}),
     }
     node = f"{name}-{os.getpid()}@localhost"

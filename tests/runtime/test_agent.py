@@ -54,7 +54,7 @@ class Browser:
 @pytest.fixture(scope="module")
 def browser(practice_url) -> Browser:
     loop = asyncio.new_event_loop()
-    host = BrowserHost(BrowserConfig())
+    host = BrowserHost(BrowserConfig(egress_allow_private=("127.0.0.1",)))
     try:
         yield Browser(loop, host, practice_url)
     finally:
@@ -204,7 +204,8 @@ def test_an_agent_step_signs_in_from_the_models_answers(browser, fake, layout):
     turns = recorder.agent_records
     assert all(r.status == "succeeded" and r.name == "Sign in" for r in turns)
     assert turns[0].thought == "The sign-in form is open. Focus the username field."
-    assert turns[2].thought == "Now the password field."
+    # "password" shares 4+ characters with the vault's "demo-password": scrubbed (issue 9, documented trade-off).
+    assert turns[2].thought == "Now the •••• field."
     assert turns[0].action["actions"] == [{"type": "Click", "point": list(layout["Username"])}]
     assert turns[0].grounding == {"mapped": [pixels(layout["Username"])], "viewport": {"width": 1280, "height": 800}}
     assert turns[4].grounding["mapped"] == [pixels(layout["Sign in"])]
@@ -266,10 +267,10 @@ def test_history_keeps_two_screenshots_canonical_answers_and_action_feedback(bro
     assert result.output == {"result": "typed", "typed": "visitor"}
     assert len(fake.requests) == 4
 
-    refused = ("The action Launch(url='https://evil.example/') failed: navigation to 'evil.example' is outside "
-               "the allowed domains (127.0.0.1)")
+    refused = ("The action Launch(url='https://evil.example/') failed: the run may only visit 127.0.0.1; "
+               "blocked navigation to evil.example")
     launch = recorder.agent_records[1]
-    assert launch.status == "succeeded" and "outside the allowed domains" in launch.grounding["mapped"][0]["error"]
+    assert launch.status == "succeeded" and "blocked navigation to evil.example" in launch.grounding["mapped"][0]["error"]
     # The failure is fed back as text in the very next user turn, before the screenshot label.
     third = fake.requests[2]["messages"][-1]
     assert text(third).startswith(refused + "\n")

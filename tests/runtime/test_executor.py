@@ -66,7 +66,7 @@ class Browser:
 @pytest.fixture(scope="module")
 def browser(practice_url) -> Browser:
     loop = asyncio.new_event_loop()
-    host = BrowserHost(BrowserConfig())
+    host = BrowserHost(BrowserConfig(egress_allow_private=("127.0.0.1",)))
     try:
         yield Browser(loop, host, practice_url)
     finally:
@@ -115,7 +115,7 @@ def test_goto_outside_the_allowed_domains_is_refused_before_navigating(browser):
         return message, env.page.url
 
     message, url = browser.session(body, allowed_domains=["127.0.0.1"])
-    assert "'example.com' is outside the allowed domains (127.0.0.1)" in message
+    assert "the run may only visit 127.0.0.1; blocked navigation to example.com" in message
     assert url == "about:blank"
 
 
@@ -545,6 +545,7 @@ def test_runner_collects_extracted_output_and_checks_it_against_the_schema(brows
     spec = S.AutomationSpec.model_validate(
         {
             "start_url": browser.base_url + "/lab/extract",
+            "allowed_domains": ["127.0.0.1"],
             "steps": [
                 {"kind": "extract", "target": "Price", "into": "price", "pattern": r"\$([0-9.]+)"},
                 {"kind": "extract", "target": {"css": "ul li"}, "into": "features", "all": True},
@@ -631,6 +632,7 @@ def test_runner_times_out_past_max_seconds(browser):
     spec = S.AutomationSpec.model_validate(
         {
             "start_url": browser.base_url + "/lab/delayed",
+            "allowed_domains": ["127.0.0.1"],
             "steps": [{"kind": "wait_for", "text": "Never shown", "timeout_s": 10}],
             "limits": {"max_seconds": 1},
         }

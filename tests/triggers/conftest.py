@@ -29,6 +29,7 @@ def automation_make(workspace, user, slug: str = "ship-order"):
     return automation_create(
         workspace=workspace, user=user, slug=slug, name=slug.replace("-", " ").title(),
         definition={"start_url": "https://shop.example.com/orders/{{order_id}}", "param_schema": PARAM_SCHEMA,
+                    "allowed_domains": ["shop.example.com"],
                     "steps": [{"kind": "press", "key": "Enter"}]},
     )
 

@@ -19,6 +19,12 @@ def request_workspace(request) -> Workspace:
 
 
 def require_write(request, workspace: Workspace) -> None:
+    require_role(request, workspace, WRITE_ROLES, "This needs the owner or editor role in the workspace.")
+
+
+def require_role(request, workspace: Workspace, roles, message: str) -> None:
+    """403 with `message` unless the caller's role in `workspace` is one of `roles`; views call it
+    before reading the body, so a caller without the role learns nothing from validation errors."""
     membership = membership_get(user=request.user, workspace=workspace)
-    if membership is None or membership.role not in WRITE_ROLES:
-        raise exceptions.PermissionDenied("This needs the owner or editor role in the workspace.")
+    if membership is None or membership.role not in roles:
+        raise exceptions.PermissionDenied(message)

@@ -10,7 +10,7 @@ from django.utils.text import slugify
 
 from venus_rpa.accounts.models import ApiToken, Membership, Role, Workspace, hash_token
 
-TOKEN_PREFIX = "vrpa_"
+TOKEN_PREFIX = "vrpa_"  # noqa: S105 -- a public prefix, not a secret
 
 
 @transaction.atomic

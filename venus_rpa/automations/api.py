@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.views.decorators.debug import sensitive_variables
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -9,13 +10,15 @@ from rest_framework.views import APIView
 
 from venus_rpa.accounts.permissions import request_workspace, require_write
 from venus_rpa.automations import selectors, services
-from venus_rpa.automations.models import Automation, AutomationVersion
+from venus_rpa.automations.models import Automation, AutomationVersion, Surface
+from venus_rpa.core.schema import ERROR_409
+from venus_rpa.core.serializers import StrictSerializer
 
 DEFINITION_FIELDS = AutomationVersion.DEFINITION_FIELDS
 
 
-class DefinitionSerializer(serializers.Serializer):
-    surface = serializers.ChoiceField(choices=["web", "android", "desktop"], required=False)
+class DefinitionSerializer(StrictSerializer):
+    surface = serializers.ChoiceField(choices=Surface.choices, required=False)
     start_url = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     allowed_domains = serializers.ListField(child=serializers.CharField(max_length=255), required=False)
     goal = serializers.CharField(required=False, allow_blank=True)
@@ -30,16 +33,10 @@ class DefinitionSerializer(serializers.Serializer):
     model_grounding = serializers.BooleanField(required=False)
     change_note = serializers.CharField(required=False, allow_blank=True, max_length=300)
 
-    def validate(self, attrs):
-        # DRF ignores unknown keys; a typo such as "stepz" must not save an empty automation.
-        unknown = sorted(set(getattr(self, "initial_data", {}) or {}) - set(self.fields))
-        if unknown:
-            raise serializers.ValidationError({key: ["Unknown field."] for key in unknown})
-        return attrs
-
 
 class AutomationInSerializer(DefinitionSerializer):
-    slug = serializers.SlugField(max_length=80)
+    slug = serializers.SlugField(max_length=80, required=False, allow_blank=True,
+                                 help_text="Letters, digits, hyphens and underscores; made from the name when not given.")
     name = serializers.CharField(max_length=200)
     description = serializers.CharField(required=False, allow_blank=True)
 
@@ -73,14 +70,14 @@ class AutomationListApi(APIView):
         automations = selectors.automation_list(workspace=request_workspace(request))
         return Response(AutomationOutSerializer(automations, many=True).data)
 
-    @extend_schema(request=AutomationInSerializer, responses={201: AutomationOutSerializer})
+    @extend_schema(request=AutomationInSerializer, responses={201: AutomationOutSerializer, 409: ERROR_409})
     def post(self, request):
         workspace = request_workspace(request)
         require_write(request, workspace)
         data = AutomationInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         automation = services.automation_create(
-            workspace=workspace, user=request.user, slug=data.validated_data["slug"], name=data.validated_data["name"],
+            workspace=workspace, user=request.user, slug=data.validated_data.get("slug", ""), name=data.validated_data["name"],
             description=data.validated_data.get("description", ""), definition=_definition(data.validated_data),
             change_note=data.validated_data.get("change_note", ""),
         )
@@ -117,7 +114,7 @@ class AutomationVersionsApi(APIView):
         return Response(VersionOutSerializer(automation.versions.all(), many=True).data)
 
 
-class CredentialInSerializer(serializers.Serializer):
+class CredentialInSerializer(StrictSerializer):
     name = serializers.SlugField(max_length=80)
     domains = serializers.ListField(child=serializers.CharField(max_length=255), required=False, default=list)
     fields = serializers.DictField(child=serializers.CharField(max_length=4000, trim_whitespace=False), allow_empty=False)
@@ -138,6 +135,7 @@ class CredentialListApi(APIView):
         return Response(CredentialOutSerializer(selectors.credential_list(workspace=request_workspace(request)), many=True).data)
 
     @extend_schema(request=CredentialInSerializer, responses={201: CredentialOutSerializer})
+    @sensitive_variables()  # the body holds secret values: no frame below may show them
     def post(self, request):
         workspace = request_workspace(request)
         require_write(request, workspace)

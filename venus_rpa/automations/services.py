@@ -8,12 +8,15 @@ from typing import Any
 import jsonschema
 from django.db import IntegrityError, transaction
 from django.db.models import Max
+from django.views.decorators.debug import sensitive_variables
 from pydantic import ValidationError as PydanticValidationError
 
 from venus_rpa.accounts.models import Workspace
+from venus_rpa.automations import checks, governance
 from venus_rpa.automations.crypto import encrypt_fields
 from venus_rpa.automations.models import Automation, AutomationVersion, Credential
 from venus_rpa.core.errors import Conflict, InvalidInput
+from workers import egress, patterns
 from workers.steps import SECRET_RE, AutomationSpec, template_params
 
 DEFINITION_DEFAULTS: dict[str, Any] = {
@@ -45,16 +48,20 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any]) -> 
         spec = AutomationSpec.model_validate(spec_fields)
     except PydanticValidationError as exc:
         raise InvalidInput("The automation definition is invalid.", fields=_pydantic_fields(exc)) from exc
-    fields: dict[str, list[str]] = {}
+    fields: dict[str, list[str]] = checks.definition_problems(spec)
+    domains = _allowed_domains_clean(data, fields)
     schema = data["param_schema"]
     try:
-        jsonschema.Draft202012Validator.check_schema(schema)
+        patterns.schema_check(schema)  # user regexes compile under the bounded engine's rules
         if schema and schema.get("type", "object") != "object":
             raise jsonschema.SchemaError("the parameter schema must describe an object")
     except jsonschema.SchemaError as exc:
         fields["param_schema"] = [f"Not a valid JSON Schema: {exc.message}"]
+    for where, ref in egress.schema_remote_refs(schema):  # never fetched: see runs.services.params_validate
+        fields.setdefault("param_schema", []).append(
+            f"$ref {ref!r} (at {where}) points outside this schema; only references within it (#/...) are allowed.")
     try:
-        jsonschema.Draft202012Validator.check_schema(data["output_schema"])
+        patterns.schema_check(data["output_schema"])
     except jsonschema.SchemaError as exc:
         fields["output_schema"] = [f"Not a valid JSON Schema: {exc.message}"]
     declared = set((schema.get("properties") or {}).keys()) if isinstance(schema, dict) else set()
@@ -73,7 +80,7 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any]) -> 
         defaults = {k: v["default"] for k, v in (schema.get("properties") or {}).items()
                     if isinstance(v, dict) and "default" in v}
         for name, value in defaults.items():
-            errors = list(jsonschema.Draft202012Validator(schema["properties"][name]).iter_errors(value))
+            errors = patterns.schema_errors(schema["properties"][name], value)
             if errors:
                 fields.setdefault("param_schema", []).append(f"Default of {name!r} is invalid: {errors[0].message}")
     credentials = list(dict.fromkeys(data["credentials"]) | dict.fromkeys(sorted(used_creds)))
@@ -83,7 +90,24 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any]) -> 
     if fields:
         raise InvalidInput("The automation definition is invalid.", fields=fields)
     normalised = spec.model_dump(mode="json", exclude_none=True)
-    return {**data, **normalised, "credentials": credentials}
+    return {**data, **normalised, "credentials": credentials, "allowed_domains": domains}
+
+
+def _allowed_domains_clean(data: dict[str, Any], fields: dict[str, list[str]]) -> list[str]:
+    """The allowed domains in canonical form; problems go to fields["allowed_domains"]. A web
+    automation must list at least one: its runs may visit only these (workers/egress.py)."""
+    raw = data.get("allowed_domains") or []
+    problems, domains = [], []
+    for entry in raw if isinstance(raw, list) else []:
+        try:
+            domains.append(egress.domain_normalize(str(entry)))
+        except ValueError as exc:
+            problems.append(str(exc))
+    if not raw and data.get("surface", "web") == "web":
+        problems.append("List the domains runs may visit, such as the start URL's host.")
+    if problems:
+        fields["allowed_domains"] = problems
+    return list(dict.fromkeys(domains))
 
 
 def _strings(value: Any) -> list[str]:
@@ -99,7 +123,14 @@ def _strings(value: Any) -> list[str]:
 @transaction.atomic
 def automation_create(*, workspace: Workspace, user, slug: str, name: str, description: str = "",
                       definition: dict[str, Any], change_note: str = "") -> Automation:
+    """Create an automation and its version 1. An empty slug is made from the name; a policy below
+    the default safety review needs an owner or reviewer (`governance`)."""
+    slug = slug or checks.slug_propose(name)
+    if problem := checks.slug_problem(slug):
+        raise InvalidInput("The slug is invalid.", fields={"slug": [problem]})
     clean = definition_validate(workspace=workspace, definition=definition)
+    lowered = governance.safety_change_authorize(workspace=workspace, user=user, automation=None, before=None,
+                                                 after=clean["safety"])
     conflict = Conflict(f"An automation with slug {slug!r} exists already.", fields={"slug": ["Already in use."]})
     if Automation.objects.filter(workspace=workspace, slug=slug).exists():
         raise conflict
@@ -110,7 +141,8 @@ def automation_create(*, workspace: Workspace, user, slug: str, name: str, descr
             )
     except IntegrityError:
         raise conflict from None
-    _version_create(automation=automation, user=user, definition=clean, change_note=change_note or "Created")
+    version = _version_create(automation=automation, user=user, definition=clean, change_note=change_note or "Created")
+    governance.safety_change_record(user=user, automation=automation, version=version, before=None, lowered=lowered)
     return automation
 
 
@@ -127,7 +159,12 @@ def automation_update(*, automation: Automation, user, name: str | None = None, 
         current = automation.current_version.definition() if automation.current_version else {}
         clean = definition_validate(workspace=automation.workspace, definition={**current, **definition})
         if clean != current:
-            _version_create(automation=automation, user=user, definition=clean, change_note=change_note)
+            lowered = governance.safety_change_authorize(workspace=automation.workspace, user=user,
+                                                         automation=automation, before=current.get("safety"),
+                                                         after=clean["safety"])
+            version = _version_create(automation=automation, user=user, definition=clean, change_note=change_note)
+            governance.safety_change_record(user=user, automation=automation, version=version,
+                                            before=current.get("safety"), lowered=lowered)
     automation.save()
     return automation
 
@@ -142,10 +179,13 @@ def _version_create(*, automation: Automation, user, definition: dict[str, Any],
     return version
 
 
+@sensitive_variables("fields")  # the secret values, in this frame and every one below
 def credential_set(*, workspace: Workspace, name: str, fields: dict[str, str], domains: list[str]) -> Credential:
     """Create or replace a credential. The secret values are encrypted before they are stored."""
     if not fields or not all(isinstance(k, str) and isinstance(v, str) for k, v in fields.items()):
         raise InvalidInput("A credential needs string fields.", fields={"fields": ["Give at least one name: value pair."]})
+    if problem := checks.credential_fields_problem(fields):
+        raise InvalidInput("A credential field name is invalid.", fields={"fields": [problem]})
     credential, _ = Credential.objects.update_or_create(
         workspace=workspace, name=name,
         defaults={"domains": domains, "field_names": sorted(fields), "ciphertext": encrypt_fields(fields)},

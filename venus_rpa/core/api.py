@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from venus_rpa.core.errors import ServiceError
+from venus_rpa.core.errors import PayloadTooLarge, ServiceError
 
 
 def _flatten(detail) -> dict[str, list[str]]:
@@ -30,6 +31,10 @@ def error_response(code: str, message: str, http_status: int, fields: dict | Non
 
 
 def exception_handler(exc, context):
+    """DRF's handler, answering in the one error shape. None (Django's handler500, JSON under
+    /api/ too: core.views) for exceptions nobody anticipated."""
+    if isinstance(exc, RequestDataTooBig):  # a form body read through request.POST
+        exc = PayloadTooLarge("The request body is too large.")
     if isinstance(exc, ServiceError):
         return error_response(exc.code, exc.message, exc.status, exc.fields)
     if isinstance(exc, Http404):

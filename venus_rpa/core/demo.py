@@ -6,7 +6,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 DEMO_USER = "demo"
-DEMO_PASSWORD = "venus-demo"
+DEMO_PASSWORD = "venus-demo"  # noqa: S105 -- the public demo account's password, printed by make up
 DEMO_WORKSPACE = "demo"
 DEMO_AUTOMATION = "demo-expense"
 PRACTICE_CREDENTIAL = "practice-login"
@@ -19,7 +19,7 @@ def demo_expense_definition(practice_url: str) -> dict:
     return {
         "surface": "web",
         "start_url": practice_url.rstrip("/") + "/login",
-        "allowed_domains": sorted({host, "127.0.0.1", "localhost"}),
+        "allowed_domains": [host],  # runs may visit only the practice site (workers/egress.py)
         "goal": "Sign in and file an expense report for {{title}}",
         "credentials": [PRACTICE_CREDENTIAL],
         "param_schema": {

@@ -27,3 +27,10 @@ class Conflict(ServiceError):
 class PermissionDenied(ServiceError):
     code = "permission_denied"
     status = 403
+
+
+class PayloadTooLarge(ServiceError):
+    """A request body over the size the server accepts (DATA_UPLOAD_MAX_MEMORY_SIZE)."""
+
+    code = "too_large"
+    status = 413

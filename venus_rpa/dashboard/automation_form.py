@@ -31,6 +31,7 @@ class AutomationEditor:
     param_json: str = ""
     param_extra: str = ""
     output_schema_json: str = ""
+    safety_json: str = ""
     errors: dict[str, list[str]] = field(default_factory=dict)
 
     @property
@@ -53,6 +54,7 @@ class AutomationEditor:
         form.steps = [editor.step_row_from_step(s) for s in definition["steps"]]
         form.set_param_schema(definition["param_schema"])
         form.output_schema_json = editor.pretty(definition["output_schema"])
+        form.safety_json = editor.pretty(definition.get("safety") or {})
         return form
 
     def set_param_schema(self, schema: dict[str, Any], mode: str | None = None) -> None:
@@ -70,7 +72,10 @@ class AutomationEditor:
         if data.get("param_mode") != "json":
             form.params = editor.param_rows_from_post(data)
         form.output_schema_json = data.get("output_schema", "")
+        form.safety_json = data.get("safety", "")
         form.definition = form._definition_from(data)
+        if "safety" in data:  # forms without the box keep the stored policy
+            form.definition["safety"] = editor.parse_json_field(form.safety_json, "safety", form.errors)
         return form
 
     def _definition_from(self, data: QueryDict) -> dict[str, Any]:
@@ -132,7 +137,9 @@ class AutomationEditor:
     # -- template helpers --------------------------------------------------------------------
     @property
     def allowed_domains_text(self) -> str:
-        return "\n".join(self.definition.get("allowed_domains") or [])
+        """The allowed domains, or the start URL's host proposed when there are none."""
+        domains = self.definition.get("allowed_domains") or []
+        return "\n".join(domains) if domains else editor.domain_proposed(self.definition.get("start_url") or "")
 
     @property
     def captcha(self) -> dict[str, Any]:

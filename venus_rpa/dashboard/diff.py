@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from venus_rpa.automations.governance import safety_lowerings
 from venus_rpa.automations.models import AutomationVersion
 
 
@@ -36,3 +37,8 @@ def version_diff(old: AutomationVersion, new: AutomationVersion) -> list[FieldDi
             lines.append((css, line))
         out.append(FieldDiff(name, lines))
     return out
+
+
+def version_lowerings(old: AutomationVersion, new: AutomationVersion) -> list[str]:
+    """What `new` lets through without review that `old` held, in words (the page's callout)."""
+    return safety_lowerings(old.safety, new.safety)

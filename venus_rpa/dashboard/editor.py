@@ -16,6 +16,7 @@ from typing import Any
 
 from django.http import QueryDict
 
+from venus_rpa.core.parsers import json_loads_bounded
 from workers.steps import TARGET_ROLES, CaptchaPolicy
 
 STEP_KINDS = ("goto", "click", "fill", "select", "check", "upload", "press", "wait_for", "assert", "extract", "agent")
@@ -40,6 +41,18 @@ REQUIRED_TEXT = {"url", "value", "option", "filename", "key", "goal"}
 ROLES = TARGET_ROLES.__args__
 PARAM_TYPES = ("string", "integer", "number", "boolean", "date")
 SOLVERS = CaptchaPolicy.model_fields["solvers"].annotation.__args__[0].__args__
+
+
+def domain_proposed(start_url: str) -> str:
+    """The start URL's host, proposed as the automation's allowed domain ("" when the URL has
+    none, or its host is made from a template parameter)."""
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(start_url.strip()).hostname or ""
+    except ValueError:
+        return ""
+    return "" if "{" in host or "}" in host else host
 
 
 def new_uid() -> str:
@@ -224,7 +237,7 @@ def _json_object(text: str, what: str, errors: list[str]) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        value = json.loads(text)
+        value = json_loads_bounded(text)
     except ValueError as exc:
         errors.append(f"{what}: not valid JSON ({exc}).")
         return {}
@@ -239,7 +252,7 @@ def parse_json_field(text: str, name: str, errors: dict[str, list[str]]) -> Any:
     if not text.strip():
         return {}
     try:
-        value = json.loads(text)
+        value = json_loads_bounded(text)
     except ValueError as exc:
         errors.setdefault(name, []).append(f"Not valid JSON: {exc}")
         return {}

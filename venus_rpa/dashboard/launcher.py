@@ -13,6 +13,8 @@ from typing import Any
 
 from django.http import QueryDict
 
+from venus_rpa.core.parsers import json_loads_bounded
+
 
 @dataclass
 class ParamField:
@@ -74,7 +76,7 @@ def _convert(raw: str, prop: dict[str, Any]) -> Any:
         if kind == "number":
             return float(raw) if any(c in raw for c in ".eE") else int(raw)
         if kind in ("array", "object"):
-            return json.loads(raw)
+            return json_loads_bounded(raw)
     except ValueError:
         return raw
     return raw

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from venus_rpa.accounts.permissions import request_workspace, require_write
+from venus_rpa.accounts.permissions import request_workspace, require_role, require_write
+from venus_rpa.core.pagination import Pagination
+from venus_rpa.core.schema import ERROR_409
+from venus_rpa.core.serializers import StrictSerializer
 from venus_rpa.reviews import selectors, services
 from venus_rpa.reviews.models import ReviewDecision, ReviewKind, ReviewRequest, ReviewStatus
 
 
 class ReviewDecisionOutSerializer(serializers.ModelSerializer):
-    user = serializers.CharField(source="user.username", default=None)
+    user = serializers.CharField(source="user.username", default=None, allow_null=True)
 
     class Meta:
         model = ReviewDecision
@@ -24,7 +26,7 @@ class ReviewDecisionOutSerializer(serializers.ModelSerializer):
 class ReviewOutSerializer(serializers.ModelSerializer):
     screenshot = serializers.SerializerMethodField()
     automation = serializers.CharField(source="run.automation.slug")
-    decided_by = serializers.CharField(source="decided_by.username", default=None)
+    decided_by = serializers.CharField(source="decided_by.username", default=None, allow_null=True)
     decisions = ReviewDecisionOutSerializer(many=True, read_only=True)
 
     class Meta:
@@ -40,19 +42,26 @@ class ReviewOutSerializer(serializers.ModelSerializer):
         return request.build_absolute_uri(review.screenshot.url) if request else review.screenshot.url
 
 
-class ReviewRespondSerializer(serializers.Serializer):
+class ReviewRespondSerializer(StrictSerializer):
     text = serializers.CharField(required=False, max_length=500)
     clicks = serializers.ListField(child=serializers.ListField(child=serializers.FloatField()), required=False)
 
 
+class ReviewFilterSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=ReviewStatus.choices, required=False)
+    kind = serializers.ChoiceField(choices=ReviewKind.choices, required=False)
+
+
 class ReviewListApi(APIView):
-    @extend_schema(parameters=[OpenApiParameter("status", enum=ReviewStatus.values),
-                               OpenApiParameter("kind", enum=ReviewKind.values)],
-                   responses=ReviewOutSerializer(many=True))
+    pagination_class = Pagination
+
+    @extend_schema(parameters=[ReviewFilterSerializer], responses=ReviewOutSerializer(many=True))
     def get(self, request):
-        reviews = selectors.review_list(workspace=request_workspace(request), status=request.query_params.get("status"),
-                                        kind=request.query_params.get("kind"))
-        paginator = LimitOffsetPagination()
+        filters = ReviewFilterSerializer(data=request.query_params.dict())
+        filters.is_valid(raise_exception=True)
+        reviews = selectors.review_list(workspace=request_workspace(request), status=filters.validated_data.get("status"),
+                                        kind=filters.validated_data.get("kind"))
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(reviews, request, view=self)
         return paginator.get_paginated_response(ReviewOutSerializer(page, many=True, context={"request": request}).data)
 
@@ -67,7 +76,7 @@ class ReviewDetailApi(APIView):
 class ReviewRespondApi(APIView):
     """Answer a CAPTCHA review: `{"text": "..."}` or `{"clicks": [[x, y], ...]}` in screenshot pixels."""
 
-    @extend_schema(request=ReviewRespondSerializer, responses=ReviewOutSerializer)
+    @extend_schema(request=ReviewRespondSerializer, responses={200: ReviewOutSerializer, 409: ERROR_409})
     def post(self, request, review_id: int):
         workspace = request_workspace(request)
         review = selectors.review_get(workspace=workspace, review_id=review_id)
@@ -78,7 +87,7 @@ class ReviewRespondApi(APIView):
         return Response(ReviewOutSerializer(review, context={"request": request}).data)
 
 
-class ReviewCommentSerializer(serializers.Serializer):
+class ReviewCommentSerializer(StrictSerializer):
     comment = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
 
 
@@ -93,6 +102,8 @@ class _DecideApi(APIView):
     def post(self, request, review_id: int):
         workspace = request_workspace(request)
         review = selectors.review_get(workspace=workspace, review_id=review_id)
+        require_role(request, workspace, services.DECIDE_ROLES,
+                     "Deciding on risky actions needs the owner or reviewer role in the workspace.")
         data = self.serializer(data=request.data)
         data.is_valid(raise_exception=True)
         review = services.review_decide(review=review, user=request.user, decision=self.decision,
@@ -106,7 +117,7 @@ class ReviewApproveApi(_DecideApi):
 
     decision = "approve"
 
-    @extend_schema(request=ReviewCommentSerializer, responses=ReviewOutSerializer)
+    @extend_schema(request=ReviewCommentSerializer, responses={200: ReviewOutSerializer, 409: ERROR_409})
     def post(self, request, review_id: int):
         return super().post(request, review_id)
 
@@ -116,7 +127,7 @@ class ReviewRejectApi(_DecideApi):
 
     decision = "reject"
 
-    @extend_schema(request=ReviewCommentSerializer, responses=ReviewOutSerializer)
+    @extend_schema(request=ReviewCommentSerializer, responses={200: ReviewOutSerializer, 409: ERROR_409})
     def post(self, request, review_id: int):
         return super().post(request, review_id)
 
@@ -127,6 +138,6 @@ class ReviewEditApi(_DecideApi):
     decision = "edit"
     serializer = ReviewEditSerializer
 
-    @extend_schema(request=ReviewEditSerializer, responses=ReviewOutSerializer)
+    @extend_schema(request=ReviewEditSerializer, responses={200: ReviewOutSerializer, 409: ERROR_409})
     def post(self, request, review_id: int):
         return super().post(request, review_id)

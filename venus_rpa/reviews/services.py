@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -24,7 +25,8 @@ from venus_rpa.accounts.selectors import membership_get
 from venus_rpa.core.errors import Conflict, InvalidInput, PermissionDenied
 from venus_rpa.reviews.models import DecisionKind, ReviewDecision, ReviewKind, ReviewRequest, ReviewStatus
 from venus_rpa.runs.models import TERMINAL, Run
-from workers.steps import PARAM_RE, SECRET_RE
+from workers.gates.safety.values import card_numbers, mask_card
+from workers.steps import placeholders
 
 # Who may approve, reject or edit a risky action.
 DECIDE_ROLES = {Role.OWNER, Role.REVIEWER}
@@ -40,6 +42,7 @@ def review_key(review_id: int) -> str:
 def review_create(*, run_id: int, kind: str, title: str, detail: dict[str, Any], screenshot: bytes | None,
                   ttl_s: float) -> ReviewRequest:
     run = Run.objects.get(pk=run_id)
+    title, detail = payment_masked(title, detail)
     review = ReviewRequest(workspace_id=run.workspace_id, run=run, kind=kind, title=title[:300], detail=detail,
                            expires_at=timezone.now() + timedelta(seconds=ttl_s))
     if screenshot:
@@ -52,11 +55,12 @@ def review_create_risky(*, run_id: int, title: str, detail: dict[str, Any], scre
                         action: dict[str, Any], verdict: dict[str, Any], fingerprint: str) -> ReviewRequest:
     """File a risky action for review: the proposed action, the gate's verdict, the page fingerprint."""
     run = Run.objects.get(pk=run_id)
+    title, detail = payment_masked(title, detail)
     review = ReviewRequest(
         workspace_id=run.workspace_id, run=run, kind=ReviewKind.RISKY_ACTION, title=title[:300], detail=detail,
         expires_at=timezone.now() + timedelta(seconds=ttl_s), proposed_action=action,
         category=str(verdict.get("category", ""))[:16], level=str(verdict.get("level", ""))[:4],
-        reason=str(verdict.get("reason", "")), fingerprint=fingerprint[:64],
+        reason=payment_masked(str(verdict.get("reason", "")), {})[0], fingerprint=fingerprint[:64],
     )
     if screenshot:
         review.screenshot.save(f"run{run_id}-risky.jpg", ContentFile(screenshot), save=False)
@@ -128,6 +132,9 @@ def edit_validate(*, review: ReviewRequest, edited: Any) -> dict[str, Any]:
     marker = "kind" if "kind" in proposed else "type"
     if edited.get(marker, proposed.get(marker)) != proposed.get(marker):
         raise InvalidInput("An edit keeps the kind of action.", fields={f"action.{marker}": ["Cannot be changed."]})
+    shown = (review.detail or {}).get("action") or {}
+    # A card number the reviewer saw masked and left as it was keeps its real value.
+    edited = {k: proposed[k] if k in proposed and v == shown.get(k) != proposed[k] else v for k, v in edited.items()}
     editable = set(review.detail.get("editable") or [])
     changed = {k for k, v in edited.items() if k != marker and proposed.get(k) != v}
     if changed - editable:
@@ -150,9 +157,54 @@ def edit_validate(*, review: ReviewRequest, edited: Any) -> dict[str, Any]:
 
 
 def _templates(value: Any) -> tuple[set[str], int]:
-    """Placeholders in an action, and how many '{{' it holds."""
-    text = json.dumps(value)
-    return {m.group(0) for rx in (PARAM_RE, SECRET_RE) for m in rx.finditer(text)}, text.count("{{")
+    """Placeholders in an action as the runtime tokenizes them (on the strings themselves, so a
+    tab or newline inside the braces counts), and how many '{{' it holds."""
+    texts = _strings(value)
+    return {p for text in texts for p in placeholders(text)}, sum(text.count("{{") for text in texts)
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in [*_strings(k), *_strings(v)]]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+# Fields for a card's security code, by label (English and Chinese).
+_CVC_LABEL = re.compile(r"cvc|cvv|cvn|csc|cid\b|security code|card code|card verification|安全码|验证码", re.IGNORECASE)
+_DIGITS = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
+_TYPED_CODE = re.compile(r"(Type ')(\d{3,4})(')")
+
+
+def mask_cards(text: str) -> str:
+    """text with every payment card number shown as its last 4 digits only."""
+    return _DIGITS.sub(lambda m: mask_card(card_numbers(m.group(0))[0]) if card_numbers(m.group(0)) else m.group(0),
+                       text)
+
+
+def payment_masked(title: str, detail: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A review's title and detail with card numbers cut to their last 4 digits and a code typed
+    into a CVC/CVV field masked whole: the queue, history and audit never show a full card."""
+    is_cvc = bool(_CVC_LABEL.search(title) or _CVC_LABEL.search(json.dumps((detail or {}).get("target") or "")))
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            value = mask_cards(value)
+            return _TYPED_CODE.sub(r"\1•••\3", value) if is_cvc else value
+        if isinstance(value, dict):
+            return {k: "•••" if is_cvc and k in _TYPED_KEYS and isinstance(v, str) and v.strip().isdigit()
+                    else clean(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return clean(title), clean(detail)
+
+
+_TYPED_KEYS = {"value", "content", "text", "typed_text"}
 
 
 def _validate_captcha_response(review: ReviewRequest, response: dict[str, Any]) -> dict[str, Any]:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from venus_rpa.accounts.permissions import request_workspace, require_write
 from venus_rpa.automations.selectors import automation_get
+from venus_rpa.core.pagination import Pagination
+from venus_rpa.core.schema import ERROR_409
+from venus_rpa.core.serializers import StrictSerializer
 from venus_rpa.runs import selectors, services
 from venus_rpa.runs.models import Run, RunStatus, Step, Trigger
 
@@ -47,12 +49,12 @@ class RunDetailOutSerializer(RunOutSerializer):
         fields = RunOutSerializer.Meta.fields + ["steps"]
 
 
-class RunStartSerializer(serializers.Serializer):
+class RunStartSerializer(StrictSerializer):
     params = serializers.DictField(required=False, default=dict)
 
 
 class RunStartApi(APIView):
-    @extend_schema(request=RunStartSerializer, responses={202: RunOutSerializer})
+    @extend_schema(request=RunStartSerializer, responses={202: RunOutSerializer, 409: ERROR_409})
     def post(self, request, slug: str):
         workspace = request_workspace(request)
         automation = automation_get(workspace=workspace, slug=slug)
@@ -64,18 +66,24 @@ class RunStartApi(APIView):
         return Response(RunOutSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 
+class RunFilterSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=RunStatus.choices, required=False)
+    automation = serializers.SlugField(max_length=80, required=False, help_text="The automation's slug.")
+    trigger = serializers.ChoiceField(choices=Trigger.choices, required=False)
+
+
 class RunListApi(APIView):
-    @extend_schema(
-        parameters=[OpenApiParameter("status", enum=RunStatus.values), OpenApiParameter("automation"),
-                    OpenApiParameter("trigger", enum=Trigger.values)],
-        responses=RunOutSerializer(many=True),
-    )
+    pagination_class = Pagination
+
+    @extend_schema(parameters=[RunFilterSerializer], responses=RunOutSerializer(many=True))
     def get(self, request):
+        filters = RunFilterSerializer(data=request.query_params.dict())
+        filters.is_valid(raise_exception=True)
         runs = selectors.run_list(
-            workspace=request_workspace(request), status=request.query_params.get("status"),
-            automation_slug=request.query_params.get("automation"), trigger=request.query_params.get("trigger"),
+            workspace=request_workspace(request), status=filters.validated_data.get("status"),
+            automation_slug=filters.validated_data.get("automation"), trigger=filters.validated_data.get("trigger"),
         )
-        paginator = LimitOffsetPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(runs, request, view=self)
         return paginator.get_paginated_response(RunOutSerializer(page, many=True).data)
 
@@ -88,7 +96,7 @@ class RunDetailApi(APIView):
 
 
 class RunCancelApi(APIView):
-    @extend_schema(request=None, responses=RunOutSerializer)
+    @extend_schema(request=None, responses={200: RunOutSerializer, 409: ERROR_409})
     def post(self, request, run_id: int):
         workspace = request_workspace(request)
         run = selectors.run_get(workspace=workspace, run_id=run_id)
@@ -96,14 +104,14 @@ class RunCancelApi(APIView):
         return Response(RunOutSerializer(services.run_cancel(run=run)).data)
 
 
-class RunAnswerSerializer(serializers.Serializer):
+class RunAnswerSerializer(StrictSerializer):
     answer = serializers.CharField(max_length=5000)
 
 
 class RunAnswerApi(APIView):
     """Answer the agent's question (CallUser) of a run that is awaiting_user."""
 
-    @extend_schema(request=RunAnswerSerializer, responses=RunOutSerializer)
+    @extend_schema(request=RunAnswerSerializer, responses={200: RunOutSerializer, 409: ERROR_409})
     def post(self, request, run_id: int):
         workspace = request_workspace(request)
         run = selectors.run_get(workspace=workspace, run_id=run_id)

@@ -31,6 +31,7 @@ from workers.gates.guard import SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.loop import runtime_loop
 from workers.runner import Runner, StepRecord
+from workers.secrets import SecretBox, install_log_scrubbing, scrubbing_logs
 
 log = logging.getLogger(__name__)
 _host: BrowserHost | None = None
@@ -75,7 +76,8 @@ def browser_host() -> BrowserHost:
     """This worker process's browser host (one Chromium, launched on first use)."""
     global _host
     if _host is None:
-        _host = BrowserHost(BrowserConfig(executable_path=settings.VENUS_CHROMIUM_PATH, headless=settings.VENUS_HEADLESS))
+        _host = BrowserHost(BrowserConfig(executable_path=settings.VENUS_CHROMIUM_PATH, headless=settings.VENUS_HEADLESS,
+                                          egress_allow_private=tuple(settings.VENUS_EGRESS_ALLOW_PRIVATE)))
     return _host
 
 
@@ -83,8 +85,11 @@ class DjangoRecorder:
     """Stores steps and heartbeats of one run. All ORM calls go through one thread of its own,
     in order, so the runtime loop never blocks on the database."""
 
-    def __init__(self, run_id: int) -> None:
+    def __init__(self, run_id: int, *, secrets: SecretBox | None = None) -> None:
+        """`secrets`: the run's vault values; every string this recorder stores or publishes is
+        scrubbed of them again here (the runtime scrubs first; this is the last door out)."""
         self.run_id = run_id
+        self.secrets = secrets or SecretBox()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"run-{run_id}-db")
         self._review_deadlines: dict[int, float] = {}
 
@@ -96,6 +101,11 @@ class DjangoRecorder:
         await apublish_run_event(self.run_id, {"type": "run.step", "step": step_event(step)})
 
     def _save_step(self, record: StepRecord) -> Step:
+        clean = self.secrets.scrub_data  # the same fields as the runtime scrubs (`workers.runner._scrub_record`)
+        record.grounding, record.output, record.model = clean(record.grounding), clean(record.output), clean(record.model)
+        record.error, record.url, record.thought = clean(record.error), clean(record.url), clean(record.thought)
+        if record.kind == "agent":
+            record.action = clean(record.action)
         step = Step(
             run_id=self.run_id, index=record.index, kind=record.kind, name=record.name, status=record.status,
             error=record.error, action=record.action, grounding=record.grounding, output=record.output,
@@ -142,6 +152,7 @@ class DjangoRecorder:
 
     async def ask_user(self, question: str) -> str:
         """Put the run in awaiting_user with the question; wait for the answer."""
+        question = self.secrets.scrub(question)
         await self._db(self._set_question, question)
         await apublish_run_event(self.run_id, {"type": "run.status", "status": "awaiting_user", "question": question})
         deadline = time.monotonic() + settings.VENUS_ANSWER_TIMEOUT_SECONDS
@@ -160,7 +171,8 @@ class DjangoRecorder:
         from venus_rpa.reviews.services import review_create, review_expire, review_key
 
         title = f"Solve a CAPTCHA ({kind.replace('_', ' ')})"
-        detail = {"captcha_kind": kind, "instruction": instruction[:500], "width": width, "height": height}
+        detail = {"captcha_kind": kind, "instruction": self.secrets.scrub(instruction[:500]), "width": width,
+                  "height": height}
         review = await self._db(lambda: review_create(run_id=self.run_id, kind=ReviewKind.CAPTCHA, title=title,
                                                       detail=detail, screenshot=screenshot,
                                                       ttl_s=settings.VENUS_CAPTCHA_REVIEW_SECONDS))
@@ -189,9 +201,10 @@ class DjangoRecorder:
         and put the run in awaiting_review."""
         from venus_rpa.reviews.services import review_create_risky
 
+        clean = self.secrets.scrub_data
         review = await self._db(lambda: review_create_risky(
-            run_id=self.run_id, title=question.description, detail=question.detail(), screenshot=question.screenshot,
-            ttl_s=question.timeout_s, action=question.action, verdict=question.verdict,
+            run_id=self.run_id, title=clean(question.description), detail=clean(question.detail()),
+            screenshot=question.screenshot, ttl_s=question.timeout_s, action=question.action, verdict=clean(question.verdict),
             fingerprint=question.fingerprint))
         self._review_deadlines[review.pk] = time.monotonic() + question.timeout_s
         await self._db(self._set_status, RunStatus.AWAITING_REVIEW)
@@ -279,6 +292,7 @@ def step_event(step: Step) -> dict:
 
 def build_runner() -> Runner:
     """The runner as workers use it: this process's browser, model loop and every gate."""
+    install_log_scrubbing()  # log lines written while a run is in progress lose its secrets
     return Runner(browser_host(), heartbeat_s=settings.VENUS_HEARTBEAT_SECONDS, agent=agent_loop(),
                   captcha=captcha_gate(), safety=SafetyGate(hold_s=settings.VENUS_REVIEW_HOLD_SECONDS))
 
@@ -298,7 +312,7 @@ def run_execute(*, run_id: int) -> None:
     runner = build_runner()
 
     async def go():
-        recorder = DjangoRecorder(run_id)
+        recorder = DjangoRecorder(run_id, secrets=secrets)
         try:
             return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder)
         finally:
@@ -307,7 +321,10 @@ def run_execute(*, run_id: int) -> None:
     try:
         result = runtime_loop.run(go())
     except Exception as exc:  # a bug or a lost database: still end the run with a reason
-        log.exception("run %s crashed", run_id)
-        run_finish(run_id=run_id, status=RunStatus.FAILED, reason=f"internal error: {type(exc).__name__}: {exc}")
+        with scrubbing_logs(secrets):
+            log.exception("run %s crashed", run_id)
+        run_finish(run_id=run_id, status=RunStatus.FAILED,
+                   reason=secrets.scrub(f"internal error: {type(exc).__name__}: {exc}"))
         return
-    run_finish(run_id=run_id, status=result.status, reason=result.reason, output=result.output, verdict=result.verdict)
+    run_finish(run_id=run_id, status=result.status, reason=secrets.scrub(result.reason),
+               output=secrets.scrub_data(result.output), verdict=secrets.scrub_data(result.verdict))

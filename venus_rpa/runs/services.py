@@ -8,15 +8,17 @@ import socket
 from datetime import timedelta
 from typing import Any
 
-import jsonschema
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from referencing.exceptions import Unresolvable
 
 from venus_rpa.automations.crypto import decrypt_fields
 from venus_rpa.automations.models import Automation, Credential
 from venus_rpa.core.errors import Conflict, InvalidInput
 from venus_rpa.runs.models import ACTIVE, TERMINAL, Run, RunStatus, Trigger
+from workers import patterns
+from workers.egress import no_fetch_registry
 from workers.secrets import Credential as RuntimeCredential, SecretBox
 from workers.steps import AutomationSpec
 
@@ -34,7 +36,11 @@ def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
     schema = schema or {"type": "object"}
     with_defaults = {**{k: v["default"] for k, v in (schema.get("properties") or {}).items()
                         if isinstance(v, dict) and "default" in v}, **params}
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(with_defaults), key=lambda e: list(e.path))
+    try:  # user regexes run bounded; a remote $ref is never fetched (refused at save, unresolvable here)
+        errors = patterns.schema_errors(schema, with_defaults, registry=no_fetch_registry())
+    except Unresolvable as exc:
+        raise InvalidInput("The automation's parameter schema refers to a schema outside itself.",
+                           fields={"param_schema": [f"$ref {exc.ref!r} cannot be resolved; remote schemas are never fetched."]}) from None
     if errors:
         fields: dict[str, list[str]] = {}
         for error in errors:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema
+from django.utils.decorators import method_decorator
+from django.views.decorators.debug import sensitive_variables
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,22 +17,15 @@ from rest_framework.views import APIView
 from venus_rpa.accounts.permissions import request_workspace, require_write
 from venus_rpa.automations.models import Automation
 from venus_rpa.automations.selectors import automation_list
-from venus_rpa.core.errors import InvalidInput, ServiceError
-from venus_rpa.triggers import selectors, services
+from venus_rpa.core.errors import InvalidInput, PayloadTooLarge
+from venus_rpa.core.pagination import IdField, Pagination
+from venus_rpa.core.schema import ERROR_409, ERROR_DESCRIPTIONS, ErrorSerializer
+from venus_rpa.core.serializers import StrictSerializer
+from venus_rpa.triggers import selectors, services, signing
 from venus_rpa.triggers.models import (
     CallbackAttempt, CallbackDelivery, CallbackEndpoint, DeliveryStatus, Schedule, ScheduleFire, WebhookTrigger,
 )
 from venus_rpa.triggers.services._common import run_api_url
-
-
-class StrictSerializer(serializers.Serializer):
-    """Refuses unknown keys: a typo such as "crn" must not be silently ignored."""
-
-    def validate(self, attrs):
-        unknown = sorted(set(getattr(self, "initial_data", {}) or {}) - set(self.fields))
-        if unknown:
-            raise serializers.ValidationError({key: ["Unknown field."] for key in unknown})
-        return attrs
 
 
 def _automation(workspace, slug: str | None) -> Automation | None:
@@ -259,11 +253,6 @@ class WebhookRotateSecretApi(APIView):
         return Response(WebhookWithSecretOutSerializer(trigger, context={"secret": secret}).data)
 
 
-class PayloadTooLarge(ServiceError):
-    code = "too_large"
-    status = 413
-
-
 class WebhookReceiveOutSerializer(serializers.Serializer):
     run_id = serializers.IntegerField()
     status = serializers.CharField()
@@ -278,7 +267,23 @@ class WebhookReceiveApi(APIView):
     authentication_classes: list = []
     permission_classes = [AllowAny]
 
-    @extend_schema(request=None, responses={202: WebhookReceiveOutSerializer, 200: WebhookReceiveOutSerializer})
+    @extend_schema(
+        request={"application/json": {"type": "object", "description": "Any JSON object; its values become the "
+                                      "run's params through the trigger's param_mapping."}},
+        parameters=[
+            OpenApiParameter(signing.SIGNATURE_HEADER, location=OpenApiParameter.HEADER, required=True,
+                             description="v1=<hex HMAC-SHA256 of timestamp.body> (docs/webhooks.md)."),
+            OpenApiParameter(signing.TIMESTAMP_HEADER, location=OpenApiParameter.HEADER, required=True,
+                             description="Unix seconds when the request was signed."),
+            OpenApiParameter("Idempotency-Key", location=OpenApiParameter.HEADER, required=False,
+                             description="Repeats with the same key return the first request's run (200)."),
+        ],
+        responses={202: WebhookReceiveOutSerializer, 200: WebhookReceiveOutSerializer,
+                   **{code: OpenApiResponse(ErrorSerializer, description=ERROR_DESCRIPTIONS[code])
+                      for code in (400, 401, 404, 409, 413)},
+                   503: OpenApiResponse(ErrorSerializer, description="The replay check is unavailable; retry.")},
+    )
+    @method_decorator(sensitive_variables())  # every frame below holds the decrypted signing secret
     def post(self, request, public_id: str):
         try:
             body = request.body
@@ -308,7 +313,8 @@ class CallbackUpdateSerializer(StrictSerializer):
 class CallbackOutSerializer(serializers.ModelSerializer):
     """Never includes the secret."""
 
-    automation = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    automation = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True,
+                                              help_text="null: the endpoint hears every automation's runs.")
 
     class Meta:
         model = CallbackEndpoint
@@ -400,21 +406,23 @@ class CallbackRotateSecretApi(APIView):
 
 
 class DeliveryFilterSerializer(serializers.Serializer):
-    run = serializers.IntegerField(required=False)
-    endpoint = serializers.IntegerField(required=False)
+    run = IdField(required=False)
+    endpoint = IdField(required=False)
     status = serializers.ChoiceField(choices=DeliveryStatus.choices, required=False)
 
 
 class CallbackDeliveryListApi(APIView):
+    pagination_class = Pagination
+
     @extend_schema(parameters=[DeliveryFilterSerializer], responses=CallbackDeliveryOutSerializer(many=True))
     def get(self, request):
-        filters = DeliveryFilterSerializer(data=request.query_params)
+        filters = DeliveryFilterSerializer(data=request.query_params.dict())
         filters.is_valid(raise_exception=True)
         deliveries = selectors.callback_delivery_list(
             workspace=request_workspace(request), run_id=filters.validated_data.get("run"),
             endpoint_id=filters.validated_data.get("endpoint"), status=filters.validated_data.get("status"),
         )
-        paginator = LimitOffsetPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(deliveries, request, view=self)
         return paginator.get_paginated_response(CallbackDeliveryOutSerializer(page, many=True).data)
 
@@ -427,7 +435,7 @@ class CallbackDeliveryDetailApi(APIView):
 
 
 class CallbackDeliveryResendApi(APIView):
-    @extend_schema(request=None, responses={202: CallbackDeliveryOutSerializer})
+    @extend_schema(request=None, responses={202: CallbackDeliveryOutSerializer, 409: ERROR_409})
     def post(self, request, delivery_id: int):
         workspace = request_workspace(request)
         delivery = selectors.callback_delivery_get(workspace=workspace, delivery_id=delivery_id)

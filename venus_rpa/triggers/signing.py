@@ -14,10 +14,15 @@ import hashlib
 import hmac
 import time
 
+from django.views.decorators.debug import sensitive_variables
+
 TIMESTAMP_HEADER = "X-Venus-Timestamp"
 SIGNATURE_HEADER = "X-Venus-Signature"
 SCHEME = "sha256"
 DEFAULT_TOLERANCE_SECONDS = 300
+# Unix seconds have 10 digits until the year 2286; anything much longer is not a timestamp, and a
+# few thousand digits would make int() itself fail.
+TIMESTAMP_MAX_DIGITS = 12
 
 
 class SignatureError(Exception):
@@ -28,18 +33,21 @@ class SignatureError(Exception):
         self.reason = reason
 
 
+@sensitive_variables("secret")
 def sign(secret: str, timestamp: int | str, body: bytes) -> str:
     """`sha256=<hex>` over `f"{timestamp}."` followed by the raw body bytes."""
     message = f"{timestamp}.".encode() + body
     return f"{SCHEME}=" + hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
 
 
+@sensitive_variables("secret")
 def signed_headers(secret: str, body: bytes, *, timestamp: int | None = None) -> dict[str, str]:
     """The two headers a sender adds to a request with this body."""
     ts = int(time.time()) if timestamp is None else timestamp
     return {TIMESTAMP_HEADER: str(ts), SIGNATURE_HEADER: sign(secret, ts, body)}
 
 
+@sensitive_variables("secret", "signature")
 def verify(secret: str, timestamp: str | None, body: bytes, signature: str | None, *,
            tolerance: float = DEFAULT_TOLERANCE_SECONDS, now: float | None = None) -> int:
     """Check a request's timestamp and signature headers; return the timestamp as an int.
@@ -51,7 +59,7 @@ def verify(secret: str, timestamp: str | None, body: bytes, signature: str | Non
         raise SignatureError(f"Missing {TIMESTAMP_HEADER} header.")
     if not signature:
         raise SignatureError(f"Missing {SIGNATURE_HEADER} header.")
-    if not timestamp.isascii() or not timestamp.isdigit():
+    if len(timestamp) > TIMESTAMP_MAX_DIGITS or not timestamp.isascii() or not timestamp.isdigit():
         raise SignatureError(f"{TIMESTAMP_HEADER} must be a unix time in whole seconds.")
     ts = int(timestamp)
     current = time.time() if now is None else now

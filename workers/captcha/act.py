@@ -59,7 +59,7 @@ async def human_drag(page: Page, start: tuple[float, float], end: tuple[float, f
     for i in range(1, steps + 1):
         t = i / steps
         ease = 1 - (1 - t) ** 3
-        jitter = 0 if i == steps else random.uniform(-0.6, 0.6)
+        jitter = 0 if i == steps else random.uniform(-0.6, 0.6)  # noqa: S311 -- mouse jitter, not a secret
         await page.mouse.move(start[0] + (end[0] - start[0]) * ease, start[1] + (end[1] - start[1]) * ease + jitter)
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.05)

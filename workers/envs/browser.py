@@ -16,9 +16,12 @@ from urllib.parse import urljoin, urlsplit
 from playwright.async_api import Browser, BrowserContext, Error as PlaywrightError, Page, Playwright, async_playwright
 
 from workers import actions as A
+from workers.egress import PrivateAllowList, domain_allowed, off_domain_message
 from workers.envs.base import ActionOutcome, Observation
+from workers.envs.egress_guard import EgressGuard
+from workers.envs.masking import SecretMask
 from workers.errors import EnvironmentLost, StepError
-from workers.secrets import SecretBox, host_matches
+from workers.secrets import SecretBox
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +61,9 @@ NAV_PROBE = "() => { const n = window.__venusNav || 0; window.__venusNav = 0; re
 class BrowserConfig:
     executable_path: str = "/usr/bin/chromium"
     headless: bool = True
+    # The operator's exceptions to "public addresses only" (VENUS_EGRESS_ALLOW_PRIVATE): hosts,
+    # addresses or CIDR networks, optionally with ":port". Empty: runs reach public hosts only.
+    egress_allow_private: tuple[str, ...] = ()
 
 
 class BrowserHost:
@@ -68,6 +74,7 @@ class BrowserHost:
 
     def __init__(self, config: BrowserConfig) -> None:
         self.config = config
+        self.allow_private = PrivateAllowList.parse(config.egress_allow_private)  # malformed: fails at start
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._lock = asyncio.Lock()
@@ -84,12 +91,23 @@ class BrowserHost:
             )
             return self._browser
 
-    async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox) -> "BrowserEnvironment":
+    async def new_context(self, egress: EgressGuard, **options) -> BrowserContext:
+        """A run's context: the set-up every run gets (viewport, no downloads, the navigation
+        counter) with its egress guard installed before any page exists. `options` go to
+        Playwright (a saved `storage_state` when a released session is restored)."""
         browser = await self.browser()
-        context = await browser.new_context(viewport=VIEWPORT, accept_downloads=False)
+        await egress.start()
+        context = await browser.new_context(viewport=VIEWPORT, accept_downloads=False, **egress.context_options(),
+                                            **options)
         await context.add_init_script(NAV_COUNTER_SCRIPT)
+        await egress.install(context)
+        return context
+
+    async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox) -> "BrowserEnvironment":
+        egress = EgressGuard(list(allowed_domains), allow_private=self.allow_private)
+        context = await self.new_context(egress)
         page = await context.new_page()
-        return BrowserEnvironment(context, page, allowed_domains=allowed_domains, secrets=secrets)
+        return BrowserEnvironment(context, page, allowed_domains=allowed_domains, secrets=secrets, egress=egress)
 
     async def close(self) -> None:
         if self._browser is not None:
@@ -105,24 +123,38 @@ class BrowserEnvironment:
 
     surface = "web"
 
-    def __init__(self, context: BrowserContext, page: Page, *, allowed_domains: list[str], secrets: SecretBox):
+    def __init__(self, context: BrowserContext, page: Page, *, allowed_domains: list[str], secrets: SecretBox,
+                 egress: EgressGuard | None = None):
         self.context = context
+        self.egress = egress
         self.page = page
         self.allowed_domains = allowed_domains
         self.secrets = secrets
         self.notes: list[str] = []
         self._cdp = None
+        self.mask = SecretMask()  # fields holding vault values, painted over in every screenshot
 
     # -- navigation -----------------------------------------------------------------------
     def check_url(self, url: str) -> None:
         """Refuse non-web URLs (file:, data:, chrome: ... could read the worker's own files) and
-        navigation outside the automation's allowed domains (when it lists any)."""
+        navigation outside the automation's allowed domains before navigating. (The egress
+        guard enforces the same at the network layer for everything the page does itself.)"""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https"):
             raise StepError(f"only http and https URLs can be opened, not {parts.scheme or 'a relative'} URL {url!r}")
         host = parts.hostname or ""
-        if self.allowed_domains and not host_matches(host, self.allowed_domains):
-            raise StepError(f"navigation to {host or url!r} is outside the allowed domains ({', '.join(self.allowed_domains)})")
+        if not domain_allowed(host, self.allowed_domains):
+            raise StepError(off_domain_message(host or url, self.allowed_domains))
+
+    def egress_check(self) -> None:
+        """Raise a StepError naming the host if the egress guard blocked a navigation of this
+        run's pages since the last check (a redirect, a link, a script, a popup, a frame)."""
+        if self.egress is None:
+            return
+        blocked = self.egress.take_blocked()
+        refused = self.egress.take_refusal(self.page.url)
+        if blocked or refused:
+            raise StepError(blocked or refused)
 
     async def goto(self, url: str, *, base: str = "", timeout_s: float = 30) -> None:
         url = urljoin(base or self.page.url, url)
@@ -130,14 +162,16 @@ class BrowserEnvironment:
         try:
             response = await self.page.goto(url, wait_until="domcontentloaded", timeout=timeout_s * 1000)
         except PlaywrightError as exc:
+            self.egress_check()
             raise self._error(exc, f"could not open {url}") from exc
+        self.egress_check()
         if response is not None and response.status >= 400:
             raise StepError(f"{url} answered HTTP {response.status}")
 
     # -- observation ----------------------------------------------------------------------
     async def observe(self) -> Observation:
         try:
-            shot = await self._screenshot()
+            shot = await self.mask.capture(self.page, self._screenshot)
             return Observation(
                 screenshot=shot, width=VIEWPORT["width"], height=VIEWPORT["height"], url=self.page.url
             )
@@ -201,7 +235,9 @@ class BrowserEnvironment:
         try:
             await self.page.wait_for_load_state("domcontentloaded", timeout=15000)
         except PlaywrightError as exc:
+            self.egress_check()
             raise self._error(exc, "page did not load") from exc
+        self.egress_check()
 
     # -- UI-Venus actions -----------------------------------------------------------------
     async def execute(self, action) -> ActionOutcome:
@@ -243,7 +279,10 @@ class BrowserEnvironment:
                     await mouse.wheel(*amount)
                     return ActionOutcome(grounding={"x": x, "y": y})
                 case A.Type(content=text):
-                    await self._type(self.secrets.reveal(text, url=page.url))
+                    value = self.secrets.reveal(text, url=page.url)
+                    if value != text:  # a vault value: its field is masked from now on
+                        await self.mask.tag_focused(page)
+                    await self._type(value)
                 case A.SelectOption(index=i):
                     return await self._select_focused(i)
                 case A.Launch(url=url):
@@ -272,7 +311,9 @@ class BrowserEnvironment:
                 case _:
                     raise StepError(f"action {type(action).__name__} is not supported in the browser")
         except PlaywrightError as exc:
+            self.egress_check()
             raise self._error(exc, f"{type(action).__name__} failed") from exc
+        self.egress_check()
         return ActionOutcome()
 
     async def _type(self, text: str) -> None:
@@ -321,6 +362,8 @@ class BrowserEnvironment:
             await self.context.close()
         except PlaywrightError:
             pass  # the browser may already be gone; the host relaunches it for the next run
+        if self.egress is not None:
+            await self.egress.stop()  # a restored session (safety review) starts it again
 
 
 def _key_name(key: str) -> str:

@@ -34,7 +34,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from workers import actions as A
 from workers import steps as S
-from workers.envs.browser import NAV_COUNTER_SCRIPT, VIEWPORT
+from workers.envs.browser import VIEWPORT
 from workers.errors import StepError
 from workers.gates.context import (
     Probe, build_context, fingerprint, probe_element, probe_focus, probe_page, probe_point,
@@ -282,10 +282,8 @@ class ActionGuard:
         """Reopen a released session: a new context from the saved state, at the saved URL."""
         if saved is None:
             return
-        browser = await self.host.browser()
-        # The same context set-up as BrowserHost.new_environment, plus the saved state.
-        context = await browser.new_context(viewport=VIEWPORT, accept_downloads=False, storage_state=saved.state)
-        await context.add_init_script(NAV_COUNTER_SCRIPT)
+        # The same context set-up as BrowserHost.new_environment (egress guard included), plus the saved state.
+        context = await self.host.new_context(env.egress, storage_state=saved.state)
         env.context, env.page, env._cdp = context, await context.new_page(), None
         await env.goto(saved.url)
         if self.refill is not None:

@@ -8,6 +8,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from venus_rpa.audit.selectors import audit_list
+from venus_rpa.automations.checks import slug_problem, slug_propose
 from venus_rpa.automations.models import Automation
 from venus_rpa.automations.selectors import automation_get, automation_list, credential_list
 from venus_rpa.automations.services import automation_create, automation_update, definition_validate
@@ -15,7 +17,7 @@ from venus_rpa.core.errors import ServiceError
 from venus_rpa.dashboard import editor
 from venus_rpa.dashboard.access import member_view, require_write
 from venus_rpa.dashboard.automation_form import AutomationEditor
-from venus_rpa.dashboard.diff import version_diff
+from venus_rpa.dashboard.diff import version_diff, version_lowerings
 from venus_rpa.dashboard.launcher import attach_errors, launcher_fields, launcher_params
 from venus_rpa.runs.models import Run, Trigger
 from venus_rpa.runs.services import run_start
@@ -57,8 +59,9 @@ def automation_new(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
         return render(request, "dashboard/automations/editor.html", _editor_context(request, AutomationEditor.blank(), None))
     form = AutomationEditor.from_post(request.POST)
-    if not form.slug:
-        form.errors.setdefault("slug", []).append("A slug is required.")
+    form.slug = form.slug or slug_propose(form.name)
+    if problem := slug_problem(form.slug):
+        form.errors.setdefault("slug", []).append(problem)
     if not form.name:
         form.errors.setdefault("name", []).append("A name is required.")
     if not form.errors:
@@ -151,8 +154,12 @@ def automation_versions(request: HttpRequest, slug: str) -> HttpResponse:
     new = new or (versions[0] if versions else None)
     old = old or (by_number.get(new.number - 1) if new else None)
     diff = version_diff(old, new) if old and new else []
+    lowered = version_lowerings(old, new) if old and new else []
+    events = list(audit_list(workspace=request.access.workspace, automation=automation)[:50])
     return render(request, "dashboard/automations/versions.html",
-                  {"automation": automation, "versions": versions, "old": old, "new": new, "diff": diff})
+                  {"automation": automation, "versions": versions, "old": old, "new": new, "diff": diff,
+                   "lowered": lowered, "audit_events": events,
+                   "lowered_numbers": {e.version_number for e in events}})
 
 
 @member_view()

@@ -9,14 +9,15 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
+from django.views.decorators.debug import sensitive_post_parameters, sensitive_variables
 
+from venus_rpa.automations.checks import credential_fields_problem
 from venus_rpa.automations.selectors import credential_list
 from venus_rpa.automations.services import credential_set
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.dashboard.access import member_view, require_write
 
 DEFAULT_FIELDS = ["username", "password"]
-FIELD_NAME = re.compile(r"^[A-Za-z_]+$")  # what `{{credentials.NAME.FIELD}}` placeholders accept
 
 
 def _form_from_post(request: HttpRequest) -> tuple[dict, dict[str, list[str]]]:
@@ -26,9 +27,8 @@ def _form_from_post(request: HttpRequest) -> tuple[dict, dict[str, list[str]]]:
     errors: dict[str, list[str]] = {}
     if not name or slugify(name) != name:
         errors["name"] = ["Use lowercase letters, digits and dashes (it goes into {{credentials.NAME.FIELD}})."]
-    bad = [k for k, _ in pairs if not FIELD_NAME.match(k)]
-    if bad:
-        errors.setdefault("fields", []).append(f"Field names are letters and underscores only: {', '.join(bad)}")
+    if problem := credential_fields_problem([k for k, _ in pairs]):
+        errors.setdefault("fields", []).append(problem)
     if not pairs:
         errors.setdefault("fields", []).append("Give at least one field with its secret value.")
     elif any(v == "" for _, v in pairs):
@@ -39,6 +39,8 @@ def _form_from_post(request: HttpRequest) -> tuple[dict, dict[str, list[str]]]:
     return {"form": form, "fields": dict(pairs), "domains": domains}, errors
 
 
+@sensitive_post_parameters("field_value")
+@sensitive_variables("parsed", "pairs", "post")
 @member_view()
 def credential_index(request: HttpRequest) -> HttpResponse:
     workspace = request.access.workspace

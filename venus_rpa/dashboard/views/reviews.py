@@ -8,7 +8,6 @@ adds it; until then those buttons render disabled.
 from __future__ import annotations
 
 import hashlib
-import json
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -18,6 +17,7 @@ from venus_rpa.runs.selectors import run_list
 from django.views.decorators.http import require_POST
 
 from venus_rpa.core.errors import ServiceError
+from venus_rpa.core.parsers import json_loads_bounded
 from venus_rpa.dashboard.access import member_view
 from venus_rpa.reviews import services as review_services
 from venus_rpa.reviews.models import ReviewKind, ReviewStatus
@@ -43,7 +43,7 @@ def _questions(request: HttpRequest):
 
 def _signature(reviews, questions=()) -> str:
     keys = [f"r{r.pk}" for r in reviews] + [f"q{q.pk}" for q in questions]
-    return hashlib.sha1(",".join(keys).encode()).hexdigest()[:12]
+    return hashlib.sha1(",".join(keys).encode(), usedforsecurity=False).hexdigest()[:12]
 
 
 def _queue_context(request: HttpRequest) -> dict:
@@ -80,7 +80,7 @@ def _captcha_response(request: HttpRequest) -> dict:
     if text:
         return {"text": text[:500]}
     try:
-        clicks = json.loads(request.POST.get("clicks") or "[]")
+        clicks = json_loads_bounded(request.POST.get("clicks") or "[]")
     except ValueError:
         clicks = None
     return {"clicks": clicks}
@@ -110,7 +110,7 @@ def review_decide_view(request: HttpRequest, review_id: int) -> HttpResponse:
     edited = None
     if decision == "edit":
         try:
-            edited = json.loads(request.POST.get("edited_action") or "")
+            edited = json_loads_bounded(request.POST.get("edited_action") or "")
         except ValueError:
             return _item(request, review, "The edited action must be JSON.", status=400)
     try:
@@ -118,5 +118,5 @@ def review_decide_view(request: HttpRequest, review_id: int) -> HttpResponse:
                                                comment=request.POST.get("comment", "").strip(),
                                                edited_action=edited)
     except ServiceError as exc:
-        return _item(request, review, exc.message, status=400)
+        return _item(request, review, exc.message, status=403 if exc.status == 403 else 400)
     return _item(request, review)

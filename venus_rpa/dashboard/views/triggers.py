@@ -7,7 +7,6 @@ keys) are shown once, in the response to the create or rotate that made them.
 
 from __future__ import annotations
 
-import json
 from importlib.util import find_spec
 
 from django.apps import apps
@@ -19,6 +18,7 @@ from django.views.decorators.http import require_POST
 
 from venus_rpa.automations.selectors import automation_get, automation_list
 from venus_rpa.core.errors import ServiceError
+from venus_rpa.core.parsers import json_loads_bounded
 from venus_rpa.dashboard.access import member_view, require_write
 
 
@@ -30,7 +30,7 @@ def _json_object(text: str, name: str, errors: dict[str, list[str]]) -> dict:
     if not text.strip():
         return {}
     try:
-        value = json.loads(text)
+        value = json_loads_bounded(text)
     except ValueError as exc:
         errors.setdefault(name, []).append(f"Not valid JSON: {exc}")
         return {}

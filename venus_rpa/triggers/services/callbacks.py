@@ -19,15 +19,17 @@ from venus_rpa.accounts.models import Workspace
 from venus_rpa.automations.models import Automation
 from venus_rpa.core.errors import Conflict, InvalidInput
 from venus_rpa.runs.models import TERMINAL, Run
+from venus_rpa.runs.services import secrets_for
 from venus_rpa.triggers import signing
 from venus_rpa.triggers.models import CallbackAttempt, CallbackDelivery, CallbackEndpoint, DeliveryStatus
 from venus_rpa.triggers.services._common import (
     automation_check, run_api_url, run_dashboard_url, secret_new, secret_read,
 )
+from workers import egress
 
 log = logging.getLogger(__name__)
 
-SECRET_PREFIX = "cbsec_"
+SECRET_PREFIX = "cbsec_"  # noqa: S105 -- a public prefix, not a secret
 EVENT = "run.finished"
 UNSET = object()
 # A due attempt may start this early (task ETAs and the database clock are not one clock).
@@ -36,13 +38,42 @@ EARLY = timedelta(seconds=1)
 # re-sends pending deliveries whose attempt is this overdue (a lost task message, a dead worker).
 SWEEP_WINDOW = timedelta(hours=1)
 OVERDUE = timedelta(seconds=60)
+REASON_CHARS = 200  # an attempt's reason: short, and never the answer body
 
 
 def _url_validate(url: str) -> str:
+    """The URL if callbacks may be sent there: http(s), and a host that is (or resolves only to)
+    public addresses unless VENUS_EGRESS_ALLOW_PRIVATE lists it. A name that does not resolve
+    now is accepted: every attempt checks it again before connecting."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InvalidInput("The callback URL is invalid.", fields={"url": ["Must be an http:// or https:// URL."]})
+    try:
+        host, port = egress.url_destination(url)
+        egress.destination_check(host, port, allow=_allow_private())
+    except egress.EgressRefused as exc:
+        if not exc.unresolved:
+            raise InvalidInput("Callbacks cannot be sent to this address.", fields={"url": [str(exc)]}) from None
     return url
+
+
+def _allow_private() -> egress.PrivateAllowList:
+    return egress.PrivateAllowList.parse(settings.VENUS_EGRESS_ALLOW_PRIVATE)
+
+
+def _pinned(url: str) -> tuple[str, dict[str, str], dict[str, str]]:
+    """(URL with the checked address in place of the name, Host header, httpx extensions) so the
+    connection goes to the address that was judged: a second DNS answer (rebinding) cannot differ.
+    EgressRefused when the destination is not allowed."""
+    host, port = egress.url_destination(url)
+    address = egress.destination_check(host, port, allow=_allow_private())
+    parts = urlsplit(url)
+    shown = f"[{address}]" if ":" in address else address
+    userinfo = parts.netloc.rpartition("@")[0]
+    netloc = (f"{userinfo}@" if userinfo else "") + shown + (f":{parts.port}" if parts.port else "")
+    host_header = parts.netloc.rpartition("@")[2]
+    extensions = {"sni_hostname": parts.hostname} if parts.scheme == "https" else {}
+    return parts._replace(netloc=netloc).geturl(), {"Host": host_header}, extensions
 
 
 def callback_endpoint_create(*, workspace: Workspace, user, url: str, automation: Automation | None = None,
@@ -83,11 +114,12 @@ def callback_endpoint_delete(*, endpoint: CallbackEndpoint) -> None:
 
 
 def run_payload(run: Run) -> dict:
-    """The `run.finished` event. No parameters, credentials or secrets: what the run produced."""
+    """The `run.finished` event. No parameters, credentials or secrets: what the run produced,
+    scrubbed once more of the run's vault values (the worker scrubbed them first)."""
     def iso(value: datetime | None) -> str | None:
         return value.isoformat() if value else None
 
-    return {
+    return _scrubbed(run, {
         "event": EVENT,
         "run": {
             "id": run.pk, "automation": run.automation.slug, "status": run.status,
@@ -95,7 +127,18 @@ def run_payload(run: Run) -> dict:
             "started_at": iso(run.started_at), "finished_at": iso(run.finished_at),
         },
         "links": {"api": run_api_url(run.pk), "dashboard": run_dashboard_url(run.pk)},
-    }
+    })
+
+
+def _scrubbed(run: Run, payload: dict) -> dict:
+    """payload without the run's secrets; if the credentials cannot be read any more (deleted,
+    key rotated) the worker's scrubbing stands alone."""
+    try:
+        secrets = secrets_for(run=run)
+    except Exception:
+        log.warning("could not load run %s's credentials to scrub its callback body", run.pk, exc_info=True)
+        return payload
+    return secrets.scrub_data(payload)
 
 
 def _delivery_create(*, endpoint: CallbackEndpoint, run: Run, now: datetime) -> CallbackDelivery | None:
@@ -147,13 +190,19 @@ def _post(endpoint: CallbackEndpoint, delivery: CallbackDelivery) -> tuple[int |
         "X-Venus-Delivery": str(delivery.pk), **signing.signed_headers(secret_read(endpoint.secret_ciphertext), body),
     }
     try:
-        response = httpx.post(endpoint.url, content=body, headers=headers,
-                              timeout=settings.VENUS_CALLBACK_TIMEOUT_SECONDS, follow_redirects=False)
+        url, host_header, extensions = _pinned(endpoint.url)
+    except egress.EgressRefused as exc:
+        return None, f"refused: {exc}"[:REASON_CHARS]
+    try:  # no proxy from the environment: the connection must go to the address just checked
+        with httpx.Client(trust_env=False, timeout=settings.VENUS_CALLBACK_TIMEOUT_SECONDS,
+                          follow_redirects=False) as client:
+            response = client.post(url, content=body, headers={**headers, **host_header}, extensions=extensions)
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        return None, f"{type(exc).__name__}: {exc}"[:1000]
+        return None, f"{type(exc).__name__}: {exc}"[:REASON_CHARS]
     if 200 <= response.status_code < 300:
         return response.status_code, ""
-    return response.status_code, f"HTTP {response.status_code}: {response.text[:300]}"
+    # The receiver's answer body is never kept: it could be an internal page.
+    return response.status_code, f"HTTP {response.status_code} {response.reason_phrase}"[:REASON_CHARS]
 
 
 def backoff_seconds(attempts: int) -> float:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import secrets
@@ -17,6 +16,7 @@ from django.db import IntegrityError, transaction
 from venus_rpa.accounts.models import Workspace
 from venus_rpa.automations.models import Automation
 from venus_rpa.core.errors import Conflict, InvalidInput, ServiceError
+from venus_rpa.core.parsers import json_loads_bounded
 from venus_rpa.runs.models import Run, Trigger
 from venus_rpa.runs.services import run_start
 from venus_rpa.triggers import signing
@@ -26,7 +26,7 @@ from venus_rpa.triggers.services._common import automation_check, secret_new, se
 
 log = logging.getLogger(__name__)
 
-SECRET_PREFIX = "whsec_"
+SECRET_PREFIX = "whsec_"  # noqa: S105 -- a public prefix, not a secret
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 PATH_RE = re.compile(r"[^.\s]+(\.[^.\s]+)*")
 
@@ -125,7 +125,7 @@ def _body_parse(body: bytes) -> Any:
     if not body.strip():
         return {}
     try:
-        return json.loads(body)
+        return json_loads_bounded(body)  # a 5,000-deep body is a 400, not a RecursionError
     except (UnicodeDecodeError, ValueError) as exc:
         raise InvalidInput("The body is not valid JSON.", fields={"body": [f"Malformed JSON: {exc}"]}) from None
 

@@ -54,7 +54,7 @@ def _classify(ctx: ActionContext, policy: SafetyPolicy) -> Verdict:
         findings += rules.link_destination(v)
     findings = [_check_origin(v, f) for f in findings]
     final = strongest(findings)
-    assert final is not None
+    assert final is not None  # noqa: S101 -- type narrowing: findings is never empty
     modifiers = _modify(v, final)
     return _decide(v, final, modifiers)
 

@@ -127,7 +127,7 @@ def judge_click(v: View) -> list[Finding]:
     if v.kind in ("content", "generic", "link") and all(size(label) > 8 for _, label in v.labels):
         return [finding("NONE", 1, f"'{clip(v.label, 60)}' is content text, not a command.", ev("label.content", v.labels[0][0], v.label))]
     best = strongest([f for _, f in results])
-    assert best is not None
+    assert best is not None  # noqa: S101 -- type narrowing: results is never empty here
     _mark_mismatch(v, results, best)
     if best.level >= 2 and (v.kind == "tab" or (v.kind == "link" and _plain_link(v))):
         return [finding("NONE", 1, f"'{clip(v.label, 60)}' is a link to a page; the commit, if any, happens there.",

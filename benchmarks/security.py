@@ -1,0 +1,586 @@
+"""Security probes against a live local stack (daphne, a real Celery worker, Chromium, the practice
+site, loopback only). Prints JSON.
+
+Each reproduction of the trust-boundary issue is replayed as a probe; `probes` reports `tried` and
+`failed` per area (a failed probe is one the platform did not withstand). Also: `secret_exposures`
+(stored screenshots, URLs, outputs and callback bodies checked for a vault value or a typed card
+number), `egress_escapes` (requests that reached a host outside a run's allowed domains),
+`regex_max_block_ms` (longest time one catastrophic pattern held a web request or a worker) and
+`schemathesis` (cases, server errors, schema violations of the OpenAPI document).
+
+    .venv/bin/python benchmarks/security.py [--schemathesis-examples 5]
+
+Nothing is sent anywhere but 127.0.0.1: addresses that must be refused (link-local, metadata,
+private) are only ever judged by the egress guard or refused at save time, never requested.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import defaultdict
+
+import httpx
+
+from _probe_site import EscapeSite
+from _stack import ROOT, practice_site, setup_django, wait_http
+
+from tests.helpers.servers import free_port
+
+SECRET = "Zq8vault-Secret-7731"
+CARD = "4000 0566 5566 5556"
+CVC = "9876"
+TERMINAL = {"succeeded", "failed", "cancelled", "timed_out"}
+
+
+class Probes:
+    """Collects per-area results: `check(area, ok, what)` records one probe."""
+
+    def __init__(self) -> None:
+        self.areas: dict[str, dict] = defaultdict(lambda: {"tried": 0, "failed": 0, "failures": []})
+
+    def check(self, area: str, ok: bool, what: str) -> bool:
+        entry = self.areas[area]
+        entry["tried"] += 1
+        if not ok:
+            entry["failed"] += 1
+            entry["failures"].append(what)
+        return ok
+
+    def report(self) -> dict:
+        return {area: {k: v for k, v in entry.items() if k != "failures" or v} for area, entry in self.areas.items()}
+
+
+def start(args: list[str], env: dict | None = None) -> subprocess.Popen:
+    full = {**os.environ, "LOG_LEVEL": "WARNING", "PYTHONUNBUFFERED": "1", **(env or {})}
+    return subprocess.Popen(args, cwd=ROOT, env=full, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def wait_run(run_id: int, timeout: float = 120.0):
+    from venus_rpa.runs.models import Run
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = Run.objects.get(pk=run_id)
+        if run.status in TERMINAL or run.status == "awaiting_review":
+            return run
+        time.sleep(0.1)
+    return Run.objects.get(pk=run_id)
+
+
+class Stack:
+    """Personas (API clients by role) and helpers to create automations and start runs over HTTP."""
+
+    def __init__(self, web: str, workspace, practice: str) -> None:
+        from venus_rpa.accounts.services import api_token_create, membership_add, user_create
+
+        self.web, self.workspace, self.practice = web, workspace, practice
+        self.clients: dict[str, httpx.Client] = {}
+        for role in ("owner", "editor", "reviewer", "viewer"):
+            user = user_create(username=f"sec-{role}", password=f"pw-{role}-123456")
+            membership_add(workspace=workspace, user=user, role=role)
+            _, raw = api_token_create(workspace=workspace, user=user, name="security")
+            self.clients[role] = httpx.Client(base_url=web, timeout=30,
+                                              headers={"Authorization": f"Bearer {raw}"})
+        self.anon = httpx.Client(base_url=web, timeout=30)
+
+    def automation(self, slug: str, definition: dict, *, role: str = "owner") -> httpx.Response:
+        return self.clients[role].post("/api/automations/", json={"slug": slug, "name": slug, "definition": definition})
+
+    def run(self, slug: str, params: dict | None = None) -> int | None:
+        response = self.clients["owner"].post(f"/api/automations/{slug}/runs/", json={"params": params or {}})
+        if response.status_code != 202:
+            return None
+        return response.json()["id"]
+
+
+def lookup_definition(practice: str, value: str, *, extra: list[dict] | None = None, schema: dict | None = None) -> dict:
+    """Type `value` into the lab's GET form ("Account number"), press "Look up", read the result."""
+    return {
+        "start_url": practice + "/lab/lookup",
+        "allowed_domains": ["127.0.0.1"],
+        "credentials": ["bench-vault"],
+        "param_schema": schema or {"type": "object", "properties": {}},
+        "steps": [
+            {"kind": "fill", "target": "Account number", "value": value},
+            *(extra or []),
+            {"kind": "click", "target": {"role": "button", "name": "Look up"}},
+            {"kind": "wait_for", "text": "Looked up"},
+            {"kind": "extract", "target": {"css": "#looked-up"}, "into": "shown"},
+        ],
+    }
+
+
+def probe_webhook(p: Probes, s: Stack) -> None:
+    from venus_rpa.runs.models import Run
+    from venus_rpa.triggers.services.webhooks import webhook_trigger_create
+    from venus_rpa.automations.models import Automation
+
+    automation = Automation.objects.get(workspace=s.workspace, slug="demo-expense")
+    trigger, secret = webhook_trigger_create(workspace=s.workspace, user=None, automation=automation,
+                                             name="probe", param_mapping={"title": "title"})
+    before = Run.objects.count()
+    body = b'{"title": "forged"}'
+    for ts in ("9" * 5000, "1" * 40, "-1", "１２３"):
+        r = s.anon.post(f"/hooks/{trigger.public_id}/", content=body,
+                        headers={"Content-Type": "application/json", "X-Venus-Timestamp": ts,
+                                 "X-Venus-Signature": "sha256=" + "0" * 64})
+        p.check("webhook", r.status_code in (400, 401) and secret not in r.text and "Traceback" not in r.text,
+                f"timestamp of {len(ts)} chars answered {r.status_code}")
+    r = s.anon.get("/this-page-does-not-exist/")
+    p.check("webhook", r.status_code == 404 and "DEBUG = True" not in r.text and "Traceback" not in r.text,
+            "a missing page shows Django's debug page (DEBUG on)")
+    p.check("webhook", Run.objects.count() == before, "a forged webhook started a run")
+
+
+def _crop_is_blank(jpeg: bytes, box: dict) -> bool:
+    """True if the box holds no text: its pixels are (nearly) one colour, as a mask or an empty field."""
+    import numpy as np
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(jpeg)).convert("L")
+    inset = 4
+    crop = image.crop((int(box["x"]) + inset, int(box["y"]) + inset,
+                       int(box["x"] + box["width"]) - inset, int(box["y"] + box["height"]) - inset))
+    return float(np.asarray(crop, dtype=float).std()) < 6.0
+
+
+def _boxes_on(practice: str, path: str, selectors: list[str]) -> dict[str, dict]:
+    """Where elements are drawn at the runner's viewport (1280×800), from our own Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(practice + path)
+        boxes = {sel: page.locator(sel).bounding_box() for sel in selectors if page.locator(sel).count()}
+        browser.close()
+    return boxes
+
+
+def probe_secrets(p: Probes, s: Stack, exposures: dict) -> None:
+    from venus_rpa.runs.models import Run, Step
+    from venus_rpa.triggers.services.callbacks import run_payload
+
+    vault = "{{credentials.bench-vault.password}}"
+    s.automation("sec-typed", lookup_definition(s.practice, vault))
+    s.automation("sec-split", lookup_definition(s.practice, vault, extra=[
+        {"kind": "extract", "target": "Account number", "attribute": "value", "pattern": "^(.)", "into": "a"},
+        {"kind": "extract", "target": "Account number", "attribute": "value", "pattern": "^.(.*)$", "into": "b"},
+    ]))
+    form_box = _boxes_on(s.practice, "/lab/lookup", ["#account"])
+    result_box = _boxes_on(s.practice, "/lab/lookup?account=" + SECRET, ["#looked-up"])
+    pieces = {SECRET[i:i + 4] for i in range(len(SECRET) - 3)}
+    for slug in ("sec-typed", "sec-split"):
+        run_id = s.run(slug)
+        if not p.check("secrets", run_id is not None, f"{slug} did not start"):
+            continue
+        run = wait_run(run_id)
+        texts = {"outputs": json.dumps(run.output or {}) + (run.status_reason or ""),
+                 "verdicts": json.dumps(run.verdict or {}),
+                 "callbacks": json.dumps(run_payload(run))}
+        for step in Step.objects.filter(run=run).order_by("index"):
+            texts["urls"] = texts.get("urls", "") + " " + (step.url or "")
+            texts["outputs"] += json.dumps(step.output if hasattr(step, "output") else {}) + (step.error or "")
+            if step.screenshot:
+                shot = step.screenshot.read()
+                exposures["screens"] += 1
+                on_result = "account=" in (step.url or "")
+                box = result_box.get("#looked-up") if on_result else form_box.get("#account")
+                if box and not _crop_is_blank(shot, box):
+                    exposures["exposed"] += 1
+                    exposures["where"].append(f"{slug} step {step.index} screenshot")
+        for kind, text in texts.items():
+            exposures[kind] += 1
+            if SECRET in text or any(piece in text for piece in pieces) or "Zq8vault" in text:
+                exposures["exposed"] += 1
+                exposures["where"].append(f"{slug} {kind}")
+        if slug == "sec-split":
+            p.check("secrets", run.status == "failed", "an extract step read a field holding a vault value")
+    _probe_card_review(p, s, exposures)
+
+
+def _probe_card_review(p: Probes, s: Stack, exposures: dict) -> None:
+    """Card number and CVC typed from parameters: review titles and the decided history."""
+    from venus_rpa.reviews.models import ReviewRequest
+
+    login = "{{credentials.practice-login.%s}}"
+    definition = {
+        "start_url": s.practice + "/login", "allowed_domains": ["127.0.0.1"], "credentials": ["practice-login"],
+        "param_schema": {"type": "object", "properties": {"card": {"type": "string"}, "cvc": {"type": "string"}}},
+        "steps": [
+            {"kind": "fill", "target": "Username", "value": login % "username"},
+            {"kind": "fill", "target": "Password", "value": login % "password"},
+            {"kind": "click", "target": {"role": "button", "name": "Sign in"}},
+            {"kind": "wait_for", "url_contains": "/expenses/new"},
+            {"kind": "goto", "url": "/shop"},
+            {"kind": "click", "target": {"role": "button", "name": "Add to cart", "nth": 0}},
+            {"kind": "goto", "url": "/shop/checkout"},
+            {"kind": "fill", "target": "Full name", "value": "Ada Lovelace"},
+            {"kind": "fill", "target": "Address", "value": "12 Analytical Row"},
+            {"kind": "fill", "target": "City", "value": "London"},
+            {"kind": "fill", "target": "Postal code", "value": "N1 9GU"},
+            {"kind": "select", "target": "Country", "option": "United Kingdom"},
+            {"kind": "fill", "target": "Name on card", "value": "Ada Lovelace"},
+            {"kind": "fill", "target": "Card number", "value": "{{card}}"},
+            {"kind": "fill", "target": "Expiry (MM/YY)", "value": "12/39"},
+            {"kind": "fill", "target": "CVC", "value": "{{cvc}}"},
+            {"kind": "click", "target": {"role": "button", "name": "Place order"}},
+            {"kind": "wait_for", "text": "Order placed"},
+        ],
+    }
+    s.automation("sec-card", definition)
+    run_id = s.run("sec-card", {"card": CARD, "cvc": CVC})
+    if not p.check("secrets", run_id is not None, "checkout run did not start"):
+        return
+    seen = []
+    for _ in range(8):  # approve each review the run asks for, up to the order
+        run = wait_run(run_id)
+        review = ReviewRequest.objects.filter(run_id=run_id, status="pending").order_by("-id").first()
+        if run.status in TERMINAL or review is None:
+            break
+        seen.append(review.title + json.dumps(review.detail))
+        s.clients["reviewer"].post(f"/api/reviews/{review.pk}/reject/", json={"comment": "probe"})
+    digits = CARD.replace(" ", "")
+    for title in seen + [r.title for r in ReviewRequest.objects.filter(run_id=run_id)]:
+        exposures["reviews"] += 1
+        if CARD in title or digits in title or CVC in title:
+            exposures["exposed"] += 1
+            exposures["where"].append("review title/detail shows the card number or CVC")
+    page = _dashboard(s).get("/reviews/").text
+    exposures["reviews"] += 1
+    if CARD in page or digits in page:
+        exposures["exposed"] += 1
+        exposures["where"].append("review history page shows the card number")
+
+
+def _dashboard(s: Stack) -> httpx.Client:
+    """A signed-in dashboard session for the owner persona."""
+    client = httpx.Client(base_url=s.web, timeout=30)
+    client.get("/login/")
+    client.post("/login/", data={"username": "sec-owner", "password": "pw-owner-123456",
+                                 "csrfmiddlewaretoken": client.cookies.get("csrftoken", "")},
+                headers={"Referer": s.web + "/login/"})
+    return client
+
+
+def probe_egress(p: Probes, s: Stack, site: EscapeSite) -> int:
+    from workers import egress
+
+    before = site.escapes
+    r = s.automation("egress-empty", {"start_url": s.practice + "/lab", "allowed_domains": []})
+    p.check("egress", r.status_code == 400, f"empty allowed_domains saved ({r.status_code})")
+    for path in ("/redirect", "/hop", "/js"):
+        steps = [{"kind": "click", "target": "Continue"}] if path == "/hop" else []
+        steps.append({"kind": "wait_for", "text": "landed", "timeout_s": 5})
+        slug = "egress" + path.replace("/", "-")
+        s.automation(slug, {"start_url": site.base + path, "allowed_domains": ["127.0.0.1"], "steps": steps})
+        run_id = s.run(slug)
+        run = wait_run(run_id) if run_id else None
+        p.check("egress", run is not None and run.status == "failed", f"{path}: run {run and run.status}")
+    escapes = site.escapes - before
+    p.check("egress", escapes == 0, f"{escapes} requests reached localhost")
+    # Judged by the guard only (never requested): metadata, link-local, private, loopback unlisted.
+    policy = egress.EgressPolicy(allowed_domains=["169.254.169.254", "10.0.0.5", "127.0.0.1", "metadata.google.internal"],
+                                 operator_allow=[])
+    for url in ("http://169.254.169.254/latest/meta-data", "http://10.0.0.5/", "http://127.0.0.1:5555/workers",
+                "http://[::1]:6379/", "http://0x7f000001/", "http://2130706433/"):
+        decision = policy.check_url(url, resolve=lambda host: [])
+        p.check("egress", not decision.allowed, f"guard allowed {url}")
+    return escapes
+
+
+def _timed_post(client: httpx.Client, path: str, body: dict) -> tuple[httpx.Response, float]:
+    started = time.perf_counter()
+    response = client.post(path, json=body)
+    return response, (time.perf_counter() - started) * 1000
+
+
+def _extract_ms(s: Stack, slug: str, text: str, pattern: str) -> tuple[str, float]:
+    """Run the lookup page with `text`, extract the result with `pattern`: (status, extract act_ms)."""
+    from venus_rpa.runs.models import Step
+
+    definition = lookup_definition(s.practice, text)
+    definition["credentials"] = []
+    definition["steps"][-1]["pattern"] = pattern
+    s.automation(slug, definition)
+    run_id = s.run(slug)
+    run = wait_run(run_id) if run_id else None
+    last = Step.objects.filter(run_id=run_id, kind="extract").order_by("-index").first() if run_id else None
+    return (run.status if run else "not started"), (last.act_ms if last else 0.0)
+
+
+def probe_regex(p: Probes, s: Stack) -> float:
+    """`^(a+)+$` on 27 a's and "!": how long it holds a web request and a worker, over a benign pattern's
+    time for the same request (the difference is the time the pattern blocked)."""
+    evil = "a" * 27 + "!"
+    owner = s.clients["owner"]
+    for slug, pattern in (("regex-param", "^(a+)+$"), ("regex-plain", "^a+$")):
+        schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": pattern}}}
+        s.automation(slug, {"start_url": s.practice + "/lab", "allowed_domains": ["127.0.0.1"], "param_schema": schema})
+    base = sorted(_timed_post(owner, "/api/automations/regex-plain/runs/", {"params": {"code": evil}})[1]
+                  for _ in range(3))[1]
+    r, evil_ms = _timed_post(owner, "/api/automations/regex-param/runs/", {"params": {"code": evil}})
+    web_block = max(0.0, evil_ms - base)
+    p.check("regex", r.status_code == 400 and web_block < 100,
+            f"param pattern: {r.status_code}, blocked {web_block:.0f} ms")
+    status, evil_step = _extract_ms(s, "regex-extract", evil, "^(a+)+$")
+    _, plain_step = _extract_ms(s, "regex-extract-plain", evil, "^a+")
+    step_block = max(0.0, evil_step - plain_step)
+    p.check("regex", status == "failed" and step_block < 100, f"extract pattern: {status}, blocked {step_block:.0f} ms")
+    return round(max(web_block, step_block), 1)
+
+
+def probe_governance(p: Probes, s: Stack) -> None:
+    s.automation("gov", {"start_url": s.practice + "/shop", "allowed_domains": ["127.0.0.1"]})
+    for safety in ({"review": []}, {"pre_approved": ["PAY", "DEL"]}, {"on_reject": "continue"}):
+        r = s.clients["editor"].patch("/api/automations/gov/", json={"definition": {
+            "start_url": s.practice + "/shop", "allowed_domains": ["127.0.0.1"], "safety": safety}})
+        p.check("governance", r.status_code in (400, 403), f"editor lowered review with {safety}: {r.status_code}")
+    r = s.clients["owner"].patch("/api/automations/gov/", json={"definition": {
+        "start_url": s.practice + "/shop", "allowed_domains": ["127.0.0.1"], "safety": {"pre_approved": ["PAY"]}}})
+    p.check("governance", r.status_code == 200, f"owner could not change the policy: {r.status_code}")
+
+
+def probe_internal_calls(p: Probes, s: Stack) -> None:
+    for url in ("http://169.254.169.254/latest/meta-data", "http://10.1.2.3/hook", "http://[fe80::1]/",
+                "http://127.0.0.1:6379/", "gopher://127.0.0.1/"):
+        r = s.clients["owner"].post("/api/callbacks/", json={"url": url})
+        p.check("internal_calls", r.status_code == 400, f"callback URL {url} accepted ({r.status_code})")
+    r = s.automation("remote-ref", {"start_url": s.practice + "/lab", "allowed_domains": ["127.0.0.1"],
+                                    "param_schema": {"type": "object", "properties": {
+                                        "x": {"$ref": "http://169.254.169.254/schema.json"}}}})
+    p.check("internal_calls", r.status_code == 400, f"remote $ref saved ({r.status_code})")
+
+
+def probe_templates(p: Probes, s: Stack) -> None:
+    from venus_rpa.reviews.models import ReviewRequest
+    from venus_rpa.runs.models import Run
+
+    schema = {"type": "object", "properties": {"first": {"type": "string"}, "last": {"type": "string"}}}
+    s.automation("tpl", lookup_definition(s.practice, "{{first}}{{last}}", schema=schema))
+    httpx.post(s.practice + "/api/reset")
+    run_id = s.run("tpl", {"first": "{", "last": "{credentials.bench-vault.password}}"})
+    if run_id:
+        wait_run(run_id)
+    typed = httpx.get(s.practice + "/api/lookups").json()
+    p.check("templates", not any(SECRET in value for value in typed), "assembled placeholder typed the secret")
+    # A reviewer's edit that hides a placeholder behind a tab must be refused.
+    automation_id = s.automation("tpl-review", lookup_definition(s.practice, "x")).json().get("id")
+    from venus_rpa.automations.models import Automation
+
+    automation = Automation.objects.get(workspace=s.workspace, slug="tpl-review")
+    run = Run.objects.create(workspace=s.workspace, automation=automation, version=automation.versions.last(),
+                             status="awaiting_review", params={})
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    action = {"kind": "fill", "target": "Account number", "value": "x"}
+    review = ReviewRequest.objects.create(workspace=s.workspace, run=run, kind="risky_action", title="Type x",
+                                          proposed_action=action, expires_at=timezone.now() + timedelta(minutes=10),
+                                          detail={"action": action, "editable": ["value"]})
+    for sneaky in ("{{\tcredentials.bench-vault.password}}", "{{ credentials.bench-vault.password }}",
+                   "{{credentials.bench-vault.password\n}}"):
+        r = s.clients["reviewer"].post(f"/api/reviews/{review.pk}/edit/", json={"action": {"value": sneaky}})
+        p.check("templates", r.status_code in (400, 409), f"edit {sneaky!r} accepted ({r.status_code})")
+    del automation_id
+
+
+def probe_slugs(p: Probes, s: Stack) -> None:
+    from venus_rpa.automations.models import Automation
+
+    r = s.automation("Bad Slug!", {"start_url": s.practice + "/lab", "allowed_domains": ["127.0.0.1"]})
+    p.check("input", r.status_code == 400, f"API saved slug 'Bad Slug!' ({r.status_code})")
+    dash = _dashboard(s)
+    form = dash.get("/automations/new/")
+    r = dash.post("/automations/new/", data={"csrfmiddlewaretoken": dash.cookies.get("csrftoken", ""),
+                                             "name": "Bad", "slug": "Bad Slug!", "start_url": s.practice + "/lab",
+                                             "allowed_domains": "127.0.0.1"},
+                  headers={"Referer": s.web + "/automations/new/"})
+    p.check("input", form.status_code == 200 and r.status_code < 500, f"editor answered {r.status_code}")
+    p.check("input", not Automation.objects.filter(slug__contains=" ").exists(), "an automation with a bad slug exists")
+    p.check("input", dash.get("/automations/").status_code == 200, "/automations/ fails")
+    for url in ("file:///etc/passwd", "javascript:alert(1)", "data:text/html,hi"):
+        r = s.automation("bad-url", {"start_url": url, "allowed_domains": ["127.0.0.1"]})
+        p.check("input", r.status_code == 400, f"start URL {url} saved ({r.status_code})")
+    for field in ("", "a.b"):
+        r = s.clients["owner"].post("/api/credentials/", json={"name": "c", "fields": {field: "x"},
+                                                               "domains": ["127.0.0.1"]})
+        p.check("input", r.status_code == 400, f"credential field {field!r} saved ({r.status_code})")
+
+
+def probe_server_errors(p: Probes, s: Stack) -> None:
+    from venus_rpa.triggers.services.webhooks import webhook_trigger_create
+    from venus_rpa.triggers.signing import signed_headers
+    from venus_rpa.automations.models import Automation
+
+    deep = ("[" * 5000 + "]" * 5000).encode()
+    owner = s.clients["owner"]
+    for path in ("/api/automations/", "/api/automations/demo-expense/runs/", "/api/credentials/",
+                 "/api/callbacks/", "/api/schedules/", "/api/webhooks/"):
+        r = owner.post(path, content=deep, headers={"Content-Type": "application/json"})
+        p.check("server_errors", r.status_code == 400 and r.headers.get("content-type", "").startswith("application/json"),
+                f"deep JSON to {path}: {r.status_code}")
+    automation = Automation.objects.get(workspace=s.workspace, slug="demo-expense")
+    trigger, secret = webhook_trigger_create(workspace=s.workspace, user=None, automation=automation, name="deep")
+    r = s.anon.post(f"/hooks/{trigger.public_id}/", content=deep,
+                    headers={"Content-Type": "application/json", **signed_headers(secret, deep)})
+    p.check("server_errors", r.status_code == 400, f"deep JSON to a signed webhook: {r.status_code}")
+    for query in ("/api/runs/?limit=" + "1" + "0" * 30, f"/api/runs/?limit={2**63}", f"/api/runs/?offset={2**63}",
+                  "/api/callbacks/deliveries/?run=" + "1" + "0" * 30, "/api/callbacks/deliveries/?endpoint=" + "9" * 31,
+                  "/api/runs/" + "9" * 30 + "/", "/api/reviews/?limit=-1"):
+        r = owner.get(query)
+        p.check("server_errors", r.status_code < 500 and "error" in r.text, f"GET {query[:60]}: {r.status_code}")
+
+
+def probe_hardening(p: Probes, s: Stack, https_web: str | None) -> None:
+    client = httpx.Client(base_url=s.web, timeout=30)
+    for _ in range(30):
+        client.get("/login/")
+        client.post("/login/", data={"username": "sec-viewer", "password": "wrong-password",
+                                     "csrfmiddlewaretoken": client.cookies.get("csrftoken", "")},
+                    headers={"Referer": s.web + "/login/"})
+    client.get("/login/")
+    r = client.post("/login/", data={"username": "sec-viewer", "password": "pw-viewer-123456",
+                                     "csrfmiddlewaretoken": client.cookies.get("csrftoken", "")},
+                    headers={"Referer": s.web + "/login/"})
+    signed_in = client.get("/", follow_redirects=False).status_code == 200
+    p.check("hardening", not signed_in, "30 wrong passwords, then the right one signed in")
+    page = s.anon.get("/login/")
+    p.check("hardening", "content-security-policy" in page.headers, "no Content-Security-Policy header")
+    docs = s.clients["owner"].get("/api/docs/").text
+    p.check("hardening", "cdn" not in docs.lower() and "@latest" not in docs, "API docs load assets from a CDN")
+    static = s.anon.get("/static/venus.css")
+    p.check("hardening", static.status_code == 200, f"static files not served ({static.status_code})")
+    big = s.clients["owner"].post("/api/automations/", content=b'{"x": "' + b"a" * (12 * 1024 * 1024) + b'"}',
+                                  headers={"Content-Type": "application/json"})
+    p.check("hardening", big.status_code == 413 and big.headers.get("content-type", "").startswith("application/json"),
+            f"oversized body answered {big.status_code} {big.headers.get('content-type')}")
+    if https_web:
+        r = httpx.get(https_web + "/login/", headers={"X-Forwarded-Proto": "https"})
+        cookies = r.headers.get_list("set-cookie")
+        p.check("hardening", "strict-transport-security" in r.headers, "no HSTS over https")
+        p.check("hardening", cookies and all("Secure" in c for c in cookies), "cookies not Secure over https")
+
+
+def probe_flower(p: Probes) -> None:
+    """Flower started as `make up` starts it (FLOWER_BASIC_AUTH in its environment): no page without
+    signing in, every page with the password."""
+    import secrets
+
+    port = free_port()
+    auth = "flower:" + secrets.token_urlsafe(12)
+    proc = start([sys.executable, "-m", "celery", "-A", "venus_rpa", "flower", "--address=127.0.0.1",
+                  f"--port={port}"], env={"FLOWER_BASIC_AUTH": auth})
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(base + "/healthcheck", timeout=2)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        r = httpx.get(base + "/workers")
+        p.check("hardening", r.status_code == 401, f"Flower answered {r.status_code} without sign-in")
+        user, password = auth.split(":", 1)
+        r = httpx.get(base + "/workers", auth=(user, password))
+        p.check("hardening", r.status_code == 200, f"Flower answered {r.status_code} with the password")
+    except httpx.HTTPError as exc:
+        p.check("hardening", False, f"Flower did not answer: {exc}")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--schemathesis-examples", type=int, default=5)
+    args = parser.parse_args()
+    setup_django()
+    from django.core.management import call_command
+
+    from venus_rpa.accounts.models import Workspace
+    from venus_rpa.automations.services import credential_set
+
+    p = Probes()
+    exposures = {"screens": 0, "urls": 0, "outputs": 0, "verdicts": 0, "callbacks": 0, "reviews": 0,
+                 "exposed": 0, "where": []}
+    port, https_port = free_port(), free_port()
+    web = f"http://127.0.0.1:{port}"
+    site = EscapeSite()
+    # Runs may reach 127.0.0.1 (the practice site, the escape site); the web process and the callback
+    # worker get no private allowance at all, as in production.
+    os.environ.pop("VENUS_EGRESS_ALLOW_PRIVATE", None)
+    egress_env = {"VENUS_EGRESS_ALLOW_PRIVATE": "127.0.0.1"}
+    with practice_site(quiet=True) as practice:
+        os.environ["VENUS_PRACTICE_URL"] = practice
+        call_command("seed_demo", practice_url=practice, stdout=open(os.devnull, "w"))
+        workspace = Workspace.objects.get(slug="demo")
+        credential_set(workspace=workspace, name="bench-vault", domains=["127.0.0.1"],
+                       fields={"username": "bench-user", "password": SECRET})
+        daphne_bin = os.path.join(sys.prefix, "bin", "daphne")
+        procs = [
+            start([daphne_bin, "-b", "127.0.0.1", "-p", str(port), "venus_rpa.asgi:application"]),
+            start([daphne_bin, "-b", "127.0.0.1", "-p", str(https_port), "venus_rpa.asgi:application"],
+                  env={"VENUS_HTTPS": "1"}),
+            start([sys.executable, "-m", "celery", "-A", "venus_rpa", "worker", "-Q", "agent", "--pool", "threads",
+                   "--concurrency", "4", "-n", f"sec-agent-{os.getpid()}@localhost", "--without-gossip",
+                   "--without-mingle"], env=egress_env),
+            start([sys.executable, "-m", "celery", "-A", "venus_rpa", "worker", "-Q", "default", "--pool", "threads",
+                   "--concurrency", "2", "-n", f"sec-default-{os.getpid()}@localhost", "--without-gossip",
+                   "--without-mingle"]),
+        ]
+        try:
+            wait_http(web + "/healthz")
+            wait_http(f"http://127.0.0.1:{https_port}/healthz")
+            from venus_rpa.celery import app
+
+            while len(app.control.ping(timeout=0.5)) < 2:
+                time.sleep(0.2)
+            s = Stack(web, workspace, practice)
+            probe_webhook(p, s)
+            probe_secrets(p, s, exposures)
+            escapes = probe_egress(p, s, site)
+            regex_ms = probe_regex(p, s)
+            probe_governance(p, s)
+            probe_internal_calls(p, s)
+            probe_templates(p, s)
+            probe_slugs(p, s)
+            probe_server_errors(p, s)
+            probe_hardening(p, s, f"http://127.0.0.1:{https_port}")
+            probe_flower(p)
+            schemathesis = _schemathesis(web, s, args.schemathesis_examples)
+        finally:
+            for proc in procs:
+                proc.terminate()
+                proc.wait(timeout=30)
+            site.close()
+    result = {
+        "benchmark": "security",
+        "probes": p.report(),
+        "schemathesis": schemathesis,
+        "secret_exposures": exposures,
+        "egress_escapes": escapes,
+        "regex_max_block_ms": regex_ms,
+        "targets": {"failed": 0, "server_errors": 0, "schema_violations": 0, "secret_exposures": 0,
+                    "egress_escapes": 0, "regex_max_block_ms": 100},
+    }
+    print(json.dumps(result, indent=2))
+
+
+def _schemathesis(web: str, s: Stack, examples: int) -> dict:
+    from tests.security.schemathesis_run import run as schemathesis_run
+
+    token = s.clients["owner"].headers["Authorization"].split(" ", 1)[1]
+    return schemathesis_run(web, token, examples)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,247 @@
+"""Authorization matrix: every route × method × role, enumerated from the URL resolver.
+
+A route missing from MATRIX fails `test_every_route_is_in_the_matrix`, so a new endpoint cannot
+ship without saying who may use it. Each (route, method) is then requested as anonymous, viewer,
+editor, reviewer, owner and the owner of another workspace, on objects of the first workspace;
+each role's request runs in a savepoint that is rolled back, so one role's write does not change
+what the next one sees.
+
+Rules: R any member reads; W owner or editor; D owner or reviewer (risky decisions); C owner,
+editor or reviewer (CAPTCHA answers in the dashboard); P public. "Allowed" means the answer is
+none of 401/403/404 and no redirect to sign-in (a 400 for an empty body is allowed: the request
+got past the role check). Denied means: anonymous 401 (API) or a redirect to sign-in
+(dashboard), a member without the role 403, the other workspace's owner 404 on our objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from django.db import transaction
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from tests.dashboard.conftest import make_run, signed_in
+from tests.reviews.conftest import file_review, make_automation
+
+ROLES = ["anonymous", "viewer", "editor", "reviewer", "owner", "outsider"]
+RULES = {"R": {"viewer", "editor", "reviewer", "owner"}, "W": {"editor", "owner"}, "D": {"reviewer", "owner"},
+         "C": {"editor", "reviewer", "owner"}, "P": set(ROLES)}
+
+API = {
+    "automation-list": {"GET": "R", "POST": "W"},
+    "automation-detail": {"GET": "R", "PATCH": "W"},
+    "automation-versions": {"GET": "R"},
+    "run-start": {"POST": "W"},
+    "run-list": {"GET": "R"},
+    "run-detail": {"GET": "R"},
+    "run-cancel": {"POST": "W"},
+    "run-answer": {"POST": "W"},
+    "review-list": {"GET": "R"},
+    "review-detail": {"GET": "R"},
+    "review-respond": {"POST": "W"},
+    "review-approve": {"POST": "D"},
+    "review-reject": {"POST": "D"},
+    "review-edit": {"POST": "D"},
+    "credential-list": {"GET": "R", "POST": "W"},
+    "schedule-list": {"GET": "R", "POST": "W"},
+    "schedule-detail": {"GET": "R", "PATCH": "W", "DELETE": "W"},
+    "schedule-pause": {"POST": "W"},
+    "schedule-resume": {"POST": "W"},
+    "webhook-list": {"GET": "R", "POST": "W"},
+    "webhook-detail": {"GET": "R", "PATCH": "W", "DELETE": "W"},
+    "webhook-rotate-secret": {"POST": "W"},
+    "callback-list": {"GET": "R", "POST": "W"},
+    "callback-detail": {"GET": "R", "PATCH": "W", "DELETE": "W"},
+    "callback-rotate-secret": {"POST": "W"},
+    "callback-delivery-list": {"GET": "R"},
+    "callback-delivery-detail": {"GET": "R"},
+    "callback-delivery-resend": {"POST": "W"},
+    "schema": {"GET": "P"},
+    "api-docs": {"GET": "P"},
+    "media": {"GET": "R"},
+}
+DASHBOARD = {
+    "dashboard:home": {"GET": "R"},
+    "dashboard:automations": {"GET": "R"},
+    "dashboard:automation-new": {"GET": "W", "POST": "W"},
+    "dashboard:automation-step-row": {"GET": "W"},
+    "dashboard:automation-param-row": {"GET": "W"},
+    "dashboard:automation-param-schema": {"POST": "W"},
+    "dashboard:automation-edit": {"GET": "R", "POST": "W"},
+    "dashboard:automation-versions": {"GET": "R"},
+    "dashboard:automation-launch": {"GET": "R", "POST": "W"},
+    "dashboard:runs": {"GET": "R"},
+    "dashboard:run-detail": {"GET": "R"},
+    "dashboard:run-summary": {"GET": "R"},
+    "dashboard:run-steps": {"GET": "R"},
+    "dashboard:run-step": {"GET": "R"},
+    "dashboard:run-cancel": {"POST": "W"},
+    "dashboard:run-answer": {"POST": "W"},
+    "dashboard:run-trace": {"GET": "R"},
+    "dashboard:reviews": {"GET": "R"},
+    "dashboard:review-queue": {"GET": "R"},
+    "dashboard:review-respond": {"POST": "C"},
+    "dashboard:review-decide": {"POST": "D"},
+    "dashboard:credentials": {"GET": "R"},
+    "dashboard:devices": {"GET": "R"},
+    "dashboard:device-workers": {"GET": "R"},
+    "dashboard:schedules": {"GET": "R"},
+    "dashboard:schedule-toggle": {"POST": "W"},
+    "dashboard:webhooks": {"GET": "R"},
+    "dashboard:webhook-create": {"POST": "W"},
+    "dashboard:callback-create": {"POST": "W"},
+    "dashboard:delivery-resend": {"POST": "W"},
+}
+# Routes with their own gate, tested where that gate lives rather than by workspace role.
+OWN_GATE = {
+    "healthz": "public liveness probe (tests/test_deployment.py)",
+    "webhook-receive": "HMAC signature, not a role (tests/triggers/test_webhooks.py)",
+    "metrics": "loopback or VENUS_METRICS_TOKEN",
+    "dashboard:login": "the sign-in page itself",
+    "dashboard:logout": "signs out whoever asks",
+    "admin:*": "Django admin: staff only",
+}
+MATRIX = {**API, **DASHBOARD}
+# Form data where an empty form would be refused before the role is looked at.
+FORMS = {"dashboard:review-decide": {"decision": "reject"}}
+
+
+def _routes(patterns=None, prefix: str = "", namespace: str = "") -> dict[str, str]:
+    """{route name (namespaced): route string} of every named URL; the admin collapses to admin:*."""
+    out: dict[str, str] = {}
+    for pattern in patterns if patterns is not None else get_resolver().url_patterns:
+        if isinstance(pattern, URLResolver):
+            ns = pattern.namespace or namespace
+            if ns == "admin":
+                out["admin:*"] = prefix + str(pattern.pattern)
+                continue
+            out.update(_routes(pattern.url_patterns, prefix + str(pattern.pattern), ns))
+        elif isinstance(pattern, URLPattern) and pattern.name:
+            out[f"{namespace}:{pattern.name}" if namespace else pattern.name] = prefix + str(pattern.pattern)
+    return out
+
+
+def test_every_route_is_in_the_matrix():
+    routes = set(_routes())
+    missing = sorted(routes - set(MATRIX) - set(OWN_GATE))
+    stale = sorted((set(MATRIX) | set(OWN_GATE)) - routes)
+    assert not missing, f"add these routes to the authorization matrix: {missing}"
+    assert not stale, f"these matrix entries name no route: {stale}"
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hasher(settings):
+    """The personas get passwords; the default PBKDF2 work factor would take seconds per test."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@dataclass
+class World:
+    users: dict
+    values: dict
+
+
+@pytest.fixture
+def world(personas) -> World:
+    """One object of every kind in the personas' workspace, and a user per role."""
+    from django.core.files.base import ContentFile
+
+    from tests.factories import MembershipFactory, UserFactory
+    from venus_rpa.triggers.models import CallbackDelivery
+    from venus_rpa.triggers.services import callback_endpoint_create, schedule_create, webhook_trigger_create
+
+    reviewer = UserFactory(username="rita")
+    MembershipFactory(workspace=personas.workspace, user=reviewer, role="reviewer")
+    automation = make_automation(personas.workspace)
+    run = make_run(automation, status="awaiting_review", steps=1)
+    step = run.steps.get(index=0)
+    if not step.screenshot:
+        step.screenshot.save("authz.jpg", ContentFile(b"\xff\xd8\xff\xe0jpeg"), save=True)
+    review = file_review(run)
+    owner = personas.owner
+    schedule = schedule_create(workspace=personas.workspace, user=owner, automation=automation, name="Nightly",
+                               cron="0 3 * * *", params={}, enabled=False)
+    trigger, _ = webhook_trigger_create(workspace=personas.workspace, user=owner, automation=automation, name="Hook")
+    endpoint, _ = callback_endpoint_create(workspace=personas.workspace, user=owner, url="http://127.0.0.1:9/cb",
+                                           enabled=False)
+    delivery = CallbackDelivery.objects.create(endpoint=endpoint, run=run, payload={}, status="failed")
+    values = {"slug": automation.slug, "run_id": run.pk, "review_id": review.pk, "schedule_id": schedule.pk,
+              "trigger_id": trigger.pk, "endpoint_id": endpoint.pk, "delivery_id": delivery.pk, "index": 0,
+              "path": step.screenshot.name, "public_id": trigger.public_id}
+    users = {"viewer": personas.viewer, "editor": personas.teammate, "reviewer": reviewer, "owner": owner,
+             "outsider": personas.outsider}
+    return World(users, values)
+
+
+def _url(name: str, values: dict) -> str:
+    from django.urls import reverse
+
+    route = _routes()[name]
+    kwargs = {k: v for k, v in values.items() if f"<{k}>" in route or f":{k}>" in route}
+    return reverse(name, kwargs=kwargs)
+
+
+def _client(role: str, world: World, api: bool):
+    if role == "anonymous":
+        return Client()
+    if api:
+        from venus_rpa.accounts.selectors import workspace_default_for_user
+        from venus_rpa.accounts.services import api_token_create
+
+        user = world.users[role]
+        _, raw = api_token_create(workspace=workspace_default_for_user(user=user), user=user, name="authz")
+        return Client(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return signed_in(world.users[role])
+
+
+def _request(client: Client, method: str, name: str, url: str, api: bool):
+    if api:
+        return client.generic(method, url, "{}" if method != "GET" else "", content_type="application/json")
+    return client.get(url) if method == "GET" else client.post(url, FORMS.get(name, {}))
+
+
+def _expected(rule: str, role: str, api: bool, object_route: bool) -> str:
+    if rule == "P":
+        return "allowed"
+    if role == "anonymous":
+        return "401" if api else "login"
+    if role == "outsider":
+        # Our objects do not exist for them; a collection is their own workspace, where they own.
+        return "404" if object_route else "allowed"
+    return "allowed" if role in RULES[rule] else "403"
+
+
+def _outcome(response, api: bool) -> str:
+    status = response.status_code
+    if status in (301, 302) and "/login/" in response.get("Location", ""):
+        return "login"
+    if status in (401, 403, 404):
+        return str(status)
+    assert status < 500, (status, response.content[:300])
+    return "allowed"
+
+
+def _cases():
+    for name, methods in MATRIX.items():
+        for method, rule in methods.items():
+            yield pytest.param(name, method, rule, id=f"{method} {name}")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name, method, rule", list(_cases()))
+def test_route_answers_each_role_as_the_matrix_says(world, name, method, rule):
+    api = not name.startswith("dashboard:")
+    url = _url(name, world.values)
+    object_route = "<" in _routes()[name]
+    wrong = []
+    for role in ROLES:
+        expected = _expected(rule, role, api, object_route)
+        with transaction.atomic():
+            response = _request(_client(role, world, api), method, name, url, api)
+            transaction.set_rollback(True)
+        actual = _outcome(response, api)
+        if actual != expected:
+            wrong.append(f"{role}: expected {expected}, got {response.status_code}")
+    assert not wrong, f"{method} {url}: " + "; ".join(wrong)
