@@ -48,6 +48,8 @@ def setup_django() -> None:
     os.environ.setdefault("REDIS_URL", start_redis())
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "venus_rpa.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
+    # Benchmarks serve their pages and the practice site on 127.0.0.1: runs may reach it (as in tests).
+    os.environ.setdefault("VENUS_EGRESS_ALLOW_PRIVATE", "127.0.0.1")
     import django
 
     django.setup()

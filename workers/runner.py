@@ -113,7 +113,7 @@ class _RecordPipe:
 
 def _scrub_output(value: Any, secrets: SecretBox) -> Any:
     """Extracted data never carries a secret value (e.g. reading back a password field)."""
-    return secrets.scrub_data(value)
+    return secrets.scrub_data(value, fragments=True)
 
 
 def _scrub_record(record: StepRecord, secrets: SecretBox) -> None:
@@ -122,8 +122,8 @@ def _scrub_record(record: StepRecord, secrets: SecretBox) -> None:
     the author's text with parameters (placeholders, never vault values) and stay readable; the
     screenshot was masked when it was taken."""
     record.error, record.url, record.thought = (secrets.scrub(v) for v in (record.error, record.url, record.thought))
-    record.grounding, record.output, record.model = (
-        secrets.scrub_data(v) for v in (record.grounding, record.output, record.model))
+    record.grounding, record.model = secrets.scrub_data(record.grounding), secrets.scrub_data(record.model)
+    record.output = secrets.scrub_data(record.output, fragments=True)  # data read from the page
     if record.kind == "agent":  # the model wrote it; an explicit step's action is the author's own text
         record.action = secrets.scrub_data(record.action)
 
@@ -238,7 +238,8 @@ class Runner:
             beat.cancel()
             await run.pipe.close()
         result.reason = secrets.scrub(result.reason)
-        result.output, result.verdict = secrets.scrub_data(result.output), secrets.scrub_data(result.verdict)
+        result.output = secrets.scrub_data(result.output, fragments=True)
+        result.verdict = secrets.scrub_data(result.verdict, fragments=True)
         return result
 
     def _preflight(self, spec: S.AutomationSpec) -> None:

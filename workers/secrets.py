@@ -7,16 +7,18 @@ the credential's own domains.
 Every string that leaves the runtime (step URL, error, output, verdict, review title, callback
 body, log line) goes through `SecretBox.scrub` / `scrub_data`, which use one `Scrubber`:
 
-- a secret of 4 or more characters is masked wherever any 4-character run of it appears, so a
-  secret split into pieces (two `extract` patterns, a truncated error) is masked piece by piece;
-  its URL-encoded (`quote`, `quote_plus`) forms likewise, and its base64 forms (standard and
-  URL-safe, at every byte alignment, so it is found inside a longer encoded string) whole;
-- a secret of exactly 3 characters is masked only where it appears whole; 1-2 character values
-  are not secrets in any useful sense and are left alone (masking every "a" would garble all text).
+- a secret of 3 or more characters is masked wherever it appears whole, and its URL-encoded
+  (`quote`, `quote_plus`) and base64 forms (standard and URL-safe, at every byte alignment, so it
+  is found inside a longer encoded string, e.g. a Basic auth header) too; 1-2 character values are
+  not secrets in any useful sense and are left alone (masking every "a" would garble all text);
+- data a run hands out (extracted output, the run's output and verdict) is scrubbed with
+  `fragments=True` as well: any 4-character run of a secret of 4+ characters is masked, so a
+  secret read out in pieces by several extracts does not leave in pieces of 4 or more.
 
-Trade-off, on purpose: fragment masking also hits ordinary text that shares 4 characters with a
-secret (the secret "Summer2024!" masks "2024" in a date, "demo-password" masks "word"). Text may
-come out with a few "••••" too many; a secret never comes out in pieces of 4 or more.
+Fragments are masked only in outputs, on purpose: fragment masking also hits ordinary text that
+shares 4 characters with a secret ("demo-password" masks "word"), which would garble the model's
+thoughts, risk reasons and step names for every run. The first defence against reading a secret
+out is that `extract` refuses fields holding a vault value or a password.
 """
 
 from __future__ import annotations
@@ -94,9 +96,9 @@ class Scrubber:
     def __bool__(self) -> bool:
         return bool(self._whole)
 
-    def _covered(self, text: str) -> bytearray:
+    def _covered(self, text: str, fragments: bool) -> bytearray:
         covered = bytearray(len(text))
-        if self._grams:
+        if fragments and self._grams:
             for i in range(len(text) - FRAGMENT + 1):
                 if text[i:i + FRAGMENT] in self._grams:
                     covered[i:i + FRAGMENT] = b"\1" * FRAGMENT
@@ -111,11 +113,12 @@ class Scrubber:
                 at = text.find(needle, at + 1)
         return covered
 
-    def scrub(self, text: str) -> str:
-        """text with every leaked secret, fragment or encoded form replaced by one MASK per run."""
+    def scrub(self, text: str, *, fragments: bool = False) -> str:
+        """text with every leaked secret or encoded form (and, with `fragments`, every fragment)
+        replaced by one MASK per run."""
         if not self._whole or not text:
             return text
-        covered = self._covered(text)
+        covered = self._covered(text, fragments)
         if not any(covered):
             return text
         out, i = [], 0
@@ -129,14 +132,14 @@ class Scrubber:
                 i += 1
         return "".join(out)
 
-    def scrub_data(self, value: Any) -> Any:
+    def scrub_data(self, value: Any, *, fragments: bool = False) -> Any:
         """A copy of a JSON-like value with every string value scrubbed."""
         if isinstance(value, str):
-            return self.scrub(value)
+            return self.scrub(value, fragments=fragments)
         if isinstance(value, dict):  # keys are the runtime's own names ("passed", "url"), not page text
-            return {k: self.scrub_data(v) for k, v in value.items()}
+            return {k: self.scrub_data(v, fragments=fragments) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
-            return [self.scrub_data(v) for v in value]
+            return [self.scrub_data(v, fragments=fragments) for v in value]
         return value
 
     def holds_whole(self, text: str) -> bool:
@@ -206,13 +209,13 @@ class SecretBox:
             self._scrubber = (key, Scrubber(key[0], public=key[1]))
         return self._scrubber[1]
 
-    def scrub(self, text: str) -> str:
-        """Remove any secret value (or fragment or encoded form) from text before it leaves."""
-        return self.scrubber.scrub(text)
+    def scrub(self, text: str, *, fragments: bool = False) -> str:
+        """Remove any secret value or encoded form (with `fragments`: any fragment) from text before it leaves."""
+        return self.scrubber.scrub(text, fragments=fragments)
 
-    def scrub_data(self, value: Any) -> Any:
+    def scrub_data(self, value: Any, *, fragments: bool = False) -> Any:
         """A copy of a JSON-like value (output, verdict, action) with every string scrubbed."""
-        return self.scrubber.scrub_data(value)
+        return self.scrubber.scrub_data(value, fragments=fragments)
 
     def holds_secret(self, text: str) -> bool:
         """True if text holds a whole secret value (or an encoded form of one)."""

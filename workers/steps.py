@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
 PARAM_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-SECRET_RE = re.compile(r"\{\{\s*credentials\.([A-Za-z0-9_-]+)\.([A-Za-z_]+)\s*\}\}")
+SECRET_RE = re.compile(r"\{\{\s*credentials\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\s*\}\}")
 
 TARGET_ROLES = Literal[
     "button", "link", "textbox", "checkbox", "radio", "combobox", "listbox", "option", "tab",

@@ -204,8 +204,7 @@ def test_an_agent_step_signs_in_from_the_models_answers(browser, fake, layout):
     turns = recorder.agent_records
     assert all(r.status == "succeeded" and r.name == "Sign in" for r in turns)
     assert turns[0].thought == "The sign-in form is open. Focus the username field."
-    # "password" shares 4+ characters with the vault's "demo-password": scrubbed (issue 9, documented trade-off).
-    assert turns[2].thought == "Now the •••• field."
+    assert turns[2].thought == "Now the password field."
     assert turns[0].action["actions"] == [{"type": "Click", "point": list(layout["Username"])}]
     assert turns[0].grounding == {"mapped": [pixels(layout["Username"])], "viewport": {"width": 1280, "height": 800}}
     assert turns[4].grounding["mapped"] == [pixels(layout["Sign in"])]
@@ -324,12 +323,12 @@ def test_call_user_asks_the_recorder_and_the_wait_is_not_counted_against_the_ste
 
 def test_a_wait_for_the_user_longer_than_the_runs_time_limit_does_not_time_the_run_out(browser, fake):
     fake.script(*call_user_script())
-    recorder = Recorder(answer="Use the visitor account", wait_s=2.0)
-    spec = spec_for(browser, [{"kind": "agent", "goal": "Sign in"}], limits={"max_seconds": 1.5})
+    recorder = Recorder(answer="Use the visitor account", wait_s=4.0)
+    spec = spec_for(browser, [{"kind": "agent", "goal": "Sign in"}], limits={"max_seconds": 3})
     result, recorder, took = run_agent(browser, fake, spec, recorder=recorder)
 
     assert result.status == "succeeded", result.reason
-    assert took > 2.0
+    assert took > 4.0
     assert result.output == {"result": "the visitor account"}
 
 
@@ -362,13 +361,14 @@ def test_an_agent_repeating_the_same_click_is_stopped_as_stuck(browser, fake):
 
 def test_an_agent_step_past_its_time_budget_fails(browser, fake):
     fake.default = Reply(content="Still looking.</think>\n<action>GetUrl()</action>", delay_s=0.4)
-    spec = spec_for(browser, [{"kind": "agent", "goal": "Look around", "timeout_s": 1, "max_actions": 50}])
+    spec = spec_for(browser, [{"kind": "agent", "goal": "Look around", "timeout_s": 3, "max_actions": 50,
+                                "repeat_limit": 50}])
     result, _, took = run_agent(browser, fake, spec)
 
     assert result.status == "failed"
-    assert "agent step ran out of its time budget (1s)" in result.reason
-    assert 2 <= len(fake.requests) <= 4
-    assert took < 5
+    assert "agent step ran out of its time budget (3s)" in result.reason
+    assert 2 <= len(fake.requests) <= 8  # 0.4 s a turn: the budget, not max_actions, stopped it
+    assert took < 10
 
 
 def test_a_model_server_that_keeps_failing_fails_the_step_naming_it(browser, fake):

@@ -43,13 +43,16 @@ def box(*fields: tuple[str, str]) -> SecretBox:
 # --- the scrubber --------------------------------------------------------------------------------
 
 
-def test_it_scrubs_the_whole_value_and_every_fragment_of_four_or_more():
+def test_it_scrubs_the_whole_value_everywhere_and_every_fragment_of_four_or_more_in_outputs():
     secrets = box(("password", PASSWORD))
-    # Reproduction 2(b): `^(.)` and `^.(.*)$` split the secret in two; the long part is masked.
-    assert secrets.scrub("emo-password") == MASK
-    assert PASSWORD[3:9] not in secrets.scrub(f"x {PASSWORD[3:9]} y")
+    # Reproduction 2(b): `^(.)` and `^.(.*)$` split the secret in two; in outputs the long part is masked.
+    assert secrets.scrub("emo-password", fragments=True) == MASK
+    assert secrets.scrub_data({"b": "emo-password"}, fragments=True) == {"b": MASK}
+    assert PASSWORD[3:9] not in secrets.scrub(f"x {PASSWORD[3:9]} y", fragments=True)
     assert secrets.scrub(f"Signed in with {PASSWORD}.") == f"Signed in with {MASK}."
     assert secrets.scrub("nothing to see") == "nothing to see"
+    # Ordinary text (thoughts, risk reasons, step names) keeps words it shares with a secret.
+    assert secrets.scrub("Now the password field.") == "Now the password field."
 
 
 def test_it_scrubs_url_encoded_and_base64_forms():
@@ -65,8 +68,8 @@ def test_it_scrubs_url_encoded_and_base64_forms():
 def test_short_secrets_are_scrubbed_whole_only_and_placeholders_stay_readable():
     secrets = box(("pin", "735"), ("code", "x9"))
     assert secrets.scrub("pin 735, 73, x9") == f"pin {MASK}, 73, x9"
-    # The placeholder names the field "password" and stays; ordinary text pays the documented price.
-    assert box(("password", PASSWORD)).scrub("{{credentials.acme.password}} wordy") == \
+    # The placeholder names the field "password" and stays; output text pays the documented price.
+    assert box(("password", PASSWORD)).scrub("{{credentials.acme.password}} wordy", fragments=True) == \
         f"{{{{credentials.acme.password}}}} {MASK}y"
     assert box(("password", PASSWORD)).scrub_data({"a": [PASSWORD, 3], "b": {"c": PASSWORD}}) == \
         {"a": [MASK, 3], "b": {"c": MASK}}

@@ -102,7 +102,8 @@ class DjangoRecorder:
 
     def _save_step(self, record: StepRecord) -> Step:
         clean = self.secrets.scrub_data  # the same fields as the runtime scrubs (`workers.runner._scrub_record`)
-        record.grounding, record.output, record.model = clean(record.grounding), clean(record.output), clean(record.model)
+        record.grounding, record.model = clean(record.grounding), clean(record.model)
+        record.output = self.secrets.scrub_data(record.output, fragments=True)  # data read from the page
         record.error, record.url, record.thought = clean(record.error), clean(record.url), clean(record.thought)
         if record.kind == "agent":
             record.action = clean(record.action)
@@ -327,4 +328,5 @@ def run_execute(*, run_id: int) -> None:
                    reason=secrets.scrub(f"internal error: {type(exc).__name__}: {exc}"))
         return
     run_finish(run_id=run_id, status=result.status, reason=secrets.scrub(result.reason),
-               output=secrets.scrub_data(result.output), verdict=secrets.scrub_data(result.verdict))
+               output=secrets.scrub_data(result.output, fragments=True),
+               verdict=secrets.scrub_data(result.verdict, fragments=True))

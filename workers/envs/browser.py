@@ -34,6 +34,11 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
     "--disable-quic",
+    # Chromium's own calls home (form autofill hints, translation, hints) go through the egress
+    # guard like any request and would be refused; do not make them at all.
+    "--disable-features=AutofillServerCommunication,OptimizationHints,Translate,MediaRouter",
+    "--disable-domain-reliability",
+    "--disable-client-side-phishing-detection",
 ]
 VIEWPORT = {"width": 1280, "height": 800}
 JPEG_QUALITY = 80
