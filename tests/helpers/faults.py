@@ -146,6 +146,20 @@ def restart_redis(url: str, *, down_s: float = 2.0) -> None:
                     "--daemonize", "yes", "--logfile", f"/tmp/venus-redis-{port}.log"], check=True,
                    stdout=subprocess.DEVNULL)
     wait_until(lambda: _pings(client), timeout=10, what="redis back")
+    _forget_broker_connections()
+
+
+def _forget_broker_connections() -> None:
+    """This process's pooled broker connections died with Redis: open new ones from here on."""
+    from kombu import pools
+
+    from venus_rpa.celery import app
+
+    pools.reset()
+    if app._pool is not None:
+        app._pool.force_close_all()
+        app._pool = None
+    app.amqp._producer_pool = None
 
 
 def _pings(client) -> bool:

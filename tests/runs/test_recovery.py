@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -89,15 +90,13 @@ def test_a_run_whose_message_keeps_vanishing_ends_failed_with_the_reason(automat
 
 
 def test_a_message_taken_by_a_dead_worker_is_sent_again_and_the_parked_one_dropped(automation, empty_broker):
-    from venus_rpa.celery import app
     from venus_rpa.runs.recovery import broker_messages, runs_sweep
 
     run = queued_run(automation, enqueued_at=ago(60))
-    with app.connection_for_write() as conn:  # a worker takes the message and dies before starting it
-        channel = conn.default_channel
-        message = channel.basic_get("agent", no_ack=False)
-        assert message is not None
-        empty_broker.zadd(channel.unacked_index_key, {message.delivery_tag: timezone.now().timestamp() - 60})
+    # A worker took the message (kombu moves it to `unacked`, stamped) and was killed before starting it.
+    raw = empty_broker.rpop("agent")
+    empty_broker.hset("unacked", "tag-1", json.dumps([json.loads(raw), "agent", "agent"]))
+    empty_broker.zadd("unacked_index", {"tag-1": timezone.now().timestamp() - 60})
     assert runs_sweep()["resent"] == [run.pk]
     runs_sweep()  # the old message now belongs to no run that waits for it
     assert [m.task_id for m in broker_messages()] == [f"run-{run.pk}-2"]
@@ -127,8 +126,6 @@ def test_a_lost_run_resumes_after_its_last_done_action(automation, django_captur
 
     run = running_run(automation)
     state = {"cookies": [{"name": "sid", "value": "s3cret", "domain": "shop.example.com", "path": "/"}], "origins": []}
-    import json
-
     RunAction.objects.create(run=run, position=1, name="Pay now", kind="click", status=ActionStatus.DONE,
                              url_before="https://shop.example.com/", url_after="https://shop.example.com/paid",
                              session=encrypt_fields({"data": json.dumps({"state": state, "output": {"a": 1}})}),

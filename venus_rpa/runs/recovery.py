@@ -73,6 +73,20 @@ def broker_messages(queues: tuple[str, ...] = ("agent", "default")) -> list[Brok
         return None
 
 
+def live_workers_task_ids() -> set[str]:
+    """Ids of the tasks live workers have reserved or are running (a broadcast; empty if none answer)."""
+    from venus_rpa.celery import app
+
+    ids: set[str] = set()
+    try:
+        inspect = app.control.inspect(timeout=1.0)
+        for answer in (inspect.reserved() or {}, inspect.active() or {}):
+            ids.update(task["id"] for tasks in answer.values() for task in tasks)
+    except Exception:
+        log.warning("could not ask the workers what they hold", exc_info=True)
+    return ids
+
+
 def _task_id(payload: dict) -> str:
     return str((payload.get("headers") or {}).get("id") or (payload.get("properties") or {}).get("correlation_id") or "")
 
@@ -110,10 +124,13 @@ def _sweep_queued(messages: list[BrokerMessage]) -> tuple[list[int], list[int]]:
     cutoff = timezone.now() - timedelta(seconds=grace)
     waiting = {m.task_id for m in messages if not m.delivery_tag}
     taken = {m.task_id for m in messages if m.delivery_tag and m.taken_at > time.time() - grace}
+    held_long = {m.task_id for m in messages if m.delivery_tag} - taken
     resent, abandoned = [], []
-    stranded = Run.objects.filter(Q(enqueued_at__lt=cutoff) | Q(enqueued_at__isnull=True, created_at__lt=cutoff),
-                                  status=RunStatus.QUEUED)
-    for run in stranded.only("pk", "task_id", "enqueue_count"):
+    stranded = list(Run.objects.filter(Q(enqueued_at__lt=cutoff) | Q(enqueued_at__isnull=True, created_at__lt=cutoff),
+                                       status=RunStatus.QUEUED).only("pk", "task_id", "enqueue_count"))
+    if any(run.task_id in held_long for run in stranded):
+        taken |= held_long & live_workers_task_ids()  # a live worker may hold a message until a thread frees
+    for run in stranded:
         if run.task_id and (run.task_id in waiting or run.task_id in taken):
             continue
         if run.enqueue_count >= settings.VENUS_REQUEUE_MAX:
