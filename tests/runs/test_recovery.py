@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone
 
 from venus_rpa.runs.models import ActionStatus, Run, RunAction, RunStatus
+from tests.helpers.worker import celery_worker
 
 pytestmark = pytest.mark.django_db
 
@@ -89,7 +90,7 @@ def test_a_run_whose_message_keeps_vanishing_ends_failed_with_the_reason(automat
     assert run.status == "failed" and "its task was lost 3 times" in run.status_reason and run.finished_at
 
 
-def test_a_message_taken_by_a_dead_worker_is_sent_again_and_the_parked_one_dropped(automation, empty_broker):
+def test_a_message_taken_by_a_dead_worker_is_sent_again_and_the_parked_one_dropped(automation, empty_broker, tmp_path):
     from venus_rpa.runs.recovery import broker_messages, runs_sweep
 
     run = queued_run(automation, enqueued_at=ago(60))
@@ -97,9 +98,12 @@ def test_a_message_taken_by_a_dead_worker_is_sent_again_and_the_parked_one_dropp
     raw = empty_broker.rpop("agent")
     empty_broker.hset("unacked", "tag-1", json.dumps([json.loads(raw), "agent", "agent"]))
     empty_broker.zadd("unacked_index", {"tag-1": timezone.now().timestamp() - 60})
-    assert runs_sweep()["resent"] == [run.pk]
-    runs_sweep()  # the old message now belongs to no run that waits for it
-    assert [m.task_id for m in broker_messages()] == [f"run-{run.pk}-2"]
+    assert runs_sweep()["resent"] == []  # no live worker answers: it may still hold it; wait
+    with celery_worker(queues="idle", name="idle", log_path=tmp_path / "idle.log"):  # a live worker that holds nothing
+        assert runs_sweep()["resent"] == [run.pk]
+    run.refresh_from_db()
+    assert run.enqueue_count == 1  # a duplicate is harmless and never counts towards giving up
+    assert [m.task_id for m in broker_messages()] == [run.task_id] != [f"run-{run.pk}-1"]  # the old one dropped
 
 
 def running_run(automation, *, attempt: int = 1) -> Run:

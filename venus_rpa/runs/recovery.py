@@ -73,18 +73,26 @@ def broker_messages(queues: tuple[str, ...] = ("agent", "default")) -> list[Brok
         return None
 
 
-def live_workers_task_ids() -> set[str]:
-    """Ids of the tasks live workers have reserved or are running (a broadcast; empty if none answer)."""
+@dataclass(frozen=True)
+class Held:
+    answered: bool  # at least one live worker answered
+    ids: frozenset[str]
+
+
+def live_workers_task_ids() -> Held:
+    """The tasks live workers have reserved or are running (one broadcast)."""
     from venus_rpa.celery import app
 
     ids: set[str] = set()
+    answered = False
     try:
-        inspect = app.control.inspect(timeout=1.0)
-        for answer in (inspect.reserved() or {}, inspect.active() or {}):
-            ids.update(task["id"] for tasks in answer.values() for task in tasks)
+        inspect = app.control.inspect(timeout=2.0)
+        for answer in (inspect.reserved(), inspect.active()):
+            answered = answered or bool(answer)
+            ids.update(task["id"] for tasks in (answer or {}).values() for task in tasks)
     except Exception:
         log.warning("could not ask the workers what they hold", exc_info=True)
-    return ids
+    return Held(answered, frozenset(ids))
 
 
 def _task_id(payload: dict) -> str:
@@ -123,15 +131,24 @@ def _sweep_queued(messages: list[BrokerMessage]) -> tuple[list[int], list[int]]:
     grace = settings.VENUS_QUEUED_STALE_SECONDS
     cutoff = timezone.now() - timedelta(seconds=grace)
     waiting = {m.task_id for m in messages if not m.delivery_tag}
-    taken = {m.task_id for m in messages if m.delivery_tag and m.taken_at > time.time() - grace}
-    held_long = {m.task_id for m in messages if m.delivery_tag} - taken
+    taken = {m.task_id for m in messages if m.delivery_tag}
+    held_long = {m.task_id for m in messages if m.delivery_tag and m.taken_at < time.time() - grace}
     resent, abandoned = [], []
     stranded = list(Run.objects.filter(Q(enqueued_at__lt=cutoff) | Q(enqueued_at__isnull=True, created_at__lt=cutoff),
                                        status=RunStatus.QUEUED).only("pk", "task_id", "enqueue_count"))
-    if any(run.task_id in held_long for run in stranded):
-        taken |= held_long & live_workers_task_ids()  # a live worker may hold a message until a thread frees
+    held = None
     for run in stranded:
-        if run.task_id and (run.task_id in waiting or run.task_id in taken):
+        if run.task_id in waiting:
+            continue
+        if run.task_id in taken:
+            # Taken long ago and still queued: its worker may have died, or may hold it until a
+            # thread frees. Re-send only when the live workers answer and none holds it; a
+            # duplicate is harmless, so this never counts towards giving up.
+            if run.task_id not in held_long:
+                continue
+            held = live_workers_task_ids() if held is None else held
+            if held.answered and run.task_id not in held.ids and run_enqueue(run_id=run.pk, count=False):
+                resent.append(run.pk)
             continue
         if run.enqueue_count >= settings.VENUS_REQUEUE_MAX:
             reason = (f"its task was lost {run.enqueue_count} times (a broker restart or a lost message) "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import socket
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -77,17 +78,18 @@ def _enqueue(run_id: int) -> None:
     run_enqueue(run_id=run_id)
 
 
-def run_enqueue(*, run_id: int) -> bool:
+def run_enqueue(*, run_id: int, count: bool = True) -> bool:
     """Send the run's task (a new message id each time). False if the broker was unreachable:
-    the run stays queued and the sweep tries again."""
+    the run stays queued and the sweep tries again. `count`: the send counts towards the
+    sweep's VENUS_REQUEUE_MAX (not when the earlier message may still exist)."""
     from venus_rpa.runs.tasks import run_execute_task  # a local import: tasks imports this module
 
     updated = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
-        enqueue_count=F("enqueue_count") + 1, enqueued_at=timezone.now())
+        enqueue_count=F("enqueue_count") + int(count), enqueued_at=timezone.now())
     if not updated:
         return False
-    count = Run.objects.filter(pk=run_id).values_list("enqueue_count", flat=True).get()
-    task_id = f"run-{run_id}-{count}"
+    sent = Run.objects.filter(pk=run_id).values_list("enqueue_count", flat=True).get()
+    task_id = f"run-{run_id}-{sent}" + ("" if count else f"-{int(time.time() * 1000) % 100000}")
     Run.objects.filter(pk=run_id).update(task_id=task_id)
     try:
         run_execute_task.apply_async(args=[run_id], task_id=task_id, retry=True,
