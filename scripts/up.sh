@@ -3,6 +3,7 @@
 #   Redis 127.0.0.1:6379 (unless REDIS_URL is set) · web (ASGI) 127.0.0.1:8000 · practice site
 #   127.0.0.1:8001 · Celery agent + default workers · beat · Flower 127.0.0.1:5555 (password:
 #   FLOWER_BASIC_AUTH=user:password, else one generated into .local/flower_basic_auth)
+# A component that dies is restarted (see supervise below); Redis keeps its data in .local/redis (AOF).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -14,33 +15,40 @@ export VENUS_PRACTICE_URL="${VENUS_PRACTICE_URL:-http://127.0.0.1:$PRACTICE_PORT
 # the one local exception.
 export VENUS_EGRESS_ALLOW_PRIVATE="${VENUS_EGRESS_ALLOW_PRIVATE:-127.0.0.1:$PRACTICE_PORT}"
 
+# Every component runs under a small supervisor (scripts/supervise.sh): restarted with a log
+# line whenever it exits on its own.
 pids=()
 stop() {
   trap - INT TERM EXIT
   echo; echo "==> stopping"
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for _ in $(seq 50); do
+  for _ in $(seq 100); do
     alive=0; for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
     [ $alive = 0 ] && break; sleep 0.2
   done
-  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do pkill -KILL -P "$pid" 2>/dev/null; kill -KILL "$pid" 2>/dev/null || true; done
   echo "==> stopped"
 }
-interrupted=""
-trap 'interrupted=1' INT TERM
+trap 'stop; exit 0' INT TERM
 trap stop EXIT
+
+. scripts/supervise.sh
 
 start() {  # name, command...
   local name=$1; shift
-  "$@" > ".local/logs/$name.log" 2>&1 &
+  : > ".local/logs/$name.log"
+  supervise "$name" "$@" &
   pids+=($!)
-  echo "    $name (pid $!, log .local/logs/$name.log)"
+  echo "    $name (supervised, log .local/logs/$name.log)"
 }
 
 if [ -z "${REDIS_URL:-}" ]; then
   export REDIS_URL="redis://127.0.0.1:6379/0"
   if ! redis-cli -p 6379 ping >/dev/null 2>&1; then
-    start redis redis-server --port 6379 --bind 127.0.0.1 --save '' --appendonly no
+    # AOF persistence: queued runs' messages and live state survive a Redis restart.
+    mkdir -p .local/redis
+    start redis redis-server --port 6379 --bind 127.0.0.1 --dir "$PWD/.local/redis" --appendonly yes \
+      --appendfsync everysec --save ''
     for _ in $(seq 50); do redis-cli -p 6379 ping >/dev/null 2>&1 && break; sleep 0.1; done
   fi
 fi
@@ -82,10 +90,5 @@ Venus RPA is up:
 Try:  .venv/bin/python manage.py run_automation demo-expense --wait
 Ctrl-C stops everything.
 MSG
-# Exit (and stop the rest) as soon as any component dies.
-wait -n "${pids[@]}" || true
-if [ -z "$interrupted" ]; then
-  echo "==> a component exited; see .local/logs/"
-  exit 1
-fi
-exit 0
+# The supervisors keep every component up; this waits until Ctrl-C (or TERM) stops them all.
+while true; do sleep 3600 & wait $! || true; done

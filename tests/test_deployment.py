@@ -150,3 +150,10 @@ def test_web_is_served_with_https_settings_and_without_debug():
     web = _resolved_config()["services"]["web"]["environment"]
     assert web["VENUS_HTTPS"] == "1"
     assert web["DJANGO_DEBUG"] == "false"
+
+
+def test_redis_keeps_its_data_across_restarts():
+    redis = _resolved_config()["services"]["redis"]
+    assert _flag_value(_command_args(redis), "--appendonly") == "yes"
+    assert any("redisdata" in str(v) and "/data" in str(v) for v in redis["volumes"])
+    assert redis["restart"] == "unless-stopped"

@@ -11,6 +11,9 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from redis.asyncio.retry import Retry as RedisRetry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
 from cryptography.fernet import Fernet
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
@@ -192,10 +195,19 @@ AXES_VERBOSE = False
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 
+# The channel layer's connections outlive a Redis restart: a command on a connection Redis closed
+# reconnects and is retried (with backoff, about 3 s in all) instead of failing once per pooled
+# connection, and idle connections are health-checked before use.
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL]},
+        "CONFIG": {"hosts": [{
+            "address": REDIS_URL,
+            "retry": RedisRetry(ExponentialBackoff(cap=1.0, base=0.05), 6),
+            "retry_on_error": [RedisConnectionError, RedisTimeoutError, OSError],
+            "health_check_interval": 10,
+            "socket_keepalive": True,
+        }]},
     }
 }
 
@@ -236,12 +248,22 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ROUTES = {"venus_rpa.runs.tasks.run_execute_task": {"queue": "agent"}}
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# A message a worker took and never acknowledged (the worker was killed) goes back to its queue
+# after this long. Kept short: a redelivered message of a run still in progress is a no-op
+# (run_claim), and the runs sweep re-sends or drops a dead worker's messages sooner
+# (VENUS_QUEUED_STALE_SECONDS); the hour Celery suggests would park them that long.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("VENUS_BROKER_VISIBILITY_TIMEOUT", 600)}
 
 # Runs
 VENUS_HEARTBEAT_SECONDS = env_float("VENUS_HEARTBEAT_SECONDS", 5.0)
 VENUS_HEARTBEAT_STALE_SECONDS = env_float("VENUS_HEARTBEAT_STALE_SECONDS", 60.0)
 VENUS_SWEEP_SECONDS = env_float("VENUS_SWEEP_SECONDS", 30.0)
+# Recovery (venus_rpa.runs.recovery): a queued run whose broker message has been gone this long
+# is sent again, at most VENUS_REQUEUE_MAX times in all; a run whose worker was lost is retried
+# (after its last journaled action) until it has run VENUS_RUN_MAX_ATTEMPTS times.
+VENUS_QUEUED_STALE_SECONDS = env_float("VENUS_QUEUED_STALE_SECONDS", 60.0)
+VENUS_REQUEUE_MAX = env_int("VENUS_REQUEUE_MAX", 3)
+VENUS_RUN_MAX_ATTEMPTS = env_int("VENUS_RUN_MAX_ATTEMPTS", 2)
 VENUS_CHROMIUM_PATH = env_str("VENUS_CHROMIUM_PATH", "/usr/bin/chromium")
 VENUS_HEADLESS = env_bool("VENUS_HEADLESS", True)
 VENUS_PRACTICE_URL = env_str("VENUS_PRACTICE_URL", "http://127.0.0.1:8001")

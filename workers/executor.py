@@ -13,6 +13,7 @@ hand back an edited step and a re-grounded target. Its verdict lands in `groundi
 from __future__ import annotations
 
 from urllib.parse import urljoin
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,7 @@ from workers.envs.masking import MASK_ATTR
 from workers.errors import StepError
 from workers.gates.guard import ActionGuard, ActionSkipped
 from workers.grounding import Grounded, locate, locate_all
+from workers.journal import JOURNALED_KINDS
 
 
 @dataclass
@@ -53,6 +55,9 @@ class ExplicitExecutor:
         self.grounder = grounder
         self.guard = guard
         self._risk: dict[str, Any] | None = None
+        # Awaited with (step, risk) once a click or press is cleared, right before it acts: the
+        # runner journals its intent there (workers.journal).
+        self.before_act: Callable[[Any, dict[str, Any]], Awaitable[None]] | None = None
 
     async def run(self, step) -> StepOutcome:
         handler = getattr(self, f"_{step.kind}", None)
@@ -92,14 +97,16 @@ class ExplicitExecutor:
         """Ground the step's target and let the safety gate clear it: (step, target), where the
         step may be a reviewer's edit and the target is re-grounded after any wait."""
         found = await self._ground(step, purpose, model=model) if target else None
-        if self.guard is None:
-            return step, found
-        checked = await self.guard.check_step(
-            self.env, step, found, reground=lambda s: self._ground(s, purpose, model=model) if target else _none())
-        self._risk = checked.risk
-        if isinstance(checked.target, Grounded) and checked.target.box is None:
-            checked.target.box = checked.box
-        return checked.step, checked.target
+        if self.guard is not None:
+            checked = await self.guard.check_step(
+                self.env, step, found, reground=lambda s: self._ground(s, purpose, model=model) if target else _none())
+            self._risk = checked.risk
+            if isinstance(checked.target, Grounded) and checked.target.box is None:
+                checked.target.box = checked.box
+            step, found = checked.step, checked.target
+        if self.before_act is not None and step.kind in JOURNALED_KINDS:
+            await self.before_act(step, self._risk or {})
+        return step, found
 
     async def _goto(self, step: S.GotoStep) -> StepOutcome:
         if self.guard is not None:  # the gate judges the address that will be opened

@@ -6,6 +6,12 @@ Contract with the caller (the Celery task wires it to the database):
 - `RunRecorder.heartbeat` is called every `heartbeat_s`; returning False means "cancel".
 - `Runner.run` always returns a `RunResult` with a terminal status and a reason; it raises
   only if the caller's own recorder fails.
+- Completion is atomic with the last step: the records of the final step onward are held and
+  handed over with the result in one `RunRecorder.finish` call (when the recorder has one), so a
+  worker lost after the work is done cannot leave the run unfinished with its output lost.
+- Actions that change the world (explicit click/press) are journaled before and after they run
+  through the recorder's `action_intent` / `action_done` (`workers.journal`); `Runner.run(...,
+  resume=...)` continues a retried run after its last done action.
 - With a `SafetyGate` (the worker always installs one), every acting explicit step and every
   UI-Venus action is classified on the live page before it runs (`workers.gates.guard`); the
   verdict is in the step record's `grounding["risk"]`, reviews go through the recorder's
@@ -29,6 +35,7 @@ from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.executor import ExplicitExecutor
 from workers.gates.guard import ActionGuard, GateRefused, SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
+from workers.journal import ActionEntry, Resume
 from workers.secrets import SecretBox, scrubbing_logs
 
 log = logging.getLogger(__name__)
@@ -90,13 +97,20 @@ class RunRecorder(Protocol):
         """Add facts for the reviewer to a pending review (e.g. the browser session was released)."""
         ...
 
+    # Optional: `finish(records, result)` stores the held final records and the run's terminal
+    # state in one transaction; `action_intent` / `action_done` journal actions (workers.journal).
+
 
 class _RecordPipe:
-    """Delivers step records to the recorder in order, off the loop's critical path."""
+    """Delivers step records to the recorder in order, off the loop's critical path. Once
+    `hold` is set (the final step is about to run), records are kept back and delivered with the
+    run's result in one `finish` call, when the recorder has one."""
 
     def __init__(self, recorder: RunRecorder) -> None:
         self.recorder = recorder
         self.queue: asyncio.Queue[StepRecord | None] = asyncio.Queue()
+        self.held: list[StepRecord] = []
+        self.hold = False
         self.task = asyncio.create_task(self._drain())
 
     async def _drain(self) -> None:
@@ -104,11 +118,19 @@ class _RecordPipe:
             await self.recorder.record_step(record)
 
     def put(self, record: StepRecord) -> None:
-        self.queue.put_nowait(record)
+        if self.hold and hasattr(self.recorder, "finish"):
+            self.held.append(record)
+        else:
+            self.queue.put_nowait(record)
 
-    async def close(self) -> None:
+    async def close(self, result: "RunResult | None" = None) -> None:
         self.queue.put_nowait(None)
         await self.task
+        if result is not None and hasattr(self.recorder, "finish"):
+            await self.recorder.finish(self.held, result)
+        else:
+            for record in self.held:
+                await self.recorder.record_step(record)
 
 
 def _scrub_output(value: Any, secrets: SecretBox) -> Any:
@@ -171,6 +193,10 @@ class _Run:
     captchas_solved: set[str] = field(default_factory=set)
     guard: ActionGuard | None = None
     page_steps: list = field(default_factory=list)  # explicit steps done on the current page (CAPTCHA replay, refill)
+    output: dict[str, Any] = field(default_factory=dict)
+    positions: dict[int, int] = field(default_factory=dict)  # id(step) -> its place in the step list
+    acting: ActionEntry | None = None  # the journaled action of the step in progress
+    current_step: Any = None  # the explicit step in progress, as listed in the automation
 
     def emit(self, record: StepRecord) -> StepRecord:
         record.index = self.next_index
@@ -210,20 +236,22 @@ class Runner:
         self.safety = safety
 
     async def run(self, spec: S.AutomationSpec, *, params: dict[str, Any], secrets: SecretBox,
-                  recorder: RunRecorder) -> RunResult:
+                  recorder: RunRecorder, resume: Resume | None = None) -> RunResult:
+        """`resume`: continue a retried run after its last done action (workers.journal)."""
         try:
             self._preflight(spec)
         except ConfigurationError as exc:
             return RunResult("failed", str(exc))
         secrets.default_domains = list(spec.allowed_domains)
         with scrubbing_logs(secrets):
-            return await self._run(spec, params, secrets, recorder)
+            return await self._run(spec, params, secrets, recorder, resume)
 
     async def _run(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
-                   recorder: RunRecorder) -> RunResult:
+                   recorder: RunRecorder, resume: Resume | None) -> RunResult:
         run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock())
-        work = asyncio.create_task(self._run_steps(run))
+        work = asyncio.create_task(self._run_steps(run, resume))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
+        result: RunResult | None = None
         try:
             async with asyncio.timeout(spec.limits.max_seconds) as run.clock.timeout:
                 result = await work
@@ -236,10 +264,11 @@ class Runner:
             result = RunResult("timed_out", f"run exceeded its time limit of {spec.limits.max_seconds:g}s")
         finally:
             beat.cancel()
-            await run.pipe.close()
-        result.reason = secrets.scrub(result.reason)
-        result.output = secrets.scrub_data(result.output, fragments=True)
-        result.verdict = secrets.scrub_data(result.verdict, fragments=True)
+            if result is not None:
+                result.reason = secrets.scrub(result.reason)
+                result.output = secrets.scrub_data(result.output, fragments=True)
+                result.verdict = secrets.scrub_data(result.verdict, fragments=True)
+            await run.pipe.close(result)
         return result
 
     def _preflight(self, spec: S.AutomationSpec) -> None:
@@ -261,10 +290,11 @@ class Runner:
                 return False
         return True
 
-    async def _run_steps(self, run: _Run) -> RunResult:
+    async def _run_steps(self, run: _Run, resume: Resume | None = None) -> RunResult:
         spec = run.spec
-        run.env = env = await self.host.new_environment(allowed_domains=spec.allowed_domains, secrets=run.secrets)
-        output: dict[str, Any] = {}
+        run.env = env = await self.host.new_environment(allowed_domains=spec.allowed_domains, secrets=run.secrets,
+                                                        storage_state=resume.storage_state if resume else None)
+        output: dict[str, Any] = run.output
         try:
             if self.safety is not None:
                 run.guard = self.safety.for_run(spec=spec, secrets=run.secrets, reviews=run.recorder, host=self.host,
@@ -276,7 +306,19 @@ class Runner:
             steps: list = list(spec.steps)
             if spec.start_url:
                 steps.insert(0, S.GotoStep(url=spec.start_url, name="Open the start URL"))
+            run.positions = {id(step): position for position, step in enumerate(steps)}
+            executor.before_act = lambda step, risk: self._intend(run, step, risk)
+            first = 0
+            if resume is not None:  # after the last done action, in its session, never before it
+                first, run.next_index = resume.position, resume.next_index
+                output.update(resume.output)
+                if resume.url:
+                    await env.goto(resume.url)
             for position, step in enumerate(steps):
+                if position < first:
+                    continue
+                if position == len(steps) - 1:  # the last step's record and the result land together
+                    run.pipe.hold = True
                 if position:  # the gate looks at every page the run has opened
                     await self._gate_and_replay(run, executor, run.page_steps, output)
                 if isinstance(step, S.AgentStep):
@@ -294,6 +336,7 @@ class Runner:
             await env.close()
 
     async def _explicit(self, run: _Run, executor: ExplicitExecutor, step, output: dict[str, Any]) -> None:
+        run.acting, run.current_step = None, step
         record = run.emit(await self._one_step(step, run, executor))
         output.update(record.output)
         if record.status == "failed":
@@ -423,6 +466,7 @@ class Runner:
             record.status, record.error = "failed", secrets.scrub(str(exc))
             if isinstance(exc, GateRefused):
                 record.grounding = {"risk": exc.risk}
+        await self._acted(run, record)
         t1 = time.perf_counter()
         try:
             observation = await env.observe()
@@ -434,6 +478,32 @@ class Runner:
         waited = record.grounding.get("risk", {}).get("review", {}).get("waited_ms", 0)  # a person's time is not act time
         record.act_ms, record.observe_ms = max((t1 - t0) * 1000 - waited, 0), (t2 - t1) * 1000
         return record
+
+    async def _intend(self, run: _Run, step, risk: dict[str, Any]) -> None:
+        """Journal the intent of a cleared click/press right before it acts (see workers.journal)."""
+        intent = getattr(run.recorder, "action_intent", None)
+        position = run.positions.get(id(run.current_step), -1)
+        if intent is None or position < 0:
+            return
+        run.acting = ActionEntry(position, step.kind, step.name or step.kind, url_before=run.env.page.url,
+                                 risk=risk)
+        await intent(run.acting)
+
+    async def _acted(self, run: _Run, record: StepRecord) -> None:
+        """Journal the outcome of the step's journaled action, with the session to resume from."""
+        entry, run.acting = run.acting, None
+        if entry is None:
+            return
+        entry.status = "done" if record.status == "succeeded" else "failed"
+        if entry.status == "done":
+            entry.url_after = run.env.page.url
+            try:
+                entry.storage_state = await run.env.context.storage_state()
+            except Exception:  # a browser lost right after the action: done, with no session to resume in
+                log.warning("could not save the session after %s", entry.name, exc_info=True)
+            entry.output = run.secrets.scrub_data({**run.output, **record.output})
+            entry.next_index = run.next_index + 1  # this step's record takes run.next_index
+        await run.recorder.action_done(entry)
 
     async def _verdict(self, spec: S.AutomationSpec, env, output: dict[str, Any]) -> RunResult:
         """Check the success criteria on the final page; keep the evidence either way."""

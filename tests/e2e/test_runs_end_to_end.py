@@ -89,8 +89,9 @@ def test_cancelling_a_running_run_stops_it(worker, demo):
     assert run.status_reason == "cancelled by user"
 
 
-def test_a_worker_killed_mid_run_is_failed_by_the_sweep(worker, demo, tmp_path):
-    from venus_rpa.runs.models import Run
+def test_a_worker_killed_after_filing_is_retried_after_the_filing_not_before(worker, demo, practice_url, tmp_path):
+    from venus_rpa.runs.models import Run, RunAction
+    from venus_rpa.runs.services import run_cancel
     from venus_rpa.runs.tasks import run_execute_task, runs_sweep_task
 
     add_steps(demo["automation"], [{"kind": "wait_for", "text": "This never appears", "timeout_s": 120}])
@@ -103,16 +104,27 @@ def test_a_worker_killed_mid_run_is_failed_by_the_sweep(worker, demo, tmp_path):
         run_execute_task.apply_async(args=[run.pk], queue="doomed")
         run = wait_for_run(run.pk, statuses={"running"})
         deadline = time.monotonic() + 60
-        while run.steps.count() < 15 and time.monotonic() < deadline:
+        while run.steps.count() < 16 and time.monotonic() < deadline:
             time.sleep(0.1)
         os.killpg(doomed.pid, signal.SIGKILL)
         doomed.wait()
+    submit = RunAction.objects.get(run=run, name="Submit the report")
+    assert submit.status == "done" and "/expenses/EXP-" in submit.url_after
     time.sleep(3.5)  # the test workers treat 3 s without a heartbeat as stale
     runs_sweep_task.delay()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (run.attempt == 2 and run.status == "running"
+                                                 and run.heartbeat_at and run.steps.filter(index__gte=16).exists()):
+        time.sleep(0.2)
+        run.refresh_from_db()
+    assert run.attempt == 2 and run.status == "running", (run.status, run.status_reason)
+    assert "retrying (attempt 2) after 'Submit the report'" in run.status_reason
+    resumed = run.steps.filter(index__gte=16).order_by("index").first()
+    assert resumed.kind == "wait_for" and "/expenses/EXP-" in resumed.url  # resumed after the filing, signed in
+    run_cancel(run=run)
     run = wait_for_run(run.pk, statuses=TERMINAL, timeout=30)
-    assert run.status == "failed"
-    assert run.status_reason.startswith("worker lost")
-    assert not Run.objects.filter(status="running").exists()
+    assert run.status == "cancelled"
+    assert [e["title"] for e in httpx.get(practice_url + "/api/expenses").json()].count("Hotel") == 1
 
 
 def test_cli_runs_the_demo_and_prints_each_step(worker, demo):

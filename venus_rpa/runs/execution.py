@@ -14,11 +14,13 @@ from datetime import datetime, timezone as dt_timezone
 
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import close_old_connections, connection
+from django.db import InterfaceError, OperationalError, close_old_connections, connection
 from django.utils import timezone
 
-from venus_rpa.runs.events import apublish_run_event
+from venus_rpa.runs.events import apublish_run_event, step_event
+from venus_rpa.runs.journal import JournalingRecorder
 from venus_rpa.runs.models import Run, RunStatus, Step
+from venus_rpa.runs.recovery import run_resume_point
 from venus_rpa.runs.services import answer_key, run_claim, run_finish, secrets_for, spec_for
 from workers.agent import AgentConfig, AgentLoop
 from workers.captcha.gate import CaptchaGate
@@ -81,7 +83,7 @@ def browser_host() -> BrowserHost:
     return _host
 
 
-class DjangoRecorder:
+class DjangoRecorder(JournalingRecorder):
     """Stores steps and heartbeats of one run. All ORM calls go through one thread of its own,
     in order, so the runtime loop never blocks on the database."""
 
@@ -281,16 +283,6 @@ def _close_connection() -> None:
     connection.close()
 
 
-def step_event(step: Step) -> dict:
-    return {
-        "index": step.index, "kind": step.kind, "name": step.name, "status": step.status, "error": step.error,
-        "action": step.action, "grounding": step.grounding, "url": step.url, "thought": step.thought,
-        "model": step.model,
-        "screenshot": step.screenshot.url if step.screenshot else None,
-        "timings": {"act_ms": round(step.act_ms, 1), "observe_ms": round(step.observe_ms, 1), "model_ms": round(step.model_ms, 1)},
-    }
-
-
 def build_runner() -> Runner:
     """The runner as workers use it: this process's browser, model loop and every gate."""
     install_log_scrubbing()  # log lines written while a run is in progress lose its secrets
@@ -311,17 +303,24 @@ def run_execute(*, run_id: int) -> None:
         run_finish(run_id=run_id, status=RunStatus.FAILED, reason=f"could not prepare the run: {exc}")
         return
     runner = build_runner()
+    resume = run_resume_point(run=run) if run.attempt > 1 else None
 
     async def go():
         recorder = DjangoRecorder(run_id, secrets=secrets)
         try:
-            return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder)
+            return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder, resume=resume)
         finally:
             await recorder.close()
 
     try:
         result = runtime_loop.run(go())
-    except Exception as exc:  # a bug or a lost database: still end the run with a reason
+    except (OperationalError, InterfaceError):
+        # The database went away mid-run. Ending the run now could turn work already done into a
+        # failure; its heartbeat stops, and the sweep retries it from its journal or fails it
+        # with a reason once the database is back (venus_rpa.runs.recovery).
+        log.warning("run %s lost its database; leaving it to the sweep", run_id, exc_info=True)
+        return
+    except Exception as exc:  # a bug: still end the run with a reason
         with scrubbing_logs(secrets):
             log.exception("run %s crashed", run_id)
         run_finish(run_id=run_id, status=RunStatus.FAILED,

@@ -53,6 +53,12 @@ class Run(models.Model):
     question = models.TextField(blank=True)
     answer = models.TextField(blank=True)
     question_asked_at = models.DateTimeField(null=True, blank=True)
+    # Delivery (venus_rpa.runs.recovery): the broker message that should carry the run, when it
+    # was sent and how often; `attempt` counts executions (a worker lost → retried).
+    task_id = models.CharField(max_length=64, blank=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    enqueue_count = models.PositiveIntegerField(default=0)
+    attempt = models.PositiveIntegerField(default=1)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -93,6 +99,40 @@ class Step(models.Model):
 
     def __str__(self) -> str:
         return f"step {self.index} of run {self.run_id}"
+
+
+class ActionStatus(models.TextChoices):
+    INTENT = "intent"  # about to act: written (committed) before the action runs
+    DONE = "done"  # the action ran: the session right after it is kept to resume from
+    FAILED = "failed"  # the action raised before it could take effect (the run fails on it)
+
+
+class RunAction(models.Model):
+    """The journal of a run's actions that change the world (clicks and key presses that submit,
+    pay, send): an intent row before, a done row after. A retried run resumes after the last done
+    action; an intent without done is in doubt and is never repeated blindly."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="actions")
+    position = models.PositiveIntegerField()  # the step's place in the automation (start URL = 0)
+    attempt = models.PositiveIntegerField(default=1)
+    name = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=32)
+    status = models.CharField(max_length=16, choices=ActionStatus.choices)
+    risk = models.JSONField(default=dict, blank=True)
+    url_before = models.CharField(max_length=2000, blank=True)
+    url_after = models.CharField(max_length=2000, blank=True)
+    # Fernet-encrypted {"state": storage_state JSON, "output": the run's output so far}.
+    session = models.TextField(blank=True)
+    next_index = models.PositiveIntegerField(default=0)  # the step record index that follows it
+    intent_at = models.DateTimeField()
+    done_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "position"]
+        constraints = [models.UniqueConstraint(fields=["run", "position"], name="run_action_per_position")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} at position {self.position} of run {self.run_id} ({self.status})"
 
 
 class Artifact(models.Model):

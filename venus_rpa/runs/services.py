@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import logging
 import socket
+import time
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 from referencing.exceptions import Unresolvable
 
@@ -73,13 +75,29 @@ def run_start(*, automation: Automation, params: dict[str, Any], user=None, trig
 
 
 def _enqueue(run_id: int) -> None:
-    from venus_rpa.runs.tasks import run_execute_task
+    run_enqueue(run_id=run_id)
 
+
+def run_enqueue(*, run_id: int, count: bool = True) -> bool:
+    """Send the run's task (a new message id each time). False if the broker was unreachable:
+    the run stays queued and the sweep tries again. `count`: the send counts towards the
+    sweep's VENUS_REQUEUE_MAX (not when the earlier message may still exist)."""
+    from venus_rpa.runs.tasks import run_execute_task  # a local import: tasks imports this module
+
+    updated = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+        enqueue_count=F("enqueue_count") + int(count), enqueued_at=timezone.now())
+    if not updated:
+        return False
+    sent = Run.objects.filter(pk=run_id).values_list("enqueue_count", flat=True).get()
+    task_id = f"run-{run_id}-{sent}" + ("" if count else f"-{int(time.time() * 1000) % 100000}")
+    Run.objects.filter(pk=run_id).update(task_id=task_id)
     try:
-        run_execute_task.delay(run_id)
-    except Exception as exc:  # broker down: the run must not stay queued for ever
-        log.exception("could not enqueue run %s", run_id)
-        run_finish(run_id=run_id, status=RunStatus.FAILED, reason=f"could not reach the task broker: {exc}")
+        run_execute_task.apply_async(args=[run_id], task_id=task_id, retry=True,
+                                     retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5})
+    except Exception:  # broker down: the run stays queued; the sweep sends it again
+        log.warning("could not send run %s to the broker; the sweep will retry", run_id, exc_info=True)
+        return False
+    return True
 
 
 def run_cancel(*, run: Run) -> Run:
@@ -108,9 +126,14 @@ def run_claim(*, run_id: int) -> Run | None:
     return Run.objects.select_related("version", "automation").get(pk=run_id) if claimed else None
 
 
-def run_finish(*, run_id: int, status: str, reason: str, output: dict | None = None, verdict: dict | None = None) -> bool:
-    """Put a run in a terminal state unless it is in one already (the sweep may have won)."""
-    updated = Run.objects.filter(pk=run_id).exclude(status__in=TERMINAL).update(
+def run_finish(*, run_id: int, status: str, reason: str, output: dict | None = None, verdict: dict | None = None,
+               only_from: set[str] | None = None) -> bool:
+    """Put a run in a terminal state unless it is in one already (the sweep may have won);
+    with `only_from`, only from one of those states."""
+    runs = Run.objects.filter(pk=run_id).exclude(status__in=TERMINAL)
+    if only_from is not None:
+        runs = runs.filter(status__in=only_from)
+    updated = runs.update(
         status=status, status_reason=reason[:5000], output=output or {}, verdict=verdict or {},
         finished_at=timezone.now(),
     )
@@ -141,23 +164,6 @@ def secrets_for(*, run: Run) -> SecretBox:
 def spec_for(*, run: Run) -> AutomationSpec:
     version = run.version
     return AutomationSpec.model_validate({name: getattr(version, name) for name in AutomationSpec.model_fields})
-
-
-def runs_sweep_stale() -> list[int]:
-    """Fail active runs whose worker stopped sending heartbeats ("worker lost")."""
-    cutoff = timezone.now() - timedelta(seconds=settings.VENUS_HEARTBEAT_STALE_SECONDS)
-    stale = list(Run.objects.filter(status__in=ACTIVE, heartbeat_at__lt=cutoff).values_list("pk", flat=True))
-    lost = []
-    for run_id in stale:
-        reason = f"worker lost: no heartbeat for over {settings.VENUS_HEARTBEAT_STALE_SECONDS:g}s"
-        if Run.objects.filter(pk=run_id, status__in=ACTIVE, heartbeat_at__lt=cutoff).update(
-            status=RunStatus.FAILED, status_reason=reason, finished_at=timezone.now()
-        ):
-            lost.append(run_id)
-            _publish_status(run_id)
-    if lost:
-        log.warning("sweep failed %d run(s) with a stale heartbeat: %s", len(lost), lost)
-    return lost
 
 
 def answer_key(run_id: int) -> str:

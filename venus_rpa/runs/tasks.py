@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from venus_rpa.runs import execution, services
+from venus_rpa.runs import execution, recovery
 
 
 # acks_late + reject_on_worker_lost are safe because run_claim only takes a queued run: a
@@ -15,5 +15,5 @@ def run_execute_task(run_id: int) -> None:
 
 
 @shared_task(ignore_result=True)
-def runs_sweep_task() -> int:
-    return len(services.runs_sweep_stale())
+def runs_sweep_task() -> dict[str, list[int]]:
+    return recovery.runs_sweep()

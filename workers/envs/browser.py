@@ -108,9 +108,11 @@ class BrowserHost:
         await egress.install(context)
         return context
 
-    async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox) -> "BrowserEnvironment":
+    async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox,
+                              storage_state: dict | None = None) -> "BrowserEnvironment":
+        """A fresh context and page; `storage_state` restores a saved session (a resumed run)."""
         egress = EgressGuard(list(allowed_domains), allow_private=self.allow_private)
-        context = await self.new_context(egress)
+        context = await self.new_context(egress, **({"storage_state": storage_state} if storage_state else {}))
         page = await context.new_page()
         return BrowserEnvironment(context, page, allowed_domains=allowed_domains, secrets=secrets, egress=egress)
 
