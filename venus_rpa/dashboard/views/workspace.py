@@ -17,7 +17,7 @@ from venus_rpa.runs.services import workspace_run_limit_set
 
 
 def _limit_from_post(value: str) -> int | None:
-    """The form's limit: blank for the platform default; a ServiceError-shaped message otherwise."""
+    """The typed limit: None when blank (the platform default); ValueError when not a whole number."""
     value = value.strip()
     if not value:
         return None
