@@ -264,6 +264,13 @@ VENUS_SWEEP_SECONDS = env_float("VENUS_SWEEP_SECONDS", 30.0)
 VENUS_QUEUED_STALE_SECONDS = env_float("VENUS_QUEUED_STALE_SECONDS", 60.0)
 VENUS_REQUEUE_MAX = env_int("VENUS_REQUEUE_MAX", 3)
 VENUS_RUN_MAX_ATTEMPTS = env_int("VENUS_RUN_MAX_ATTEMPTS", 2)
+# Fair concurrency (venus_rpa/runs/admission.py, docs/scaling.md): how many runs of one workspace
+# may hold a worker slot at once (an owner may set 1..VENUS_RUNS_PER_WORKSPACE_MAX for their
+# workspace), and how many runs of all workspaces together (0: no platform cap; set it to the
+# agent workers' total concurrency so the dispatcher, not Celery's FIFO, picks who goes next).
+VENUS_RUNS_PER_WORKSPACE = env_int("VENUS_RUNS_PER_WORKSPACE", 8)
+VENUS_RUNS_PER_WORKSPACE_MAX = env_int("VENUS_RUNS_PER_WORKSPACE_MAX", 64)
+VENUS_RUNS_MAX_ACTIVE = env_int("VENUS_RUNS_MAX_ACTIVE", 0)
 VENUS_CHROMIUM_PATH = env_str("VENUS_CHROMIUM_PATH", "/usr/bin/chromium")
 VENUS_HEADLESS = env_bool("VENUS_HEADLESS", True)
 VENUS_PRACTICE_URL = env_str("VENUS_PRACTICE_URL", "http://127.0.0.1:8001")
@@ -282,6 +289,9 @@ LOGGING = {
 
 CELERY_BEAT_SCHEDULE = {
     "runs-sweep-stale": {"task": "venus_rpa.runs.tasks.runs_sweep_task", "schedule": VENUS_SWEEP_SECONDS},
+    # Admission runs whenever a run is created or frees its slot; this tick is the safety net for
+    # a trigger lost with its process (docs/scaling.md, "Fair concurrency").
+    "runs-dispatch": {"task": "venus_rpa.runs.tasks.runs_dispatch_task", "schedule": VENUS_SWEEP_SECONDS},
     "triggers-callbacks-sweep": {
         "task": "venus_rpa.triggers.tasks.callbacks_sweep_task", "schedule": VENUS_SWEEP_SECONDS,
     },

@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from venus_rpa.accounts import api as accounts_api
 from venus_rpa.automations import api as automations_api
 from venus_rpa.core import views as core_views
 from venus_rpa.reviews import api as reviews_api
@@ -10,6 +11,7 @@ from venus_rpa.runs import api as runs_api
 from venus_rpa.triggers import api as triggers_api
 
 api = [
+    path("workspace/", accounts_api.WorkspaceApi.as_view(), name="workspace-detail"),
     path("automations/", automations_api.AutomationListApi.as_view(), name="automation-list"),
     path("automations/<slug:slug>/", automations_api.AutomationDetailApi.as_view(), name="automation-detail"),
     path("automations/<slug:slug>/versions/", automations_api.AutomationVersionsApi.as_view(), name="automation-versions"),

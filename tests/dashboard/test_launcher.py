@@ -32,7 +32,7 @@ def test_invalid_parameters_come_back_with_messages(editor_client, automation):
 
 
 def test_valid_parameters_start_a_run_and_open_its_page(editor_client, automation):
-    with mock.patch("venus_rpa.runs.services._enqueue") as enqueue:
+    with mock.patch("venus_rpa.runs.services.run_enqueue") as enqueue:
         response = editor_client.post(f"/automations/{automation.slug}/run/", {
             "param_title": "Taxi", "param_when": "2026-03-04", "param_count": "3", "param_category": "Meals",
             "param_urgent": "on"})

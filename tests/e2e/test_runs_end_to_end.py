@@ -10,6 +10,7 @@ import time
 
 import httpx
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.e2e.conftest import wait_for_run
@@ -99,7 +100,7 @@ def test_a_worker_killed_after_filing_is_retried_after_the_filing_not_before(wor
     automation.refresh_from_db()
     run = Run.objects.create(workspace=demo["workspace"], automation=automation, version=automation.current_version,
                              params={"title": "Hotel", "amount": "99", "date": "2026-11-30", "category": "Lodging",
-                                     "notes": ""})
+                                     "notes": ""}, admitted_at=timezone.now())  # sent past the dispatcher below
     with celery_worker(queues="doomed", name="doomed", log_path=tmp_path / "doomed.log") as doomed:
         run_execute_task.apply_async(args=[run.pk], queue="doomed")
         run = wait_for_run(run.pk, statuses={"running"})

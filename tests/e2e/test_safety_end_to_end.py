@@ -9,6 +9,7 @@ import time
 
 import httpx
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.e2e.conftest import wait_for_run
@@ -179,7 +180,8 @@ def test_past_the_hold_window_the_browser_is_freed_and_an_approval_resumes_in_a_
     from venus_rpa.runs.tasks import run_execute_task
 
     automation = checkout_automation(demo, practice_url)
-    run = Run.objects.create(workspace=demo["workspace"], automation=automation, version=automation.current_version)
+    run = Run.objects.create(workspace=demo["workspace"], automation=automation, version=automation.current_version,
+                             admitted_at=timezone.now())  # sent to its own queue below, past the dispatcher
     with celery_worker(queues="hold", name="hold", log_path=tmp_path / "hold.log",
                        extra_env={"VENUS_REVIEW_HOLD_SECONDS": "1"}):
         run_execute_task.apply_async(args=[run.pk], queue="hold")

@@ -7,7 +7,7 @@ each role's request runs in a savepoint that is rolled back, so one role's write
 what the next one sees.
 
 Rules: R any member reads; W owner or editor; D owner or reviewer (risky decisions); C owner,
-editor or reviewer (CAPTCHA answers in the dashboard); P public. "Allowed" means the answer is
+editor or reviewer (CAPTCHA answers in the dashboard); O owner only (workspace settings); P public. "Allowed" means the answer is
 none of 401/403/404 and no redirect to sign-in (a 400 for an empty body is allowed: the request
 got past the role check). Denied means: anonymous 401 (API) or a redirect to sign-in
 (dashboard), a member without the role 403, the other workspace's owner 404 on our objects.
@@ -27,9 +27,10 @@ from tests.reviews.conftest import file_review, make_automation
 
 ROLES = ["anonymous", "viewer", "editor", "reviewer", "owner", "outsider"]
 RULES = {"R": {"viewer", "editor", "reviewer", "owner"}, "W": {"editor", "owner"}, "D": {"reviewer", "owner"},
-         "C": {"editor", "reviewer", "owner"}, "P": set(ROLES)}
+         "C": {"editor", "reviewer", "owner"}, "O": {"owner"}, "P": set(ROLES)}
 
 API = {
+    "workspace-detail": {"GET": "R", "PATCH": "O"},
     "automation-list": {"GET": "R", "POST": "W"},
     "automation-detail": {"GET": "R", "PATCH": "W"},
     "automation-versions": {"GET": "R"},
@@ -87,6 +88,7 @@ DASHBOARD = {
     "dashboard:credentials": {"GET": "R"},
     "dashboard:devices": {"GET": "R"},
     "dashboard:device-workers": {"GET": "R"},
+    "dashboard:workspace-settings": {"GET": "R", "POST": "O"},
     "dashboard:schedules": {"GET": "R"},
     "dashboard:schedule-toggle": {"POST": "W"},
     "dashboard:webhooks": {"GET": "R"},

@@ -67,10 +67,10 @@ def outsider(personas):
 
 @pytest.fixture
 def no_run_enqueue(monkeypatch) -> list[int]:
-    """Record the run ids `run_start` would send to the agent queue instead of sending them: tests
-    that commit (transactional_db) must not leave runs for an agent worker to pick up."""
+    """Record the run ids `run_start` would send to the agent queue (once admitted) instead of
+    sending them: tests that commit (transactional_db) must not leave runs for an agent worker."""
     sent: list[int] = []
-    monkeypatch.setattr("venus_rpa.runs.services._enqueue", sent.append)
+    monkeypatch.setattr("venus_rpa.runs.services.run_enqueue", lambda run_id: sent.append(run_id) or True)
     return sent
 
 

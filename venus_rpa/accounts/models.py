@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from django.conf import settings
+from django.core.validators import MinValueValidator
 from django.db import models
 
 
@@ -12,6 +13,9 @@ class Workspace(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=80, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # How many of the workspace's runs may hold a worker slot at once (runs.admission); null: the
+    # platform default, VENUS_RUNS_PER_WORKSPACE. Only an owner changes it.
+    max_concurrent_runs = models.PositiveIntegerField(null=True, blank=True, validators=[MinValueValidator(1)])
 
     def __str__(self) -> str:
         return self.name

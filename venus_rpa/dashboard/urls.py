@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from venus_rpa.dashboard.views import automations, credentials, devices, home, reviews, runs, triggers
+from venus_rpa.dashboard.views import automations, credentials, devices, home, reviews, runs, triggers, workspace
 
 app_name = "dashboard"
 
@@ -33,6 +33,7 @@ urlpatterns = [
     path("reviews/<int:review_id>/decide/", reviews.review_decide_view, name="review-decide"),
     path("credentials/", credentials.credential_index, name="credentials"),
     path("devices/", devices.device_index, name="devices"),
+    path("settings/", workspace.workspace_settings, name="workspace-settings"),
     path("devices/_workers/", devices.device_workers, name="device-workers"),
     *triggers.urlpatterns,
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -31,15 +31,33 @@ class StepOutSerializer(serializers.ModelSerializer):
         return request.build_absolute_uri(step.screenshot.url) if request else step.screenshot.url
 
 
+QUEUE_POSITION_HELP = (
+    "For a queued run: its place in its workspace's queue (1 = admitted next; runs are admitted oldest "
+    "first, fairly across workspaces, while the workspace is under its concurrency limit); 0 once it has "
+    "been admitted and waits for a worker thread. Null once the run has started or ended.")
+QUEUED_FOR_HELP = (
+    "Seconds the run waited before a worker started it: so far while queued, until it started, or until "
+    "it ended if it never started. Null for a run with no start recorded that is past the queue.")
+
+
 class RunOutSerializer(serializers.ModelSerializer):
     automation = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     version = serializers.IntegerField(source="version.number")
+    queue_position = serializers.SerializerMethodField()
+    queued_for_s = serializers.FloatField(read_only=True, allow_null=True, min_value=0, help_text=QUEUED_FOR_HELP)
 
     class Meta:
         model = Run
         fields = ["id", "automation", "version", "status", "status_reason", "params", "output", "verdict", "trigger",
-                  "question", "answer", "question_asked_at",
+                  "question", "answer", "question_asked_at", "queue_position", "queued_for_s",
                   "created_at", "started_at", "finished_at", "heartbeat_at", "cancel_requested_at"]
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True, min_value=0, help_text=QUEUE_POSITION_HELP))
+    def get_queue_position(self, run: Run) -> int | None:
+        if run.status != RunStatus.QUEUED:
+            return None
+        position = getattr(run, "queue_position", None)  # annotated by the list and detail selectors
+        return position if position is not None else selectors.run_queue_position(run=run)
 
 
 class RunDetailOutSerializer(RunOutSerializer):

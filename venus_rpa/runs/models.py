@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from venus_rpa.accounts.models import Workspace
 from venus_rpa.automations.models import Automation, AutomationVersion
@@ -44,6 +45,9 @@ class Run(models.Model):
     trigger = models.CharField(max_length=16, choices=Trigger.choices, default=Trigger.API)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    # Set when the dispatcher (runs.admission) gives the run a worker slot, and only then is it
+    # sent to Celery; cleared when a wait parks the run and gives its slot back.
+    admitted_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
@@ -62,7 +66,12 @@ class Run(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+        indexes = [
+            models.Index(fields=["status", "heartbeat_at"]),
+            # The admission queue: a workspace's runs waiting for a slot, oldest first.
+            models.Index(fields=["workspace", "id"], name="run_waiting_by_workspace",
+                         condition=models.Q(status="queued", admitted_at__isnull=True)),
+        ]
 
     def __str__(self) -> str:
         return f"run {self.pk} of {self.automation} ({self.status})"
@@ -70,6 +79,18 @@ class Run(models.Model):
     @property
     def is_terminal(self) -> bool:
         return self.status in TERMINAL
+
+    @property
+    def queued_for_s(self) -> float | None:
+        """Seconds the run waited for a worker: so far while queued, until it started, or until it
+        ended without starting; None for a run past the queue with no start recorded."""
+        if self.started_at:
+            end = self.started_at
+        elif self.status == RunStatus.QUEUED:
+            end = timezone.now()
+        else:
+            end = self.finished_at
+        return max(round((end - self.created_at).total_seconds(), 3), 0.0) if end and self.created_at else None
 
 
 class Step(models.Model):

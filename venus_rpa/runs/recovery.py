@@ -135,7 +135,8 @@ def _sweep_queued(messages: list[BrokerMessage]) -> tuple[list[int], list[int]]:
     held_long = {m.task_id for m in messages if m.delivery_tag and m.taken_at < time.time() - grace}
     resent, abandoned = [], []
     stranded = list(Run.objects.filter(Q(enqueued_at__lt=cutoff) | Q(enqueued_at__isnull=True, created_at__lt=cutoff),
-                                       status=RunStatus.QUEUED).only("pk", "task_id", "enqueue_count"))
+                                       status=RunStatus.QUEUED, admitted_at__isnull=False)  # others wait their turn
+                    .only("pk", "task_id", "enqueue_count"))
     held = None
     for run in stranded:
         if run.task_id in waiting:

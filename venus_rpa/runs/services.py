@@ -1,4 +1,4 @@
-"""Writes for runs: start, cancel, execute (worker side), finish, sweep."""
+"""Writes for runs: start, dispatch (admission and enqueue), cancel, claim (worker side), finish, sweep."""
 
 from __future__ import annotations
 
@@ -15,9 +15,12 @@ from django.db.models import F
 from django.utils import timezone
 from referencing.exceptions import Unresolvable
 
+from venus_rpa.accounts.models import Workspace
 from venus_rpa.automations.crypto import decrypt_fields
 from venus_rpa.automations.models import Automation, Credential
 from venus_rpa.core.errors import Conflict, InvalidInput
+from venus_rpa.runs import admission
+from venus_rpa.runs.events import publish_run_event
 from venus_rpa.runs.models import ACTIVE, TERMINAL, Run, RunStatus, Trigger
 from workers import patterns
 from workers.egress import no_fetch_registry
@@ -59,7 +62,8 @@ def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_start(*, automation: Automation, params: dict[str, Any], user=None, trigger: str = Trigger.API) -> Run:
-    """Create a queued run of the automation's current version and enqueue it after commit."""
+    """Create a queued run of the automation's current version; after commit the dispatcher
+    admits it when its workspace's turn comes (`runs_dispatch`)."""
     # Read the current version afresh: the caller's object may predate an edit.
     version = Automation.objects.select_related("current_version").get(pk=automation.pk).current_version
     if version is None:
@@ -70,12 +74,32 @@ def run_start(*, automation: Automation, params: dict[str, Any], user=None, trig
             workspace=automation.workspace, automation=automation, version=version, params=clean,
             trigger=trigger, created_by=user if getattr(user, "is_authenticated", False) else None,
         )
-        transaction.on_commit(lambda: _enqueue(run.pk))
+        transaction.on_commit(runs_dispatch, robust=True)  # beat's dispatch is the safety net
     return run
 
 
-def _enqueue(run_id: int) -> None:
-    run_enqueue(run_id=run_id)
+def runs_dispatch() -> list[int]:
+    """Admit what the concurrency limits allow (`admission.runs_admit`) and send each admitted run
+    to Celery after commit. Called after every change that may free a slot or queue a run (a run
+    created, ended, parked or cancelled; a limit raised) and by beat as a safety net. Returns the
+    admitted run ids."""
+    admitted = admission.runs_admit()
+    if admitted:
+        transaction.on_commit(lambda: _send_admitted(admitted))
+    return admitted
+
+
+def _send_admitted(run_ids: list[int]) -> None:
+    for index, run_id in enumerate(run_ids):
+        if not run_enqueue(run_id=run_id):  # the broker is down: the rest go back in line with this one
+            Run.objects.filter(pk__in=run_ids[index:], status=RunStatus.QUEUED).update(admitted_at=None)
+            run_ids = run_ids[:index]
+            break
+    for run_id in run_ids:
+        publish_run_event(run_id, {"type": "run.status", "status": RunStatus.QUEUED, "queue_position": 0})
+    _publish_queue_positions(workspace_ids=set(Run.objects.filter(pk__in=run_ids).values_list("workspace", flat=True)))
+
+
 
 
 def run_enqueue(*, run_id: int, count: bool = True) -> bool:
@@ -100,6 +124,41 @@ def run_enqueue(*, run_id: int, count: bool = True) -> bool:
     return True
 
 
+# Live queue positions are pushed to this many waiting runs per workspace (their pages refresh);
+# runs further back show their position as of the last page load.
+QUEUE_EVENTS_MAX = 20
+
+
+def _publish_queue_positions(*, workspace_ids: set[int]) -> None:
+    for workspace_id in workspace_ids:
+        ahead = Run.objects.filter(admission.waiting(), workspace_id=workspace_id).order_by("pk")
+        for position, run_id in enumerate(ahead.values_list("pk", flat=True)[:QUEUE_EVENTS_MAX], start=1):
+            publish_run_event(run_id, {"type": "run.queue", "queue_position": position})
+
+
+def run_slot_release(*, run_id: int) -> bool:
+    """Give back the slot of a run whose wait has parked it (its task ended; a decision will
+    enqueue its continuation), so the next waiting run is admitted. False if it held none."""
+    released = Run.objects.filter(pk=run_id, status__in=[RunStatus.AWAITING_REVIEW, RunStatus.AWAITING_USER],
+                                  admitted_at__isnull=False).update(admitted_at=None)
+    if released:
+        transaction.on_commit(runs_dispatch, robust=True)
+    return bool(released)
+
+
+def workspace_run_limit_set(*, workspace: Workspace, max_concurrent_runs: int | None) -> Workspace:
+    """Set how many of the workspace's runs may hold slots at once (None: the platform default).
+    A raised limit admits waiting runs at once."""
+    ceiling = settings.VENUS_RUNS_PER_WORKSPACE_MAX
+    if max_concurrent_runs is not None and not 1 <= max_concurrent_runs <= ceiling:
+        raise InvalidInput("The concurrency limit is out of range.",
+                           fields={"max_concurrent_runs": [f"Must be between 1 and {ceiling}, or null for the default."]})
+    workspace.max_concurrent_runs = max_concurrent_runs
+    workspace.save(update_fields=["max_concurrent_runs"])
+    transaction.on_commit(runs_dispatch, robust=True)
+    return workspace
+
+
 def run_cancel(*, run: Run) -> Run:
     """Cancel a queued run at once; ask a running one to stop (its worker ends it as cancelled)."""
     now = timezone.now()
@@ -112,18 +171,26 @@ def run_cancel(*, run: Run) -> Run:
     if not updated:
         Run.objects.filter(pk=run.pk).exclude(status__in=TERMINAL).update(cancel_requested_at=now)
     run.refresh_from_db()
+    if updated:  # an admitted run frees its slot; a waiting one moves the runs behind it up
+        _publish_status(run.pk)
+        transaction.on_commit(runs_dispatch, robust=True)
+        transaction.on_commit(lambda: _publish_queue_positions(workspace_ids={run.workspace_id}), robust=True)
     return run
 
 
 def run_claim(*, run_id: int) -> Run | None:
-    """Move a queued run to running for this worker. None if it is not queued any more
-    (a replayed or duplicate task, or a cancelled run): replays are harmless."""
+    """Move an admitted, queued run to running for this worker. None if it is not queued any more
+    (a replayed or duplicate task, or a cancelled run) or was never admitted (a message that
+    skipped the dispatcher: the run keeps its place in the queue): replays are harmless."""
     now = timezone.now()
     worker = f"{socket.gethostname()}"
-    claimed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+    claimed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED, admitted_at__isnull=False).update(
         status=RunStatus.RUNNING, started_at=now, heartbeat_at=now, worker=worker
     )
-    return Run.objects.select_related("version", "automation").get(pk=run_id) if claimed else None
+    if not claimed:
+        return None
+    _publish_status(run_id)
+    return Run.objects.select_related("version", "automation").get(pk=run_id)
 
 
 def run_finish(*, run_id: int, status: str, reason: str, output: dict | None = None, verdict: dict | None = None,
@@ -139,6 +206,7 @@ def run_finish(*, run_id: int, status: str, reason: str, output: dict | None = N
     )
     if updated:
         _publish_status(run_id)
+        transaction.on_commit(runs_dispatch, robust=True)  # its slot is free
         from venus_rpa.triggers.services.callbacks import callbacks_on_run_finished  # a local import: no cycle
 
         transaction.on_commit(lambda: callbacks_on_run_finished(run_id=run_id), robust=True)
@@ -146,8 +214,6 @@ def run_finish(*, run_id: int, status: str, reason: str, output: dict | None = N
 
 
 def _publish_status(run_id: int) -> None:
-    from venus_rpa.runs.events import publish_run_event
-
     run = Run.objects.get(pk=run_id)
     publish_run_event(run_id, {"type": "run.status", "status": run.status, "reason": run.status_reason})
 

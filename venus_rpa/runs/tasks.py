@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from venus_rpa.runs import execution, recovery
+from venus_rpa.runs import execution, recovery, services
 
 
-# acks_late + reject_on_worker_lost are safe because run_claim only takes a queued run: a
-# redelivered message for a run that already started is a no-op, and the sweep ends that run.
+# acks_late + reject_on_worker_lost are safe because run_claim only takes an admitted, queued run:
+# a redelivered message for a run that already started is a no-op, and the sweep ends that run.
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def run_execute_task(run_id: int) -> None:
     execution.run_execute(run_id=run_id)
@@ -17,3 +17,10 @@ def run_execute_task(run_id: int) -> None:
 @shared_task(ignore_result=True)
 def runs_sweep_task() -> dict[str, list[int]]:
     return recovery.runs_sweep()
+
+
+@shared_task(ignore_result=True)
+def runs_dispatch_task() -> int:
+    """Beat's safety net for admission: admits what a lost trigger (a process that died between
+    a commit and its dispatch) would have admitted."""
+    return len(services.runs_dispatch())

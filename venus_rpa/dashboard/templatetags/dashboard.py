@@ -148,7 +148,15 @@ def has_advanced_target(values: dict) -> bool:
 @register.simple_tag
 def duration(start, end) -> str:
     """A run's length for people: 4.2 s, 3 min 05 s, 1 h 02 min."""
-    seconds = max(0.0, (end - start).total_seconds())
+    return seconds_human((end - start).total_seconds())
+
+
+@register.filter
+def seconds_human(seconds: float | None) -> str:
+    """A number of seconds for people, as `duration` writes it; "–" for None."""
+    if seconds is None:
+        return "–"
+    seconds = max(0.0, float(seconds))
     if seconds < 60:
         return f"{seconds:.1f} s"
     minutes, secs = divmod(int(seconds), 60)
