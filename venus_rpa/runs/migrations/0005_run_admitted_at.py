@@ -17,7 +17,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('accounts', '0002_workspace_max_concurrent_runs'),
         ('automations', '0005_fix_bad_slugs'),
-        ('runs', '0003_step_recorded_at'),
+        ('runs', '0004_delivery_and_action_journal'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
