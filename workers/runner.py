@@ -4,8 +4,10 @@ Contract with the caller (the Celery task wires it to the database):
 - `RunRecorder.record_step` receives each finished step; records are delivered in order from a
   background task, so database writes and event publishing overlap the next step's work.
 - `RunRecorder.heartbeat` is called every `heartbeat_s`; returning False means "cancel".
-- `Runner.run` always returns a `RunResult` with a terminal status and a reason; it raises
-  only if the caller's own recorder fails.
+- `Runner.run` always returns a `RunResult` with a terminal status and a reason, or "parked"
+  with a `Continuation` when a wait for a person outlasted the hold window (`workers.durable`);
+  `Runner.run(..., resume=continuation)` goes on from there. It raises only if the caller's own
+  recorder fails.
 - With a `SafetyGate` (the worker always installs one), every acting explicit step and every
   UI-Venus action is classified on the live page before it runs (`workers.gates.guard`); the
   verdict is in the step record's `grounding["risk"]`, reviews go through the recorder's
@@ -24,6 +26,7 @@ from typing import Any, Literal, Protocol
 from workers import patterns, steps as S
 from workers.agent import AgentLoop
 from workers.captcha.gate import CaptchaGate
+from workers.durable import Continuation, Parked, restore_session, save_session
 from workers.envs.browser import BrowserHost
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.executor import ExplicitExecutor
@@ -32,7 +35,7 @@ from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.secrets import SecretBox, scrubbing_logs
 
 log = logging.getLogger(__name__)
-Status = Literal["succeeded", "failed", "cancelled", "timed_out"]
+Status = Literal["succeeded", "failed", "cancelled", "timed_out", "parked"]
 
 
 @dataclass
@@ -61,6 +64,7 @@ class RunResult:
     reason: str = ""
     output: dict[str, Any] = field(default_factory=dict)
     verdict: dict[str, Any] = field(default_factory=dict)
+    continuation: Continuation | None = None  # status "parked" only
 
 
 class RunRecorder(Protocol):
@@ -69,12 +73,15 @@ class RunRecorder(Protocol):
     async def heartbeat(self) -> bool: ...
 
     async def ask_user(self, question: str) -> str:
-        """Put the run in awaiting_user and return the person's answer (raise StepError on expiry)."""
+        """Put the run in awaiting_user and return the person's answer (raise StepError on expiry,
+        `Parked` past the hold window)."""
         ...
 
     async def ask_captcha(self, *, kind: str, instruction: str, screenshot: bytes, width: int,
-                          height: int) -> dict[str, Any]:
-        """Open a `captcha` review; return the person's {"text"} or {"clicks"} (StepError on expiry)."""
+                          height: int, challenge: str = "") -> dict[str, Any]:
+        """Open a `captcha` review; return the person's {"text"} or {"clicks"} (StepError on
+        expiry, `Parked` past the hold window). `challenge` identifies the challenge shown: an
+        answer given while the run was parked is used only if the restored page shows it again."""
         ...
 
     async def open_review(self, question: ReviewQuestion) -> str:
@@ -210,23 +217,30 @@ class Runner:
         self.safety = safety
 
     async def run(self, spec: S.AutomationSpec, *, params: dict[str, Any], secrets: SecretBox,
-                  recorder: RunRecorder) -> RunResult:
+                  recorder: RunRecorder, resume: Continuation | None = None) -> RunResult:
         try:
             self._preflight(spec)
         except ConfigurationError as exc:
             return RunResult("failed", str(exc))
         secrets.default_domains = list(spec.allowed_domains)
         with scrubbing_logs(secrets):
-            return await self._run(spec, params, secrets, recorder)
+            return await self._run(spec, params, secrets, recorder, resume)
 
     async def _run(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
-                   recorder: RunRecorder) -> RunResult:
+                   recorder: RunRecorder, resume: Continuation | None) -> RunResult:
         run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock())
-        work = asyncio.create_task(self._run_steps(run))
+        work = asyncio.create_task(self._run_steps(run, resume))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
+        limit = resume.remaining_s if resume is not None and resume.remaining_s is not None else spec.limits.max_seconds
         try:
-            async with asyncio.timeout(spec.limits.max_seconds) as run.clock.timeout:
+            async with asyncio.timeout(limit) as run.clock.timeout:
                 result = await work
+        except Parked as parked:
+            assert parked.continuation is not None  # noqa: S101 -- _run_steps always completes it
+            when = run.clock.timeout.when() if run.clock.timeout is not None else None
+            parked.continuation.remaining_s = max(when - asyncio.get_running_loop().time(), 1.0) if when else None
+            result = RunResult("parked", f"waiting for a person ({parked.wait.get('kind')}); the run was parked",
+                               continuation=parked.continuation)
         except asyncio.CancelledError:
             if beat.done() and beat.result() is False:
                 result = RunResult("cancelled", "cancelled by user")
@@ -260,37 +274,63 @@ class Runner:
                 return False
         return True
 
-    async def _run_steps(self, run: _Run) -> RunResult:
+    async def _run_steps(self, run: _Run, resume: Continuation | None) -> RunResult:
         spec = run.spec
         run.env = env = await self.host.new_environment(allowed_domains=spec.allowed_domains, secrets=run.secrets)
-        output: dict[str, Any] = {}
+        output: dict[str, Any] = dict(resume.output) if resume else {}
+        steps: list = list(spec.steps)
+        if spec.start_url:
+            steps.insert(0, S.GotoStep(url=spec.start_url, name="Open the start URL"))
+        position = 0
         try:
             if self.safety is not None:
-                run.guard = self.safety.for_run(spec=spec, secrets=run.secrets, reviews=run.recorder, host=self.host,
-                                                wait_for_person=run.wait_for_person)
+                run.guard = self.safety.for_run(spec=spec, secrets=run.secrets, reviews=run.recorder,
+                                                wait_for_person=run.wait_for_person,
+                                                resumed_review=str((resume.wait if resume else {}).get("ref", "")))
             grounder = self.agent.ground if (self.agent and spec.model_grounding) else None
             executor = ExplicitExecutor(env, start_url=spec.start_url, grounder=grounder, guard=run.guard)
-            if run.guard is not None:
-                run.guard.refill = lambda: self._refill(run, executor)
-            steps: list = list(spec.steps)
-            if spec.start_url:
-                steps.insert(0, S.GotoStep(url=spec.start_url, name="Open the start URL"))
-            for position, step in enumerate(steps):
-                if position:  # the gate looks at every page the run has opened
+            agent_resume = None
+            if resume is not None:
+                position, agent_resume = resume.position, resume.agent
+                await self._restore(run, executor, steps, resume)
+            while position < len(steps):
+                step = steps[position]
+                if position and agent_resume is None:  # the gate looks at every page the run has opened
                     await self._gate_and_replay(run, executor, run.page_steps, output)
                 if isinstance(step, S.AgentStep):
-                    output.update(await self._agent_step(run, step))
-                    run.page_steps = []
+                    output.update(await self._agent_step(run, step, agent_resume))
+                    agent_resume, run.page_steps = None, []
+                    position += 1
                     continue
                 url_before = env.page.url
                 await self._explicit(run, executor, step, output)
                 run.page_steps = [*run.page_steps, step] if env.page.url == url_before else []
+                position += 1
             await self._gate_and_replay(run, executor, run.page_steps, output)
             return await self._verdict(spec, env, output)
         except _Failed as exc:
             return RunResult("failed", str(exc), output)
+        except Parked as parked:
+            session, session_storage, url = await save_session(env)
+            parked.continuation = Continuation(
+                wait=parked.wait, position=position, next_index=run.next_index, output=output,
+                page_steps=[steps.index(s) for s in run.page_steps], captchas_solved=sorted(run.captchas_solved),
+                session=session, session_storage=session_storage, url=url, agent=parked.agent)
+            raise
         finally:
             await env.close()
+
+    async def _restore(self, run: _Run, executor: ExplicitExecutor, steps: list, resume: Continuation) -> None:
+        """Reopen a parked run's session (a new context from the saved state, at the saved URL)
+        and set this page's fields again from the steps that set them."""
+        run.next_index = resume.next_index
+        run.captchas_solved = set(resume.captchas_solved)
+        run.page_steps = [steps[i] for i in resume.page_steps]
+        try:
+            await restore_session(self.host, run.env, resume)
+            await self._refill(run, executor)
+        except (StepError, EnvironmentLost) as exc:
+            raise _Failed(run.next_index, "restore the session", run.secrets.scrub(str(exc))) from None
 
     async def _explicit(self, run: _Run, executor: ExplicitExecutor, step, output: dict[str, Any]) -> None:
         record = run.emit(await self._one_step(step, run, executor))
@@ -299,8 +339,8 @@ class Runner:
             raise _Failed(record.index, step.name or step.kind, record.error)
 
     async def _refill(self, run: _Run, executor: ExplicitExecutor) -> None:
-        """After a released browser session is restored (a long review): set this page's fields
-        again from the steps that set them (their values are typed anew; secrets revealed anew)."""
+        """After a parked run's session is restored: set this page's fields again from the steps
+        that set them (their values are typed anew; secrets revealed anew)."""
         guard, executor.guard = executor.guard, None  # these steps were cleared when they first ran
         try:
             for step in run.page_steps:
@@ -348,7 +388,7 @@ class Runner:
         except (StepError, EnvironmentLost) as exc:
             raise _Failed(run.next_index - 1 if run.next_index else 0, "CAPTCHA", run.secrets.scrub(str(exc))) from None
 
-    async def _agent_step(self, run: _Run, step: S.AgentStep) -> dict[str, Any]:
+    async def _agent_step(self, run: _Run, step: S.AgentStep, resume: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run one agent step; returns its output or raises _Failed."""
         assert self.agent is not None  # noqa: S101 -- type narrowing: agent steps are refused without one
         label = step.name or "agent step"
@@ -359,7 +399,7 @@ class Runner:
             record = run.emit(StepRecord(0, "agent", step.name, step.model_dump(exclude_none=True), "failed",
                                          error=message, started_at=time.time()))
             raise _Failed(record.index, label, message) from None
-        budget = _StepBudget(step.timeout_s)
+        budget = _StepBudget((resume or {}).get("budget_s", step.timeout_s))
         runner = self
         emitted = [0]
         last_status = ["succeeded"]
@@ -392,7 +432,11 @@ class Runner:
 
         try:
             output = await self.agent.run_step(step, run.env, Hooks(), deadline=budget.deadline,
-                                               repeat_limit=step.repeat_limit)
+                                               repeat_limit=step.repeat_limit, resume=resume)
+        except Parked as parked:
+            if parked.agent is not None:
+                parked.agent["budget_s"] = max(budget.deadline() - time.monotonic(), 1.0)
+            raise
         except (StepError, EnvironmentLost) as exc:
             error = run.secrets.scrub(str(exc))
             if not emitted[0] or last_status[0] != "failed":  # the trace ends on the failure itself

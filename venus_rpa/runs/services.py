@@ -16,13 +16,18 @@ from referencing.exceptions import Unresolvable
 from venus_rpa.automations.crypto import decrypt_fields
 from venus_rpa.automations.models import Automation, Credential
 from venus_rpa.core.errors import Conflict, InvalidInput
-from venus_rpa.runs.models import ACTIVE, TERMINAL, Run, RunStatus, Trigger
+from venus_rpa import celery_app
+from venus_rpa.runs.events import publish_run_event
+from venus_rpa.runs.models import ACTIVE, TERMINAL, Run, RunContinuation, RunStatus, Trigger
+from venus_rpa.runs.signals import run_finished
+from venus_rpa.runs.waits import run_continue, run_is_parked
 from workers import patterns
 from workers.egress import no_fetch_registry
 from workers.secrets import Credential as RuntimeCredential, SecretBox
 from workers.steps import AutomationSpec
 
 log = logging.getLogger(__name__)
+EXECUTE_TASK = "venus_rpa.runs.tasks.run_execute_task"
 
 
 def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
@@ -73,10 +78,8 @@ def run_start(*, automation: Automation, params: dict[str, Any], user=None, trig
 
 
 def _enqueue(run_id: int) -> None:
-    from venus_rpa.runs.tasks import run_execute_task
-
-    try:
-        run_execute_task.delay(run_id)
+    try:  # by name: the tasks module imports this one, not the other way round
+        celery_app.send_task(EXECUTE_TASK, args=[run_id])
     except Exception as exc:  # broker down: the run must not stay queued for ever
         log.exception("could not enqueue run %s", run_id)
         run_finish(run_id=run_id, status=RunStatus.FAILED, reason=f"could not reach the task broker: {exc}")
@@ -91,7 +94,11 @@ def run_cancel(*, run: Run) -> Run:
         status=RunStatus.CANCELLED, status_reason="cancelled before it started", finished_at=now,
         cancel_requested_at=now,
     )
-    if not updated:
+    if updated:
+        _finished(run.pk)
+    elif run_is_parked(run_id=run.pk):  # no worker holds it: end it here
+        run_finish(run_id=run.pk, status=RunStatus.CANCELLED, reason="cancelled while waiting for a person")
+    else:
         Run.objects.filter(pk=run.pk).exclude(status__in=TERMINAL).update(cancel_requested_at=now)
     run.refresh_from_db()
     return run
@@ -109,22 +116,27 @@ def run_claim(*, run_id: int) -> Run | None:
 
 
 def run_finish(*, run_id: int, status: str, reason: str, output: dict | None = None, verdict: dict | None = None) -> bool:
-    """Put a run in a terminal state unless it is in one already (the sweep may have won)."""
-    updated = Run.objects.filter(pk=run_id).exclude(status__in=TERMINAL).update(
-        status=status, status_reason=reason[:5000], output=output or {}, verdict=verdict or {},
-        finished_at=timezone.now(),
-    )
-    if updated:
-        _publish_status(run_id)
-        from venus_rpa.triggers.services.callbacks import callbacks_on_run_finished  # a local import: no cycle
-
-        transaction.on_commit(lambda: callbacks_on_run_finished(run_id=run_id), robust=True)
+    """Put a run in a terminal state unless it is in one already (the sweep may have won).
+    Listeners of `runs.signals.run_finished` hear of it (callbacks, pending reviews)."""
+    with transaction.atomic():
+        updated = Run.objects.filter(pk=run_id).exclude(status__in=TERMINAL).update(
+            status=status, status_reason=reason[:5000], output=output or {}, verdict=verdict or {},
+            finished_at=timezone.now(),
+        )
+        if updated:
+            _finished(run_id)
     return bool(updated)
 
 
-def _publish_status(run_id: int) -> None:
-    from venus_rpa.runs.events import publish_run_event
+def _finished(run_id: int) -> None:
+    """After a run reached a terminal state: its saved session goes, the live page and the
+    listeners hear of it."""
+    RunContinuation.objects.filter(run_id=run_id).delete()
+    _publish_status(run_id)
+    run_finished.send(sender=Run, run_id=run_id, status=Run.objects.values_list("status", flat=True).get(pk=run_id))
 
+
+def _publish_status(run_id: int) -> None:
     run = Run.objects.get(pk=run_id)
     publish_run_event(run_id, {"type": "run.status", "status": run.status, "reason": run.status_reason})
 
@@ -146,15 +158,19 @@ def spec_for(*, run: Run) -> AutomationSpec:
 def runs_sweep_stale() -> list[int]:
     """Fail active runs whose worker stopped sending heartbeats ("worker lost")."""
     cutoff = timezone.now() - timedelta(seconds=settings.VENUS_HEARTBEAT_STALE_SECONDS)
-    stale = list(Run.objects.filter(status__in=ACTIVE, heartbeat_at__lt=cutoff).values_list("pk", flat=True))
+    # A parked run has no worker and sends no heartbeat: it is not lost.
+    stale = list(Run.objects.filter(status__in=ACTIVE, heartbeat_at__lt=cutoff, continuation__isnull=True)
+                 .values_list("pk", flat=True))
     lost = []
     for run_id in stale:
         reason = f"worker lost: no heartbeat for over {settings.VENUS_HEARTBEAT_STALE_SECONDS:g}s"
-        if Run.objects.filter(pk=run_id, status__in=ACTIVE, heartbeat_at__lt=cutoff).update(
-            status=RunStatus.FAILED, status_reason=reason, finished_at=timezone.now()
-        ):
-            lost.append(run_id)
-            _publish_status(run_id)
+        with transaction.atomic():
+            if Run.objects.filter(pk=run_id, status__in=ACTIVE, heartbeat_at__lt=cutoff,
+                                  continuation__isnull=True).update(
+                status=RunStatus.FAILED, status_reason=reason, finished_at=timezone.now()
+            ):
+                lost.append(run_id)
+                _finished(run_id)
     if lost:
         log.warning("sweep failed %d run(s) with a stale heartbeat: %s", len(lost), lost)
     return lost
@@ -166,13 +182,18 @@ def answer_key(run_id: int) -> str:
 
 
 def run_answer(*, run: Run, answer: str) -> Run:
-    """Answer the question of a run awaiting_user; its worker resumes within a second."""
+    """Answer the question of a run awaiting_user; its worker resumes within a second, or, when
+    the run was parked, its continuation is enqueued after commit."""
     answer = answer.strip()
     if not answer:
         raise InvalidInput("The answer is empty.", fields={"answer": ["This field may not be blank."]})
-    updated = Run.objects.filter(pk=run.pk, status=RunStatus.AWAITING_USER).update(answer=answer)
-    if not updated:
-        raise Conflict(f"The run is not waiting for an answer (it is {Run.objects.get(pk=run.pk).status}).")
+    with transaction.atomic():
+        updated = Run.objects.filter(pk=run.pk, status=RunStatus.AWAITING_USER).exclude(question="").update(
+            answer=answer)
+        if not updated:
+            raise Conflict(f"The run is not waiting for an answer (it is {Run.objects.get(pk=run.pk).status}).")
+        # After commit: a worker parking the run at this moment checks for an answer after its own commit.
+        transaction.on_commit(lambda: run_continue(run_id=run.pk))
     try:
         import redis
 
@@ -183,3 +204,24 @@ def run_answer(*, run: Run, answer: str) -> Run:
         log.warning("could not signal the answer for run %s through Redis", run.pk, exc_info=True)
     run.refresh_from_db()
     return run
+
+
+def runs_waits_sweep() -> dict[str, list[int]]:
+    """Beat: end parked runs whose question nobody answered in time, and enqueue again the
+    continuations whose task was asked for but never started (a broker that was down)."""
+    now = timezone.now()
+    expired = []
+    cutoff = now - timedelta(seconds=settings.VENUS_ANSWER_TIMEOUT_SECONDS)
+    for run in Run.objects.filter(status=RunStatus.AWAITING_USER, continuation__wait=RunContinuation.Wait.ANSWER,
+                                  continuation__resume_requested_at__isnull=True, question_asked_at__lt=cutoff):
+        reason = (f"nobody answered the agent's question within {settings.VENUS_ANSWER_TIMEOUT_SECONDS:g}s: "
+                  f"{run.question}")
+        if run_finish(run_id=run.pk, status=RunStatus.FAILED, reason=reason):
+            expired.append(run.pk)
+    stuck = list(RunContinuation.objects.filter(
+        resume_requested_at__lt=now - timedelta(seconds=settings.VENUS_HEARTBEAT_STALE_SECONDS),
+    ).exclude(run__status__in=TERMINAL).values_list("run_id", flat=True))
+    for run_id in stuck:
+        with transaction.atomic():
+            run_continue(run_id=run_id)
+    return {"expired": expired, "re_enqueued": stuck}
