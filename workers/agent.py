@@ -151,7 +151,12 @@ class AgentLoop:
             if time.monotonic() > deadline():
                 raise StepError(f"agent step ran out of its time budget ({step.timeout_s:g}s)")
             t0 = time.perf_counter()
-            observation = await self._observe(env, hooks)
+            try:
+                observation = await self._observe(env, hooks)
+            except Parked as parked:  # a CAPTCHA for a person: this turn starts again on resume
+                state.turns -= 1
+                parked.agent = state.to_json(pending=None)
+                raise
             image, img_w, img_h = downscale(observation.screenshot, self.config.max_pixels)
             observe_ms = (time.perf_counter() - t0) * 1000
             # What the previous turn produced (errors, answers, select options) travels in history;

@@ -54,7 +54,7 @@ class Continuation:
     position: int  # index into the run's steps (the start-URL goto first)
     next_index: int  # the next step record's index
     output: dict[str, Any] = field(default_factory=dict)
-    page_steps: list[int] = field(default_factory=list)  # positions of the steps done on the current page
+    page_steps: list[dict[str, Any]] = field(default_factory=list)  # the steps done on this page, as done (edits)
     captchas_solved: list[str] = field(default_factory=list)
     session: dict[str, Any] = field(default_factory=dict)  # Playwright storage_state
     session_storage: dict[str, Any] = field(default_factory=dict)  # {"origin", "items"}

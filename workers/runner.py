@@ -30,7 +30,7 @@ from workers.durable import Continuation, Parked, restore_session, save_session
 from workers.envs.browser import BrowserHost
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.executor import ExplicitExecutor
-from workers.gates.guard import ActionGuard, GateRefused, SafetyGate
+from workers.gates.guard import STEP, ActionGuard, GateRefused, SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.secrets import SecretBox, scrubbing_logs
 
@@ -292,7 +292,7 @@ class Runner:
             agent_resume = None
             if resume is not None:
                 position, agent_resume = resume.position, resume.agent
-                await self._restore(run, executor, steps, resume)
+                await self._restore(run, executor, resume)
             while position < len(steps):
                 step = steps[position]
                 if position and agent_resume is None:  # the gate looks at every page the run has opened
@@ -303,8 +303,8 @@ class Runner:
                     position += 1
                     continue
                 url_before = env.page.url
-                await self._explicit(run, executor, step, output)
-                run.page_steps = [*run.page_steps, step] if env.page.url == url_before else []
+                done = await self._explicit(run, executor, step, output)
+                run.page_steps = [*run.page_steps, done] if env.page.url == url_before else []
                 position += 1
             await self._gate_and_replay(run, executor, run.page_steps, output)
             return await self._verdict(spec, env, output)
@@ -314,29 +314,33 @@ class Runner:
             session, session_storage, url = await save_session(env)
             parked.continuation = Continuation(
                 wait=parked.wait, position=position, next_index=run.next_index, output=output,
-                page_steps=[steps.index(s) for s in run.page_steps], captchas_solved=sorted(run.captchas_solved),
+                page_steps=[s.model_dump(mode="json", exclude_none=True) for s in run.page_steps],
+                captchas_solved=sorted(run.captchas_solved),
                 session=session, session_storage=session_storage, url=url, agent=parked.agent)
             raise
         finally:
             await env.close()
 
-    async def _restore(self, run: _Run, executor: ExplicitExecutor, steps: list, resume: Continuation) -> None:
+    async def _restore(self, run: _Run, executor: ExplicitExecutor, resume: Continuation) -> None:
         """Reopen a parked run's session (a new context from the saved state, at the saved URL)
         and set this page's fields again from the steps that set them."""
         run.next_index = resume.next_index
         run.captchas_solved = set(resume.captchas_solved)
-        run.page_steps = [steps[i] for i in resume.page_steps]
+        run.page_steps = [STEP.validate_python(s) for s in resume.page_steps]
         try:
             await restore_session(self.host, run.env, resume)
             await self._refill(run, executor)
         except (StepError, EnvironmentLost) as exc:
             raise _Failed(run.next_index, "restore the session", run.secrets.scrub(str(exc))) from None
 
-    async def _explicit(self, run: _Run, executor: ExplicitExecutor, step, output: dict[str, Any]) -> None:
+    async def _explicit(self, run: _Run, executor: ExplicitExecutor, step, output: dict[str, Any]):
+        """Run one explicit step; returns the step as done (a reviewer's edit, if any) or raises _Failed."""
         record = run.emit(await self._one_step(step, run, executor))
         output.update(record.output)
         if record.status == "failed":
             raise _Failed(record.index, step.name or step.kind, record.error)
+        edited = record.grounding.get("risk", {}).get("review", {}).get("edited")
+        return STEP.validate_python(edited) if edited else step
 
     async def _refill(self, run: _Run, executor: ExplicitExecutor) -> None:
         """After a parked run's session is restored: set this page's fields again from the steps

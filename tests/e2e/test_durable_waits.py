@@ -25,12 +25,24 @@ HOLD_S = 3
 ROUTED = ("venus_rpa.runs.tasks.run_execute_task", "venus_rpa.runs.tasks.run_resume_task")
 
 
-@pytest.fixture(autouse=True)
-def durable_queue(monkeypatch):
-    """Runs and continuations enqueued by this process go to this module's own workers."""
+def route_runs_to(queue: str) -> None:
+    """Runs and continuations enqueued by this process go to `queue` (None: the settings' routes)."""
+    from django.conf import settings
+
     from venus_rpa import celery_app
 
-    monkeypatch.setattr(celery_app.conf, "task_routes", {name: {"queue": QUEUE} for name in ROUTED})
+    celery_app.conf["task_routes"] = ({name: {"queue": queue} for name in ROUTED} if queue
+                                      else settings.CELERY_TASK_ROUTES)
+    celery_app.amqp.flush_routes()
+    celery_app.amqp.__dict__.pop("router", None)  # the cached router holds the old table
+
+
+@pytest.fixture(autouse=True)
+def durable_queue():
+    """This module's runs go to its own workers."""
+    route_runs_to(QUEUE)
+    yield
+    route_runs_to(None)
 
 
 @pytest.fixture(scope="module")
@@ -261,14 +273,12 @@ def delete_account_automation(demo, practice_url: str):
 
 
 @pytest.mark.timeout(900)
-def test_fifty_runs_waiting_for_review_on_four_threads_do_not_delay_a_new_run(demo, practice_url, tmp_path,
-                                                                              monkeypatch):
-    from venus_rpa import celery_app
+def test_fifty_runs_waiting_for_review_on_four_threads_do_not_delay_a_new_run(demo, practice_url, tmp_path):
     from venus_rpa.reviews.models import ReviewRequest
     from venus_rpa.runs.models import Run, RunContinuation
     from venus_rpa.runs.services import run_cancel, run_start
 
-    monkeypatch.setattr(celery_app.conf, "task_routes", {name: {"queue": "fifty"} for name in ROUTED})
+    route_runs_to("fifty")
     automation = delete_account_automation(demo, practice_url)
     with celery_worker(queues="fifty", name="fifty", concurrency=4, log_path=tmp_path / "fifty.log",
                        extra_env={"VENUS_REVIEW_HOLD_SECONDS": "1"}):
