@@ -176,7 +176,8 @@ def main() -> None:
     parser.add_argument("--overhead-only", action="store_true", help="part 1 only (per-turn overhead)")
     args = parser.parse_args()
     with FakeModel() as model:
-        os.environ.update(VENUS_MODEL_URL=model.url, VENUS_MODEL=model.model)
+        # The practice site and the model double live on loopback: the egress guard must let runs reach them.
+        os.environ.update(VENUS_MODEL_URL=model.url, VENUS_MODEL=model.model, VENUS_EGRESS_ALLOW_PRIVATE="127.0.0.1")
         setup_django()
         from django.core.management import call_command
 
