@@ -1,8 +1,10 @@
 """Agent-loop benchmark: the platform's own cost per UI-Venus step, and throughput of concurrent
 agent runs on one worker host against bare Playwright doing the same loops. Prints JSON.
 
-Part 1 (overhead): one agent run through the real Runner, DjangoRecorder and Redis events, the
-test-double model answering instantly; per turn, overhead = turn wall time − model call time.
+Part 1 (overhead): agent runs on the production runner (`build_runner()`: the CAPTCHA gate before
+every turn and the safety gate on every action, as workers run them), the DjangoRecorder and Redis
+events, the test-double model answering instantly; per turn, overhead = turn wall time − model
+call time. Every measured turn must carry the safety gate's verdict.
 Part 2 (throughput): 8 runs started through the API service, executed by a real Celery worker
 process (threads pool, one Chromium), the double answering after 300 ms; against 8 bare
 Playwright loops (screenshot, the same 300 ms wait, the same click) in this process.
@@ -59,13 +61,12 @@ def overhead(base: str, model: FakeModel, turns: int) -> dict:
     from asgiref.sync import sync_to_async
 
     from venus_rpa.automations.models import Automation
-    from venus_rpa.runs.execution import DjangoRecorder, agent_loop, browser_host
+    from venus_rpa.runs.execution import DjangoRecorder, browser_host, build_runner
     from venus_rpa.runs.models import Run
     from venus_rpa.runs.services import secrets_for, spec_for
-    from workers.runner import Runner
-
     automation = Automation.objects.select_related("workspace", "current_version").get(slug="bench-agent")
     results = []
+    gated = [0]
 
     async def go():
         for _ in range(3):  # the first run warms up and is dropped
@@ -81,11 +82,13 @@ def overhead(base: str, model: FakeModel, turns: int) -> dict:
             async def timed(record, inner=inner, emitted=emitted):
                 if record.kind == "agent":
                     emitted.append((record.started_at, record.model_ms))
+                    gated[0] += 1 if record.grounding.get("risk") else 0
                 await inner(record)
 
             recorder.record_step = timed
-            result = await Runner(browser_host(), agent=agent_loop()).run(
-                spec, params=run.params, secrets=secrets, recorder=recorder)
+            runner = build_runner()  # the CAPTCHA and safety gates on, as workers run it
+            assert runner.captcha is not None and runner.safety is not None
+            result = await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder)
             await recorder.close()
             assert result.status == "succeeded", result.reason
             results.append([(b[0] - a[0]) * 1000 - b[1] for a, b in itertools.pairwise(emitted)])
@@ -94,7 +97,8 @@ def overhead(base: str, model: FakeModel, turns: int) -> dict:
     asyncio.run(go())
     per_turn = [x for run in results[1:] for x in run]
     return {"overhead_ms_p50": round(statistics.median(per_turn), 1),
-            "overhead_ms_p95": round(percentile(per_turn, 0.95), 1), "turns_measured": len(per_turn)}
+            "overhead_ms_p95": round(percentile(per_turn, 0.95), 1), "turns_measured": len(per_turn),
+            "runner": "build_runner (captcha + safety gates)", "turns_with_safety_verdict": gated[0]}
 
 
 def throughput(base: str, model: FakeModel, runs: int, latency: float) -> dict:
@@ -169,9 +173,11 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--repeats", type=int, default=3,
                         help="alternate platform and bare rounds; report medians (this host is noisy)")
+    parser.add_argument("--overhead-only", action="store_true", help="part 1 only (per-turn overhead)")
     args = parser.parse_args()
     with FakeModel() as model:
-        os.environ.update(VENUS_MODEL_URL=model.url, VENUS_MODEL=model.model)
+        # The practice site and the model double live on loopback: the egress guard must let runs reach them.
+        os.environ.update(VENUS_MODEL_URL=model.url, VENUS_MODEL=model.model, VENUS_EGRESS_ALLOW_PRIVATE="127.0.0.1")
         setup_django()
         from django.core.management import call_command
 
@@ -186,6 +192,9 @@ def main() -> None:
                               slug="bench-agent", name="bench", definition=agent_definition(base, args.turns))
             model.default = alternating_clicks(points, args.turns, 0.0)
             part1 = overhead(base, model, args.turns)
+            if args.overhead_only:
+                print(json.dumps({"benchmark": "agent_loop", **part1}, indent=2))
+                return
             model.default = alternating_clicks(points, 10, args.latency)
             rounds, bares = [], []
             for _ in range(args.repeats):

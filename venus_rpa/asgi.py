@@ -10,7 +10,7 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "venus_rpa.settings")
 django_asgi_app = get_asgi_application()
 
-from venus_rpa.runs.routing import websocket_urlpatterns  # noqa: E402  (needs apps loaded)
+from venus_rpa.routing import websocket_urlpatterns  # noqa: E402  (needs apps loaded)
 
 application = ProtocolTypeRouter(
     {

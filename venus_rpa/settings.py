@@ -245,7 +245,8 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_ROUTES = {"venus_rpa.runs.tasks.run_execute_task": {"queue": "agent"}}
+CELERY_TASK_ROUTES = {"venus_rpa.runs.tasks.run_execute_task": {"queue": "agent"},
+                      "venus_rpa.runs.tasks.run_resume_task": {"queue": "agent"}}
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A message a worker took and never acknowledged (the worker was killed) goes back to its queue
@@ -295,6 +296,9 @@ CELERY_BEAT_SCHEDULE = {
     "triggers-callbacks-sweep": {
         "task": "venus_rpa.triggers.tasks.callbacks_sweep_task", "schedule": VENUS_SWEEP_SECONDS,
     },
+    # Parked runs: expired reviews and unanswered questions end them per policy; lost continuations re-sent.
+    "reviews-sweep": {"task": "venus_rpa.reviews.tasks.reviews_sweep_task", "schedule": VENUS_SWEEP_SECONDS},
+    "runs-waits-sweep": {"task": "venus_rpa.runs.tasks.runs_waits_sweep_task", "schedule": VENUS_SWEEP_SECONDS},
 }
 
 # Triggers: signed webhooks in, signed run.finished callbacks out (docs/webhooks.md).
@@ -316,9 +320,11 @@ VENUS_NAV_TEMPERATURE = env_float("VENUS_NAV_TEMPERATURE", 0.6)
 VENUS_NAV_MAX_TOKENS = env_int("VENUS_NAV_MAX_TOKENS", 4096)
 VENUS_ANSWER_TIMEOUT_SECONDS = env_float("VENUS_ANSWER_TIMEOUT_SECONDS", 3600.0)
 VENUS_CAPTCHA_REVIEW_SECONDS = env_float("VENUS_CAPTCHA_REVIEW_SECONDS", 900.0)
-# Safety reviews: how long a run waiting for a reviewer keeps its live browser session; past this
-# the session is saved and the browser context freed, and restored when the decision arrives.
-VENUS_REVIEW_HOLD_SECONDS = env_float("VENUS_REVIEW_HOLD_SECONDS", 600.0)
+# Durable waits: how long a run waiting for a person (a risky-action review, a CAPTCHA, the agent's
+# question) keeps its worker thread and live browser session. A decision within it resumes the run
+# in place; past it the run is parked (session and position saved encrypted, thread and browser
+# freed) and the decision enqueues its continuation on any worker.
+VENUS_REVIEW_HOLD_SECONDS = env_float("VENUS_REVIEW_HOLD_SECONDS", 20.0)
 
 # --- API contract (issue 9): the OpenAPI document describes what the API really does ----------
 # Bounded limit/offset pages; errors, bearer tokens and paged lists described (venus_rpa.core.schema).

@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from venus_rpa import media
 from venus_rpa.accounts import api as accounts_api
 from venus_rpa.automations import api as automations_api
 from venus_rpa.core import views as core_views
@@ -58,7 +59,7 @@ urlpatterns = [
     # Inbound webhooks: public, authenticated by their HMAC signature (docs/webhooks.md).
     path("hooks/<str:public_id>/", triggers_api.WebhookReceiveApi.as_view(), name="webhook-receive"),
     # Screenshots and artifacts, only for members of the run's workspace.
-    path(f"{settings.MEDIA_URL.strip('/')}/<path:path>", runs_api.MediaApi.as_view(), name="media"),
+    path(f"{settings.MEDIA_URL.strip('/')}/<path:path>", media.MediaApi.as_view(), name="media"),
     # The dashboard owns every other path (login, automations, runs, reviews...).
     path("", include("venus_rpa.dashboard.urls")),
 ]

@@ -21,6 +21,7 @@ import asyncio
 import io
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Protocol
@@ -28,6 +29,7 @@ from typing import Any, Protocol
 from PIL import Image
 
 from workers import actions as A
+from workers.durable import Parked, decode_bytes, encode_bytes
 from workers.envs.base import Observation
 from workers.errors import EnvironmentLost, StepError
 from workers.policies.client import ModelClient, ModelRequestError, ModelUnavailable, Sampling
@@ -133,26 +135,38 @@ class AgentLoop:
         return parsed, facts, (time.perf_counter() - started) * 1000
 
     async def run_step(self, step: AgentStep, env, hooks: AgentHooks, *, deadline: Callable[[], float],
-                       repeat_limit: int = 5) -> dict[str, Any]:
+                       repeat_limit: int = 5, resume: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`resume`: the state a parked step left (`Parked.agent`); the step goes on at its
+        pending turn (the question asked, or the actions not done yet)."""
         prompt = load_prompt("browser", task=step.goal, current_date=date.today().isoformat(),
                              prompt_dir=self.config.prompt_dir)
-        history: list[HistoryTurn] = []
-        recent: list[tuple] = []
-        for _ in range(step.max_actions):
+        state = _AgentState.from_json(resume) if resume else _AgentState()
+        state.keep_images = self.config.history_images
+        if state.pending is not None:
+            done = await self._resume_turn(state, env, hooks, repeat_limit)
+            if done is not None:
+                return {step_output_key(step): done}
+        while state.turns < step.max_actions:
+            state.turns += 1
             if time.monotonic() > deadline():
                 raise StepError(f"agent step ran out of its time budget ({step.timeout_s:g}s)")
             t0 = time.perf_counter()
-            observation = await self._observe(env, hooks)
+            try:
+                observation = await self._observe(env, hooks)
+            except Parked as parked:  # a CAPTCHA for a person: this turn starts again on resume
+                state.turns -= 1
+                parked.agent = state.to_json(pending=None)
+                raise
             image, img_w, img_h = downscale(observation.screenshot, self.config.max_pixels)
             observe_ms = (time.perf_counter() - t0) * 1000
             # What the previous turn produced (errors, answers, select options) travels in history;
             # facts about the current screen come with this turn.
             page_facts = "\n".join(x for x in (f"Current URL: {observation.url}", _notes(env)) if x)
-            messages = build_messages(system=prompt.text, history=history, current_image=image,
+            messages = build_messages(system=prompt.text, history=state.history, current_image=image,
                                       feedback=page_facts, n_images=self.config.history_images)
             model_facts = {"prompt_sha256": prompt.sha256, "prompt_source": prompt.source,
                            "image": {"width": img_w, "height": img_h, "bytes": len(image)},
-                           "history_turns": len(history)}
+                           "history_turns": len(state.history)}
             try:
                 async with asyncio.timeout(max(deadline() - time.monotonic(), 0.1)):
                     parsed, facts, model_ms = await self.decide(messages)
@@ -164,50 +178,79 @@ class AgentLoop:
                                      observe_ms=observe_ms, model_ms=exc.model_ms))
                 raise StepError(f"the model's answer could not be parsed twice: {exc.error}") from None
             model_facts.update(facts)
-            t1 = time.perf_counter()
-            feedback, done, asked, mapped, risks = "", None, False, [], []
-            for action in parsed.actions:
-                recent = (recent + [_signature(action)])[-repeat_limit:]
-                if len(recent) == repeat_limit and len(set(recent)) == 1 and not isinstance(action, A.Scroll):
-                    hooks.emit(self._turn(parsed, mapped, model_facts, observation, observe_ms, model_ms, t1,
-                                          status="failed", error="stuck"))
-                    raise StepError(f"the agent repeated {format_action(action)} {repeat_limit} times; stopped as stuck")
-                if isinstance(action, A.Finished):
-                    done = action.content
-                    break
-                if isinstance(action, A.CallUser):
-                    hooks.emit(self._turn(parsed, mapped, model_facts, observation, observe_ms, model_ms, t1))
-                    asked = True
-                    feedback = f"The user answered: {await hooks.ask_user(action.content)}"
-                    break
-                gated = await self._gate(hooks, action, parsed.thought)
-                if gated is not None:
-                    if gated.risk:
-                        risks.append(gated.risk)
-                    if gated.error:
-                        mapped.append({"risk": gated.risk})
-                        hooks.emit(self._turn(parsed, mapped, model_facts, observation, observe_ms, model_ms, t1,
-                                              status="failed", error=gated.error, risks=risks))
-                        raise StepError(gated.error)
-                    feedback = "\n".join(x for x in (feedback, gated.feedback) if x)
-                    if gated.action is None:  # not done: the model re-plans from the feedback
-                        mapped.append({"risk": gated.risk, "skipped": True})
-                        break
-                    action = gated.action
-                try:
-                    outcome = await env.execute(action)
-                    await env.settle()
-                    mapped.append({**outcome.grounding, "risk": gated.risk} if gated and gated.risk else outcome.grounding)
-                    feedback = "\n".join(x for x in (feedback, outcome.feedback) if x)
-                except StepError as exc:  # back to the model as feedback, not the end of the step
-                    feedback = "\n".join(x for x in (feedback, f"The action {format_action(action)} failed: {exc}") if x)
-                    mapped.append({"error": str(exc)})
-            if not asked:
-                hooks.emit(self._turn(parsed, mapped, model_facts, observation, observe_ms, model_ms, t1, risks=risks))
-            history.append(HistoryTurn(image=image, assistant=parsed.canonical(), feedback=feedback))
+            turn = _Turn(parsed, image, observation, model_facts, observe_ms, model_ms, time.perf_counter())
+            done = await self._act(state, turn, env, hooks, repeat_limit, start=0)
             if done is not None:
                 return {step_output_key(step): done}
         raise StepError(f"agent step did not finish within {step.max_actions} actions")
+
+    async def _act(self, state: _AgentState, turn: _Turn, env, hooks: AgentHooks, repeat_limit: int, *,
+                   start: int, feedback: str = "", mapped: list | None = None,
+                   risks: list | None = None) -> str | None:
+        """Do the turn's actions from `start`; the Finished content, or None to go on. A wait that
+        parks the run leaves the turn pending in `state` (`Parked.agent`)."""
+        parsed, mapped, risks = turn.parsed, mapped or [], risks or []
+        done, asked = None, False
+        for position in range(start, len(parsed.actions)):
+            action = parsed.actions[position]
+            state.recent = (state.recent + [_signature(action)])[-repeat_limit:]
+            if len(state.recent) == repeat_limit and len(set(state.recent)) == 1 and not isinstance(action, A.Scroll):
+                hooks.emit(self._turn(turn, mapped, status="failed", error="stuck"))
+                raise StepError(f"the agent repeated {format_action(action)} {repeat_limit} times; stopped as stuck")
+            if isinstance(action, A.Finished):
+                done = action.content
+                break
+            if isinstance(action, A.CallUser):
+                hooks.emit(self._turn(turn, mapped))
+                asked = True
+                with state.parking(turn, "answer", position, question=action.content):
+                    feedback = f"The user answered: {await hooks.ask_user(action.content)}"
+                break
+            with state.parking(turn, "actions", position, feedback=feedback, mapped=mapped, risks=risks):
+                gated = await self._gate(hooks, action, parsed.thought)
+            if gated is not None:
+                if gated.risk:
+                    risks.append(gated.risk)
+                if gated.error:
+                    mapped.append({"risk": gated.risk})
+                    hooks.emit(self._turn(turn, mapped, status="failed", error=gated.error, risks=risks))
+                    raise StepError(gated.error)
+                feedback = "\n".join(x for x in (feedback, gated.feedback) if x)
+                if gated.action is None:  # not done: the model re-plans from the feedback
+                    mapped.append({"risk": gated.risk, "skipped": True})
+                    break
+                action = gated.action
+            try:
+                outcome = await env.execute(action)
+                await env.settle()
+                mapped.append({**outcome.grounding, "risk": gated.risk} if gated and gated.risk else outcome.grounding)
+                feedback = "\n".join(x for x in (feedback, outcome.feedback) if x)
+            except StepError as exc:  # back to the model as feedback, not the end of the step
+                feedback = "\n".join(x for x in (feedback, f"The action {format_action(action)} failed: {exc}") if x)
+                mapped.append({"error": str(exc)})
+        if not asked:
+            hooks.emit(self._turn(turn, mapped, risks=risks))
+        state.history.append(HistoryTurn(image=turn.image, assistant=parsed.canonical(), feedback=feedback))
+        return done
+
+    async def _resume_turn(self, state: _AgentState, env, hooks: AgentHooks, repeat_limit: int) -> str | None:
+        """Go on with the turn a parked run was in: ask the question again (the answer is there
+        now) or do the actions that were not done, the gated one first."""
+        pending, state.pending = state.pending, None
+        parsed = ParsedAnswer(thought=pending["thought"], action_text=pending["action_text"],
+                              actions=[A.parse_browser_action(a) for a in pending["actions"]], raw=pending["raw"])
+        observation = await env.observe()
+        turn = _Turn(parsed, decode_bytes(pending["image"]) or b"", observation, pending.get("model", {}), 0.0, 0.0,
+                     time.perf_counter())
+        position = pending["position"]
+        if pending["kind"] == "answer":
+            with state.parking(turn, "answer", position, question=pending["question"]):
+                feedback = f"The user answered: {await hooks.ask_user(pending['question'])}"
+            state.history.append(HistoryTurn(image=turn.image, assistant=parsed.canonical(), feedback=feedback))
+            return None
+        state.recent = state.recent[:-1]  # the gated action is counted again when it is retried
+        return await self._act(state, turn, env, hooks, repeat_limit, start=position, feedback=pending["feedback"],
+                               mapped=pending["mapped"], risks=pending["risks"])
 
     @staticmethod
     async def _gate(hooks: AgentHooks, action: A.ActionModel, thought: str):
@@ -227,8 +270,9 @@ class AgentLoop:
             acted = await gate
         return await env.observe() if acted else observation
 
-    def _turn(self, parsed: ParsedAnswer, mapped, model_facts, observation, observe_ms, model_ms, t1,
-              *, status: str = "succeeded", error: str = "", risks: list[dict] | None = None) -> AgentTurn:
+    def _turn(self, turn: _Turn, mapped, *, status: str = "succeeded", error: str = "",
+              risks: list[dict] | None = None) -> AgentTurn:
+        parsed, observation = turn.parsed, turn.observation
         grounding: dict[str, Any] = {"mapped": mapped, "viewport": {"width": observation.width, "height": observation.height}}
         if risks:  # the turn's most severe verdict, for the dashboard
             grounding["risk"] = max(risks, key=lambda r: (r["level"], r["decision"] != "allow"))
@@ -236,8 +280,8 @@ class AgentLoop:
             thought=parsed.thought,
             action={"text": parsed.action_text, "actions": [a.model_dump(mode="json") for a in parsed.actions]},
             grounding=grounding,
-            model=model_facts, observation=observation, status=status, error=error,
-            act_ms=(time.perf_counter() - t1) * 1000, observe_ms=observe_ms, model_ms=model_ms,
+            model=turn.model_facts, observation=observation, status=status, error=error,
+            act_ms=(time.perf_counter() - turn.t1) * 1000, observe_ms=turn.observe_ms, model_ms=turn.model_ms,
         )
 
     async def ground(self, *, instruction: str, observation: Observation) -> tuple[int, int] | None:
@@ -270,6 +314,56 @@ def _with_feedback(message: dict, text: str) -> dict:
     if isinstance(content, list) and content and content[0].get("type") == "text":
         return {**message, "content": [{"type": "text", "text": text + "\n" + content[0]["text"]}, *content[1:]]}
     return {**message, "content": [{"type": "text", "text": text}, *(content if isinstance(content, list) else [])]}
+
+
+@dataclass
+class _Turn:
+    """One model turn being acted out."""
+
+    parsed: ParsedAnswer
+    image: bytes
+    observation: Observation
+    model_facts: dict[str, Any]
+    observe_ms: float
+    model_ms: float
+    t1: float
+
+
+@dataclass
+class _AgentState:
+    """An agent step's progress: the history sent to the model, recent actions (loop detection),
+    turns taken, and the turn a parked run was in (`pending`). JSON-safe for a continuation."""
+
+    history: list[HistoryTurn] = field(default_factory=list)
+    recent: list[tuple] = field(default_factory=list)
+    turns: int = 0
+    pending: dict[str, Any] | None = None
+    keep_images: int = 2
+
+    @contextmanager
+    def parking(self, turn: _Turn, kind: str, position: int, **facts):
+        """Around a wait for a person: if it parks the run, leave this state (with the turn
+        pending at `position`) on the way out."""
+        try:
+            yield
+        except Parked as parked:
+            parked.agent = self.to_json(pending={
+                "kind": kind, "position": position, "image": encode_bytes(turn.image), "model": turn.model_facts,
+                "thought": turn.parsed.thought, "action_text": turn.parsed.action_text, "raw": turn.parsed.raw,
+                "actions": [a.model_dump(mode="json") for a in turn.parsed.actions], **facts})
+            raise
+
+    def to_json(self, *, pending: dict[str, Any]) -> dict[str, Any]:
+        keep = len(self.history) - self.keep_images  # only the images the model will see again
+        return {"history": [{"image": encode_bytes(h.image) if i >= keep else None, "assistant": h.assistant,
+                             "feedback": h.feedback} for i, h in enumerate(self.history)],
+                "recent": [list(map(list, r)) for r in self.recent], "turns": self.turns, "pending": pending}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> _AgentState:
+        return cls(history=[HistoryTurn(decode_bytes(h["image"]), h["assistant"], h["feedback"]) for h in data["history"]],
+                   recent=[tuple(tuple(kv) for kv in r) for r in data["recent"]], turns=data["turns"],
+                   pending=data.get("pending"))
 
 
 class _Unparsable(Exception):

@@ -4,14 +4,18 @@ Contract with the caller (the Celery task wires it to the database):
 - `RunRecorder.record_step` receives each finished step; records are delivered in order from a
   background task, so database writes and event publishing overlap the next step's work.
 - `RunRecorder.heartbeat` is called every `heartbeat_s`; returning False means "cancel".
-- `Runner.run` always returns a `RunResult` with a terminal status and a reason; it raises
-  only if the caller's own recorder fails.
+- `Runner.run` always returns a `RunResult` with a terminal status and a reason, or "parked"
+  with a `Continuation` when a wait for a person outlasted the hold window (`workers.durable`);
+  `Runner.run(..., resume=continuation)` goes on from there. It raises only if the caller's own
+  recorder fails.
 - Completion is atomic with the last step: the records of the final step onward are held and
   handed over with the result in one `RunRecorder.finish` call (when the recorder has one), so a
-  worker lost after the work is done cannot leave the run unfinished with its output lost.
+  worker lost after the work is done cannot leave the run unfinished with its output lost. A run
+  that parks delivers its held records as usual (it has not finished).
 - Actions that change the world (explicit click/press) are journaled before and after they run
   through the recorder's `action_intent` / `action_done` (`workers.journal`); `Runner.run(...,
-  resume=...)` continues a retried run after its last done action.
+  resume=Resume(...))` continues a retried run after its last done action, in the session saved
+  with it. Both kinds of resume take one path: a `Resume` becomes a `Continuation` with no wait.
 - With a `SafetyGate` (the worker always installs one), every acting explicit step and every
   UI-Venus action is classified on the live page before it runs (`workers.gates.guard`); the
   verdict is in the step record's `grounding["risk"]`, reviews go through the recorder's
@@ -30,16 +34,17 @@ from typing import Any, Literal, Protocol
 from workers import patterns, steps as S
 from workers.agent import AgentLoop
 from workers.captcha.gate import CaptchaGate
+from workers.durable import Continuation, Parked, restore_session, save_session
 from workers.envs.browser import BrowserHost
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.executor import ExplicitExecutor
-from workers.gates.guard import ActionGuard, GateRefused, SafetyGate
+from workers.gates.guard import STEP, ActionGuard, GateRefused, SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.journal import ActionEntry, Resume
 from workers.secrets import SecretBox, scrubbing_logs
 
 log = logging.getLogger(__name__)
-Status = Literal["succeeded", "failed", "cancelled", "timed_out"]
+Status = Literal["succeeded", "failed", "cancelled", "timed_out", "parked"]
 
 
 @dataclass
@@ -68,6 +73,7 @@ class RunResult:
     reason: str = ""
     output: dict[str, Any] = field(default_factory=dict)
     verdict: dict[str, Any] = field(default_factory=dict)
+    continuation: Continuation | None = None  # status "parked" only
 
 
 class RunRecorder(Protocol):
@@ -76,12 +82,15 @@ class RunRecorder(Protocol):
     async def heartbeat(self) -> bool: ...
 
     async def ask_user(self, question: str) -> str:
-        """Put the run in awaiting_user and return the person's answer (raise StepError on expiry)."""
+        """Put the run in awaiting_user and return the person's answer (raise StepError on expiry,
+        `Parked` past the hold window)."""
         ...
 
     async def ask_captcha(self, *, kind: str, instruction: str, screenshot: bytes, width: int,
-                          height: int) -> dict[str, Any]:
-        """Open a `captcha` review; return the person's {"text"} or {"clicks"} (StepError on expiry)."""
+                          height: int, challenge: str = "") -> dict[str, Any]:
+        """Open a `captcha` review; return the person's {"text"} or {"clicks"} (StepError on
+        expiry, `Parked` past the hold window). `challenge` identifies the challenge shown: an
+        answer given while the run was parked is used only if the restored page shows it again."""
         ...
 
     async def open_review(self, question: ReviewQuestion) -> str:
@@ -126,7 +135,7 @@ class _RecordPipe:
     async def close(self, result: "RunResult | None" = None) -> None:
         self.queue.put_nowait(None)
         await self.task
-        if result is not None and hasattr(self.recorder, "finish"):
+        if result is not None and result.status != "parked" and hasattr(self.recorder, "finish"):
             await self.recorder.finish(self.held, result)
         else:
             for record in self.held:
@@ -236,8 +245,12 @@ class Runner:
         self.safety = safety
 
     async def run(self, spec: S.AutomationSpec, *, params: dict[str, Any], secrets: SecretBox,
-                  recorder: RunRecorder, resume: Resume | None = None) -> RunResult:
-        """`resume`: continue a retried run after its last done action (workers.journal)."""
+                  recorder: RunRecorder, resume: Continuation | Resume | None = None) -> RunResult:
+        """`resume`: a parked run's continuation (workers.durable), or where a retried run continues
+        after its last done action (workers.journal)."""
+        if isinstance(resume, Resume):
+            resume = Continuation(wait={}, position=resume.position, next_index=resume.next_index,
+                                  output=dict(resume.output), session=resume.storage_state or {}, url=resume.url)
         try:
             self._preflight(spec)
         except ConfigurationError as exc:
@@ -247,14 +260,21 @@ class Runner:
             return await self._run(spec, params, secrets, recorder, resume)
 
     async def _run(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
-                   recorder: RunRecorder, resume: Resume | None) -> RunResult:
+                   recorder: RunRecorder, resume: Continuation | None) -> RunResult:
         run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock())
         work = asyncio.create_task(self._run_steps(run, resume))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
         result: RunResult | None = None
+        limit = resume.remaining_s if resume is not None and resume.remaining_s is not None else spec.limits.max_seconds
         try:
-            async with asyncio.timeout(spec.limits.max_seconds) as run.clock.timeout:
+            async with asyncio.timeout(limit) as run.clock.timeout:
                 result = await work
+        except Parked as parked:
+            assert parked.continuation is not None  # noqa: S101 -- _run_steps always completes it
+            when = run.clock.timeout.when() if run.clock.timeout is not None else None
+            parked.continuation.remaining_s = max(when - asyncio.get_running_loop().time(), 1.0) if when else None
+            result = RunResult("parked", f"waiting for a person ({parked.wait.get('kind')}); the run was parked",
+                               continuation=parked.continuation)
         except asyncio.CancelledError:
             if beat.done() and beat.result() is False:
                 result = RunResult("cancelled", "cancelled by user")
@@ -290,61 +310,84 @@ class Runner:
                 return False
         return True
 
-    async def _run_steps(self, run: _Run, resume: Resume | None = None) -> RunResult:
+    async def _run_steps(self, run: _Run, resume: Continuation | None) -> RunResult:
         spec = run.spec
-        run.env = env = await self.host.new_environment(allowed_domains=spec.allowed_domains, secrets=run.secrets,
-                                                        storage_state=resume.storage_state if resume else None)
+        run.env = env = await self.host.new_environment(allowed_domains=spec.allowed_domains, secrets=run.secrets)
         output: dict[str, Any] = run.output
+        if resume is not None:
+            output.update(resume.output)
+        steps: list = list(spec.steps)
+        if spec.start_url:
+            steps.insert(0, S.GotoStep(url=spec.start_url, name="Open the start URL"))
+        run.positions = {id(step): position for position, step in enumerate(steps)}
+        position = 0
         try:
             if self.safety is not None:
-                run.guard = self.safety.for_run(spec=spec, secrets=run.secrets, reviews=run.recorder, host=self.host,
-                                                wait_for_person=run.wait_for_person)
+                run.guard = self.safety.for_run(spec=spec, secrets=run.secrets, reviews=run.recorder,
+                                                wait_for_person=run.wait_for_person,
+                                                resumed_review=str((resume.wait if resume else {}).get("ref", "")))
             grounder = self.agent.ground if (self.agent and spec.model_grounding) else None
             executor = ExplicitExecutor(env, start_url=spec.start_url, grounder=grounder, guard=run.guard)
-            if run.guard is not None:
-                run.guard.refill = lambda: self._refill(run, executor)
-            steps: list = list(spec.steps)
-            if spec.start_url:
-                steps.insert(0, S.GotoStep(url=spec.start_url, name="Open the start URL"))
-            run.positions = {id(step): position for position, step in enumerate(steps)}
             executor.before_act = lambda step, risk: self._intend(run, step, risk)
-            first = 0
-            if resume is not None:  # after the last done action, in its session, never before it
-                first, run.next_index = resume.position, resume.next_index
-                output.update(resume.output)
-                if resume.url:
-                    await env.goto(resume.url)
-            for position, step in enumerate(steps):
-                if position < first:
-                    continue
+            agent_resume = None
+            if resume is not None:
+                position, agent_resume = resume.position, resume.agent
+                await self._restore(run, executor, resume)
+            while position < len(steps):
+                step = steps[position]
                 if position == len(steps) - 1:  # the last step's record and the result land together
                     run.pipe.hold = True
-                if position:  # the gate looks at every page the run has opened
+                if position and agent_resume is None:  # the gate looks at every page the run has opened
                     await self._gate_and_replay(run, executor, run.page_steps, output)
                 if isinstance(step, S.AgentStep):
-                    output.update(await self._agent_step(run, step))
-                    run.page_steps = []
+                    output.update(await self._agent_step(run, step, agent_resume))
+                    agent_resume, run.page_steps = None, []
+                    position += 1
                     continue
                 url_before = env.page.url
-                await self._explicit(run, executor, step, output)
-                run.page_steps = [*run.page_steps, step] if env.page.url == url_before else []
+                done = await self._explicit(run, executor, step, output)
+                run.page_steps = [*run.page_steps, done] if env.page.url == url_before else []
+                position += 1
             await self._gate_and_replay(run, executor, run.page_steps, output)
             return await self._verdict(spec, env, output)
         except _Failed as exc:
             return RunResult("failed", str(exc), output)
+        except Parked as parked:
+            session, session_storage, url = await save_session(env)
+            parked.continuation = Continuation(
+                wait=parked.wait, position=position, next_index=run.next_index, output=output,
+                page_steps=[s.model_dump(mode="json", exclude_none=True) for s in run.page_steps],
+                captchas_solved=sorted(run.captchas_solved),
+                session=session, session_storage=session_storage, url=url, agent=parked.agent)
+            raise
         finally:
             await env.close()
 
-    async def _explicit(self, run: _Run, executor: ExplicitExecutor, step, output: dict[str, Any]) -> None:
+    async def _restore(self, run: _Run, executor: ExplicitExecutor, resume: Continuation) -> None:
+        """Reopen a parked run's session (a new context from the saved state, at the saved URL)
+        and set this page's fields again from the steps that set them."""
+        run.next_index = resume.next_index
+        run.captchas_solved = set(resume.captchas_solved)
+        run.page_steps = [STEP.validate_python(s) for s in resume.page_steps]
+        try:
+            await restore_session(self.host, run.env, resume)
+            await self._refill(run, executor)
+        except (StepError, EnvironmentLost) as exc:
+            raise _Failed(run.next_index, "restore the session", run.secrets.scrub(str(exc))) from None
+
+    async def _explicit(self, run: _Run, executor: ExplicitExecutor, step, output: dict[str, Any]):
+        """Run one explicit step; returns the step as done (a reviewer's edit, if any) or raises _Failed."""
         run.acting, run.current_step = None, step
         record = run.emit(await self._one_step(step, run, executor))
         output.update(record.output)
         if record.status == "failed":
             raise _Failed(record.index, step.name or step.kind, record.error)
+        edited = record.grounding.get("risk", {}).get("review", {}).get("edited")
+        return STEP.validate_python(edited) if edited else step
 
     async def _refill(self, run: _Run, executor: ExplicitExecutor) -> None:
-        """After a released browser session is restored (a long review): set this page's fields
-        again from the steps that set them (their values are typed anew; secrets revealed anew)."""
+        """After a parked run's session is restored: set this page's fields again from the steps
+        that set them (their values are typed anew; secrets revealed anew)."""
         guard, executor.guard = executor.guard, None  # these steps were cleared when they first ran
         try:
             for step in run.page_steps:
@@ -392,7 +435,7 @@ class Runner:
         except (StepError, EnvironmentLost) as exc:
             raise _Failed(run.next_index - 1 if run.next_index else 0, "CAPTCHA", run.secrets.scrub(str(exc))) from None
 
-    async def _agent_step(self, run: _Run, step: S.AgentStep) -> dict[str, Any]:
+    async def _agent_step(self, run: _Run, step: S.AgentStep, resume: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run one agent step; returns its output or raises _Failed."""
         assert self.agent is not None  # noqa: S101 -- type narrowing: agent steps are refused without one
         label = step.name or "agent step"
@@ -403,7 +446,7 @@ class Runner:
             record = run.emit(StepRecord(0, "agent", step.name, step.model_dump(exclude_none=True), "failed",
                                          error=message, started_at=time.time()))
             raise _Failed(record.index, label, message) from None
-        budget = _StepBudget(step.timeout_s)
+        budget = _StepBudget((resume or {}).get("budget_s", step.timeout_s))
         runner = self
         emitted = [0]
         last_status = ["succeeded"]
@@ -436,7 +479,11 @@ class Runner:
 
         try:
             output = await self.agent.run_step(step, run.env, Hooks(), deadline=budget.deadline,
-                                               repeat_limit=step.repeat_limit)
+                                               repeat_limit=step.repeat_limit, resume=resume)
+        except Parked as parked:
+            if parked.agent is not None:
+                parked.agent["budget_s"] = max(budget.deadline() - time.monotonic(), 1.0)
+            raise
         except (StepError, EnvironmentLost) as exc:
             error = run.secrets.scrub(str(exc))
             if not emitted[0] or last_status[0] != "failed":  # the trace ends on the failure itself

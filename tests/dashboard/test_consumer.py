@@ -9,7 +9,7 @@ from channels.testing import WebsocketCommunicator
 
 from tests.dashboard.conftest import make_run
 from venus_rpa.runs.events import apublish_run_event
-from venus_rpa.runs.routing import websocket_urlpatterns
+from venus_rpa.routing import websocket_urlpatterns
 
 
 def communicator(run_id: int, user) -> WebsocketCommunicator:

@@ -41,8 +41,9 @@ def test_the_poll_answers_204_until_the_queue_changes(owner_client, captcha_revi
     assert changed.status_code == 200 and "Question" in changed.content.decode()
 
 
-def test_a_reviewer_answers_with_text(personas, reviewer, captcha_review):
-    with mock.patch("venus_rpa.reviews.services._signal") as signal:
+def test_a_reviewer_answers_with_text(personas, reviewer, captcha_review, django_capture_on_commit_callbacks):
+    with mock.patch("venus_rpa.reviews.services._signal") as signal, \
+            django_capture_on_commit_callbacks(execute=True):  # the waiting worker is woken after commit
         response = signed_in(reviewer).post(f"/reviews/{captcha_review.pk}/respond/", {"text": " XK4P "})
     assert response.status_code == 200
     captcha_review.refresh_from_db()

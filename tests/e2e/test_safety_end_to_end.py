@@ -1,7 +1,7 @@
 """The safety gate end to end: API → real Celery worker → Chromium → the practice shop. The checkout
 automation pauses at "Place order" in the review queue; reviewers approve, reject or edit through
-the API; expiry rejects; past the hold window the worker frees the browser and restores the
-session when the decision comes."""
+the API; expiry rejects; past the hold window the run parks and the decision resumes it on
+another worker in a restored session."""
 
 from __future__ import annotations
 
@@ -174,9 +174,9 @@ def test_a_review_nobody_decides_expires_and_rejects_the_action(worker, demo, pr
     assert orders(practice_url) == []
 
 
-def test_past_the_hold_window_the_browser_is_freed_and_an_approval_resumes_in_a_restored_session(
+def test_past_the_hold_window_the_run_parks_and_an_approval_resumes_it_on_another_worker(
         worker, demo, practice_url, rita, tmp_path):
-    from venus_rpa.runs.models import Run
+    from venus_rpa.runs.models import Run, RunContinuation
     from venus_rpa.runs.tasks import run_execute_task
 
     automation = checkout_automation(demo, practice_url)
@@ -185,13 +185,16 @@ def test_past_the_hold_window_the_browser_is_freed_and_an_approval_resumes_in_a_
     with celery_worker(queues="hold", name="hold", log_path=tmp_path / "hold.log",
                        extra_env={"VENUS_REVIEW_HOLD_SECONDS": "1"}):
         run_execute_task.apply_async(args=[run.pk], queue="hold")
-        review = pending_review(run, session="saved")  # the worker released the browser context
-        time.sleep(1.5)  # the run waits on without a browser (and keeps its heartbeat)
-        run.refresh_from_db()
-        assert run.status == "awaiting_review"
-        assert rita.post(f"/api/reviews/{review.pk}/approve/", {}, format="json").status_code == 200
-        run = wait_for_run(run.pk, statuses=TERMINAL, timeout=60)
+        review = pending_review(run)
+        deadline = time.monotonic() + 30
+        while not RunContinuation.objects.filter(run=run).exists():  # parked: the hold worker let it go
+            assert time.monotonic() < deadline, "the run did not park"
+            time.sleep(0.1)
+    run.refresh_from_db()  # the worker that parked it is gone; the session worker resumes it
+    assert run.status == "awaiting_review" and "parked" in run.status_reason
+    assert rita.post(f"/api/reviews/{review.pk}/approve/", {}, format="json").status_code == 200
+    run = wait_for_run(run.pk, statuses=TERMINAL, timeout=60)
     assert run.status == "succeeded", run.status_reason
     (order,) = orders(practice_url)  # signed in again from the saved cookies, the form's fields typed again
     assert order["shipping"]["city"] == "London" and order["card_last4"] == "4242"
-    assert run.steps.get(name="Place the order").grounding["risk"]["review"]["session"] == "saved"
+    assert run.steps.get(name="Place the order").grounding["risk"]["review"]["session"] == "restored"

@@ -109,6 +109,37 @@ def test_a_parked_wait_gives_back_its_slot_and_a_held_one_keeps_it(two_workspace
 
 
 @pytest.mark.django_db
+def test_a_parked_run_resumed_by_a_decision_takes_a_slot_again_and_counts_against_the_limit(
+        two_workspaces, settings, sent, monkeypatch, django_capture_on_commit_callbacks):
+    from venus_rpa.runs import waits
+
+    resumed: list[int] = []
+    monkeypatch.setattr(waits, "_enqueue_resume", resumed.append)  # no agent worker here
+    settings.VENUS_RUNS_PER_WORKSPACE = 1
+    parked, later = queue_runs(two_workspaces["a"], 2)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.runs_dispatch()
+    start(sent)
+    assert waits.run_park(run_id=parked.pk, status=RunStatus.AWAITING_REVIEW, reason="waiting", continuation={},
+                          wait="review")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.run_slot_release(run_id=parked.pk)  # what the worker does after parking
+    assert sent == [parked.pk, later.pk]  # the slot went to the next run
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert waits.run_continue(run_id=parked.pk)  # the reviewer decided
+    assert resumed == [parked.pk]
+    assert admitted_ids([parked]) == [parked.pk]  # it holds a slot again (over the limit, by design)
+    (another,) = queue_runs(two_workspaces["a"], 1)
+    assert admission.runs_admit() == []  # the workspace is full until its runs end
+    with django_capture_on_commit_callbacks(execute=True):
+        services.run_finish(run_id=later.pk, status=RunStatus.SUCCEEDED, reason="done")
+        assert admission.runs_admit() == []  # the resumed run still holds the one slot
+        services.run_finish(run_id=parked.pk, status=RunStatus.SUCCEEDED, reason="done")
+    assert sent[-1] == another.pk
+
+
+@pytest.mark.django_db
 def test_a_run_that_was_not_admitted_is_not_started_by_a_stray_message(two_workspaces):
     (run,) = queue_runs(two_workspaces["a"], 1)
 
@@ -134,12 +165,10 @@ def test_a_broker_that_does_not_answer_puts_the_runs_back_in_line(two_workspaces
                                                                  django_capture_on_commit_callbacks):
     from kombu.exceptions import OperationalError
 
-    from venus_rpa.runs.tasks import run_execute_task
-
     def broker_down(*args, **kwargs):  # fault injection: the broker refuses the connection
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr(run_execute_task, "delay", broker_down)
+    monkeypatch.setattr(services.celery_app, "send_task", broker_down)  # run_enqueue sends by task name
     runs = queue_runs(two_workspaces["a"], 3)
     with django_capture_on_commit_callbacks(execute=True):
         assert len(services.runs_dispatch()) == 3

@@ -42,7 +42,9 @@ def automation(personas):
 def queued_run(automation, **fields) -> Run:
     from venus_rpa.runs.services import run_enqueue
 
-    run = Run.objects.create(workspace=automation.workspace, automation=automation, version=automation.current_version)
+    # Admitted, as every run sent to the broker is (fair admission): the sweep re-sends only those.
+    run = Run.objects.create(workspace=automation.workspace, automation=automation, version=automation.current_version,
+                             admitted_at=timezone.now())
     run_enqueue(run_id=run.pk)
     Run.objects.filter(pk=run.pk).update(**fields)
     return Run.objects.get(pk=run.pk)
@@ -172,3 +174,20 @@ def test_a_run_with_a_fresh_heartbeat_is_left_alone(automation):
     run = running_run(automation)
     Run.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
     assert not any(runs_sweep().values())
+
+
+def test_a_parked_run_is_neither_failed_nor_retried_by_the_sweep(automation):
+    from venus_rpa.runs.models import RunContinuation
+    from venus_rpa.runs.recovery import runs_sweep
+    from venus_rpa.runs.waits import run_park
+
+    run = running_run(automation)
+    assert run_park(run_id=run.pk, status=RunStatus.AWAITING_REVIEW, reason="waiting for a reviewer; parked",
+                    continuation={"position": 1}, wait="review")
+    Run.objects.filter(pk=run.pk).update(heartbeat_at=ago(3600))  # parked long ago: no worker, no heartbeat
+    assert not any(runs_sweep().values())
+    run.refresh_from_db()
+    assert run.status == RunStatus.AWAITING_REVIEW and RunContinuation.objects.filter(run=run).exists()
+
+    RunContinuation.objects.filter(run=run).delete()  # the same run held by a worker that died: lost
+    assert runs_sweep()["failed"] == [run.pk]

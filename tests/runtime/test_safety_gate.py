@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from PIL import Image
 from tests.helpers.fake_model import FakeModel, venus
 from workers import steps as S
 from workers.agent import AgentConfig, AgentLoop
+from workers.durable import Continuation
 from workers.envs.browser import BrowserConfig, BrowserEnvironment, BrowserHost
 from workers.gates.context import build_context, probe_element, probe_focus, probe_point
 from workers.gates.guard import SafetyGate
@@ -218,6 +220,7 @@ class ReviewRecorder:
     notes: list[dict] = field(default_factory=list)
     opened: dict[str, float] = field(default_factory=dict)
     decided_at: list[float] = field(default_factory=list)
+    pending: str = ""  # a resumed run's review: the first question filed gets it back
 
     async def record_step(self, record: StepRecord) -> None:
         self.records.append(record)
@@ -226,6 +229,9 @@ class ReviewRecorder:
         return True
 
     async def open_review(self, question: ReviewQuestion) -> str:
+        if self.pending:
+            ref, self.pending = self.pending, ""
+            return ref
         self.questions.append(question)
         ref = str(len(self.questions))
         self.opened[ref] = time.monotonic()
@@ -400,23 +406,34 @@ def test_an_expired_review_counts_as_rejected(browser):
     assert orders(browser) == []
 
 
-def test_past_the_hold_window_the_browser_is_freed_and_the_session_restored_on_approval(browser):
-    contexts_while_waiting: list[int] = []
+def test_past_the_hold_window_the_run_parks_and_its_continuation_resumes_it_in_a_restored_session(browser):
+    spec = checkout_spec(browser.base_url, PLACED)
+    waiting = ReviewRecorder(delay_s=3600)
+    started = time.monotonic()
+    parked = run_gated(browser, spec, waiting, hold_s=0.3)
 
-    def approve_after_release(question: ReviewQuestion) -> ReviewDecision:
-        contexts_while_waiting.append(len(browser.host._browser.contexts))
-        return ReviewDecision("approve", decided_by="rita")
+    assert parked.status == "parked", parked.reason
+    assert time.monotonic() - started < 30  # the run did not wait for the decision
+    assert browser.host._browser.contexts == []  # the run's context is closed
+    assert orders(browser) == []
+    (question,) = waiting.questions
+    continuation = Continuation.from_json(json.loads(json.dumps(parked.continuation.to_json())))  # as stored
+    assert continuation.wait == {"kind": "review", "ref": "1", "fingerprint": question.fingerprint}
+    assert continuation.url.endswith("/shop/checkout") and continuation.session["cookies"]
+    assert continuation.next_index == len(waiting.records)
+    assert continuation.output == {} and continuation.remaining_s and continuation.remaining_s > 1
 
-    recorder = ReviewRecorder(decide=approve_after_release, delay_s=1.0)
-    result = run_gated(browser, checkout_spec(browser.base_url, PLACED), recorder, hold_s=0.3)
+    decided = ReviewRecorder(pending="1", questions=[question], opened={"1": 0.0})
+    runner = Runner(browser.host, safety=SafetyGate(hold_s=0.3))
+    result = browser.run(runner.run(spec, params={}, secrets=secrets(), recorder=decided, resume=continuation))
 
     assert result.status == "succeeded", result.reason
-    assert contexts_while_waiting == [0]  # the run's context was closed while it waited
-    assert recorder.notes == [{"review": "1", "session": "saved", "released_after_s": 0.3}]
-    review = step_named(recorder, "Place the order").grounding["risk"]["review"]
-    assert review["session"] == "saved"
-    (order,) = orders(browser)  # signed in again from the saved cookies; the form's fields typed again
+    (order,) = orders(browser)  # signed in again from the saved cookies, the form's fields typed again
     assert order["shipping"]["city"] == "London" and order["card_last4"] == "4242"
+    place = step_named(decided, "Place the order")
+    assert place.index == continuation.next_index  # the trace goes on where it stopped
+    assert place.grounding["risk"]["review"]["session"] == "restored"
+    assert place.grounding["risk"]["review"]["decision"] == "approve"
 
 
 def test_a_prohibited_action_fails_the_step_as_blocked(browser):

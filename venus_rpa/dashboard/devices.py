@@ -10,7 +10,8 @@ from venus_rpa.accounts.models import Workspace
 from venus_rpa.runs.models import ACTIVE, Run
 
 log = logging.getLogger(__name__)
-RUN_TASK = "venus_rpa.runs.tasks.run_execute_task"
+# A run holds a worker thread in either task: its first execution or a parked run's continuation.
+RUN_TASKS = frozenset({"venus_rpa.runs.tasks.run_execute_task", "venus_rpa.runs.tasks.run_resume_task"})
 
 
 @dataclass
@@ -31,7 +32,7 @@ class WorkersReport:
 def _task_run_id(task: dict) -> int | None:
     args = task.get("args") or []
     try:
-        return int(args[0]) if task.get("name") == RUN_TASK and args else None
+        return int(args[0]) if task.get("name") in RUN_TASKS and args else None
     except (TypeError, ValueError):
         return None
 

@@ -1,4 +1,4 @@
-"""Websocket routes of the dashboard (included by `venus_rpa.runs.routing`)."""
+"""Websocket routes of the dashboard (composed by the project-level `venus_rpa.routing`)."""
 
 from django.urls import path
 

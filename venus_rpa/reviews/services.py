@@ -1,5 +1,6 @@
 """Writes for review requests. The worker that waits on a request is woken through Redis
-(`review_key`), so it resumes within a second of the person's response.
+(`review_key`), so it resumes within a second of the person's response; a run that was parked
+(durable waits, `runs.waits`) gets its continuation enqueued after the decision commits.
 
 Risky actions (`review_decide`): only the workspace's owners and reviewers decide; a decision is
 taken once (a second one is a 409), never after the review expired or the run ended, and every
@@ -17,6 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 from pydantic import ValidationError as PydanticValidationError
 
@@ -25,6 +27,7 @@ from venus_rpa.accounts.selectors import membership_get
 from venus_rpa.core.errors import Conflict, InvalidInput, PermissionDenied
 from venus_rpa.reviews.models import DecisionKind, ReviewDecision, ReviewKind, ReviewRequest, ReviewStatus
 from venus_rpa.runs.models import TERMINAL, Run
+from venus_rpa.runs.waits import run_continue
 from workers.gates.safety.values import card_numbers, mask_card
 from workers.steps import placeholders
 
@@ -102,7 +105,7 @@ def review_decide(*, review: ReviewRequest, user, decision: str, comment: str = 
         if updated:
             ReviewDecision.objects.create(review_id=review.pk, decision=decision, user=user, comment=comment,
                                           edited_action=edited)
-            transaction.on_commit(lambda: _signal(review.pk))
+            transaction.on_commit(lambda: _decided(review.pk, review.run_id))
     review.refresh_from_db()
     if not updated:
         raise Conflict(_why_not_pending(review))
@@ -238,12 +241,36 @@ def review_respond(*, review: ReviewRequest, user, response: dict[str, Any]) -> 
         updated = ReviewRequest.objects.filter(pk=review.pk, status=ReviewStatus.PENDING,
                                                expires_at__gt=timezone.now()).update(
             status=ReviewStatus.ANSWERED, response=clean, decided_by=user, decided_at=timezone.now())
+        if updated:
+            transaction.on_commit(lambda: _decided(review.pk, review.run_id))
     if not updated:
         review.refresh_from_db()
         raise Conflict(f"The review is not pending any more ({review.status}).")
-    _signal(review.pk)
     review.refresh_from_db()
     return review
+
+
+def _decided(review_id: int, run_id: int) -> None:
+    """After a review's outcome is committed: wake the worker holding the run, or, when the run
+    was parked, enqueue its continuation (a run parking right now checks after its own commit)."""
+    _signal(review_id)
+    run_continue(run_id=run_id)
+
+
+def reviews_sweep() -> dict[str, list[int]]:
+    """Beat: expire pending reviews past their expiry (a parked run then goes on and applies its
+    policy: a risky action's expiry is a rejection), and enqueue the continuation of parked runs
+    whose review was settled but whose continuation was never asked for."""
+    due = list(ReviewRequest.objects.filter(status=ReviewStatus.PENDING, expires_at__lte=timezone.now())
+               .values_list("pk", flat=True))
+    expired = [review_id for review_id in due if review_expire(review_id=review_id)]
+    settled = list(ReviewRequest.objects.exclude(status=ReviewStatus.PENDING).filter(
+        run__continuation__review_id=F("pk"), run__continuation__resume_requested_at__isnull=True,
+    ).values_list("run_id", flat=True))
+    for run_id in settled:
+        with transaction.atomic():
+            run_continue(run_id=run_id)
+    return {"expired": expired, "resumed": settled}
 
 
 def _signal(review_id: int) -> None:
@@ -273,6 +300,7 @@ def _close(review_id: int, status: str, audit: str) -> bool:
             status=status, decided_at=timezone.now()))
         if closed and ReviewRequest.objects.filter(pk=review_id, kind=ReviewKind.RISKY_ACTION).exists():
             ReviewDecision.objects.create(review_id=review_id, decision=audit)
-    if closed:
-        _signal(review_id)
+        if closed:
+            run_id = ReviewRequest.objects.values_list("run_id", flat=True).get(pk=review_id)
+            transaction.on_commit(lambda: _decided(review_id, run_id))
     return closed

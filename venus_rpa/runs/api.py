@@ -137,28 +137,3 @@ class RunAnswerApi(APIView):
         data = RunAnswerSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return Response(RunOutSerializer(services.run_answer(run=run, answer=data.validated_data["answer"])).data)
-
-
-class MediaApi(APIView):
-    """Serves a step screenshot, review screenshot or artifact file to members of its workspace only."""
-
-    @extend_schema(exclude=True)
-    def get(self, request, path: str):
-        from django.http import FileResponse, Http404
-
-        from venus_rpa.reviews.models import ReviewRequest
-        from venus_rpa.runs.models import Artifact
-
-        workspace = request_workspace(request)
-        owner = (
-            Step.objects.filter(screenshot=path, run__workspace=workspace).first()
-            or ReviewRequest.objects.filter(screenshot=path, workspace=workspace).first()
-            or Artifact.objects.filter(file=path, run__workspace=workspace).first()
-        )
-        if owner is None:
-            raise Http404
-        stored = getattr(owner, "screenshot", None) or owner.file
-        try:
-            return FileResponse(stored.open("rb"))
-        except FileNotFoundError:
-            raise Http404 from None

@@ -1,7 +1,9 @@
 """The worker side of a run: claim it, hand it to the runtime, record what happens.
 
-`run_execute` is the one service the Celery task calls. The runtime (workers/) knows nothing
-of Django; `DjangoRecorder` is its bridge to the database and the live event stream.
+`run_execute` (a queued run) and `run_resume` (a parked run whose person answered) are the
+services the Celery tasks call. The runtime (workers/) knows nothing of Django; `DjangoRecorder`
+is its bridge to the database, the live event stream and the review queue (the `ReviewPort` the
+`reviews` app registers: `runs` does not import `reviews`).
 """
 
 from __future__ import annotations
@@ -17,20 +19,24 @@ from django.core.files.base import ContentFile
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 from django.utils import timezone
 
-from venus_rpa.runs.events import apublish_run_event, step_event
+from venus_rpa.runs.events import apublish_run_event, publish_run_event, step_event
 from venus_rpa.runs.journal import JournalingRecorder
 from venus_rpa.runs.models import Run, RunStatus, Step
+from venus_rpa.runs.ports import ReviewPort, review_port
 from venus_rpa.runs.recovery import run_resume_point
-from venus_rpa.runs.services import answer_key, run_claim, run_finish, secrets_for, spec_for
+from venus_rpa.runs.services import answer_key, run_claim, run_finish, run_slot_release, secrets_for, spec_for
+from venus_rpa.runs.waits import run_continue, run_park, run_resume_claim
 from workers.agent import AgentConfig, AgentLoop
 from workers.captcha.gate import CaptchaGate
 from workers.captcha.local import LocalCaptchaSolver
 from workers.captcha.model import ModelCaptchaSolver
+from workers.durable import Continuation, Parked
 from workers.envs.browser import BrowserConfig, BrowserHost
 from workers.policies.client import ModelClient, ModelSettings, Sampling
 from workers.errors import StepError
 from workers.gates.guard import SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
+from workers.journal import Resume
 from workers.loop import runtime_loop
 from workers.runner import Runner, StepRecord
 from workers.secrets import SecretBox, install_log_scrubbing, scrubbing_logs
@@ -84,14 +90,22 @@ def browser_host() -> BrowserHost:
 
 
 class DjangoRecorder(JournalingRecorder):
-    """Stores steps and heartbeats of one run. All ORM calls go through one thread of its own,
-    in order, so the runtime loop never blocks on the database."""
+    """Stores steps and heartbeats of one run, journals its actions and carries its waits for a
+    person. All ORM calls go through one thread of its own, in order, so the runtime loop never
+    blocks on the database."""
 
-    def __init__(self, run_id: int, *, secrets: SecretBox | None = None) -> None:
+    def __init__(self, run_id: int, *, secrets: SecretBox | None = None, reviews: ReviewPort | None = None,
+                 hold_s: float | None = None, pending: dict | None = None) -> None:
         """`secrets`: the run's vault values; every string this recorder stores or publishes is
-        scrubbed of them again here (the runtime scrubs first; this is the last door out)."""
+        scrubbed of them again here (the runtime scrubs first; this is the last door out).
+        `reviews`: the review queue (the port `reviews` registers). `hold_s`: how long a wait
+        keeps the run's thread before it parks (`workers.durable.Parked`). `pending`: the wait a
+        resumed run was parked on; the wait point asking it again gets the answer at once."""
         self.run_id = run_id
         self.secrets = secrets or SecretBox()
+        self.reviews = reviews or review_port()
+        self.hold_s = settings.VENUS_REVIEW_HOLD_SECONDS if hold_s is None else hold_s
+        self.pending = pending
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"run-{run_id}-db")
         self._review_deadlines: dict[int, float] = {}
 
@@ -153,88 +167,125 @@ class DjangoRecorder(JournalingRecorder):
         finally:
             await client.aclose()
 
+    def _take_pending(self, kind: str) -> dict | None:
+        pending = self.pending if self.pending and self.pending.get("kind") == kind else None
+        if pending is not None:
+            self.pending = None
+        return pending
+
+    # -- the agent's question (CallUser) ---------------------------------------------------
     async def ask_user(self, question: str) -> str:
-        """Put the run in awaiting_user with the question; wait for the answer."""
+        """Put the run in awaiting_user with the question; wait for the answer (in place for the
+        hold window, then parked)."""
         question = self.secrets.scrub(question)
-        await self._db(self._set_question, question)
-        await apublish_run_event(self.run_id, {"type": "run.status", "status": "awaiting_user", "question": question})
-        deadline = time.monotonic() + settings.VENUS_ANSWER_TIMEOUT_SECONDS
-        answer = await self._wait_signalled(answer_key(self.run_id), lambda: self._stored_answer() or None, deadline)
-        if answer is None:
-            raise StepError(
-                f"nobody answered the agent's question within {settings.VENUS_ANSWER_TIMEOUT_SECONDS:g}s: {question}")
+        if self._take_pending("answer") is not None:  # resumed: the answer is stored
+            answer = await self._db(self._stored_answer)
+            if not answer:
+                raise StepError(f"nobody answered the agent's question: {question}")
+        else:
+            await self._db(self._set_question, question)
+            await apublish_run_event(self.run_id, {"type": "run.status", "status": "awaiting_user", "question": question})
+            deadline = time.monotonic() + settings.VENUS_ANSWER_TIMEOUT_SECONDS
+            answer = await self._wait_signalled(answer_key(self.run_id), lambda: self._stored_answer() or None,
+                                                min(deadline, time.monotonic() + self.hold_s))
+            if answer is None and time.monotonic() < deadline:
+                raise Parked({"kind": "answer", "question": question})
+            if answer is None:
+                raise StepError(
+                    f"nobody answered the agent's question within {settings.VENUS_ANSWER_TIMEOUT_SECONDS:g}s: {question}")
         await self._db(self._resume)
         await apublish_run_event(self.run_id, {"type": "run.status", "status": "running"})
         return answer
 
+    # -- CAPTCHA for a person --------------------------------------------------------------
     async def ask_captcha(self, *, kind: str, instruction: str, screenshot: bytes, width: int,
-                          height: int) -> dict:
-        """Open a `captcha` review with the widget's screenshot and wait for a person's answer."""
-        from venus_rpa.reviews.models import ReviewKind, ReviewRequest, ReviewStatus
-        from venus_rpa.reviews.services import review_create, review_expire, review_key
-
+                          height: int, challenge: str = "") -> dict:
+        """Open a `captcha` review with the widget's screenshot and wait for a person's answer.
+        A resumed run uses the answer given while it was parked when the page shows the same
+        challenge; a site that issued a new one on reload gets a new review."""
+        pending = self._take_pending("captcha")
+        if pending is not None:
+            state = await self._db(self.reviews.get, int(pending["ref"]))
+            if state.decision == "answered" and state.detail.get("challenge") == challenge:
+                await self._db(self._set_status, RunStatus.RUNNING)
+                return state.response
+            if state.decision in ("expired", "cancelled", ""):
+                await self._db(self.reviews.expire, state.id)
+                raise StepError(f"nobody solved the CAPTCHA within {settings.VENUS_CAPTCHA_REVIEW_SECONDS:g}s")
+            await self._db(self.reviews.note, state.id, {"stale": "the restored page showed a new challenge"})
         title = f"Solve a CAPTCHA ({kind.replace('_', ' ')})"
         detail = {"captcha_kind": kind, "instruction": self.secrets.scrub(instruction[:500]), "width": width,
-                  "height": height}
-        review = await self._db(lambda: review_create(run_id=self.run_id, kind=ReviewKind.CAPTCHA, title=title,
-                                                      detail=detail, screenshot=screenshot,
-                                                      ttl_s=settings.VENUS_CAPTCHA_REVIEW_SECONDS))
+                  "height": height, "challenge": self.secrets.scrub(challenge)[:1000]}
+        review = await self._db(lambda: self.reviews.create_captcha(
+            run_id=self.run_id, title=title, detail=detail, screenshot=screenshot,
+            ttl_s=settings.VENUS_CAPTCHA_REVIEW_SECONDS))
         await self._db(self._set_status, RunStatus.AWAITING_USER)
-        await apublish_run_event(self.run_id, {"type": "review.created", "review": review.pk, "kind": "captcha"})
+        await apublish_run_event(self.run_id, {"type": "review.created", "review": review.id, "kind": "captcha"})
 
-        def settled():  # (status, response) once the review is no longer pending
-            fresh = ReviewRequest.objects.get(pk=review.pk)
-            return None if fresh.status == ReviewStatus.PENDING else (fresh.status, fresh.response)
+        def settled():  # the review once it is no longer pending
+            fresh = self.reviews.get(review.id)
+            return fresh if fresh.decision else None
 
         deadline = time.monotonic() + settings.VENUS_CAPTCHA_REVIEW_SECONDS
         try:
-            outcome = await self._wait_signalled(review_key(review.pk), settled, deadline)
+            outcome = await self._wait_signalled(self.reviews.key(review.id), settled,
+                                                 min(deadline, time.monotonic() + self.hold_s))
         except asyncio.CancelledError:
-            await self._db(lambda: ReviewRequest.objects.filter(pk=review.pk, status=ReviewStatus.PENDING)
-                           .update(status=ReviewStatus.CANCELLED))
+            await self._db(self.reviews.cancel, review.id)
             raise
+        if outcome is None and time.monotonic() < deadline:
+            raise Parked({"kind": "captcha", "ref": str(review.id), "challenge": challenge})
         await self._db(self._set_status, RunStatus.RUNNING)
-        if outcome is not None and outcome[0] == ReviewStatus.ANSWERED:
-            return outcome[1]
-        await self._db(lambda: review_expire(review_id=review.pk))
+        if outcome is not None and outcome.decision == "answered":
+            return outcome.response
+        await self._db(self.reviews.expire, review.id)
         raise StepError(f"nobody solved the CAPTCHA within {settings.VENUS_CAPTCHA_REVIEW_SECONDS:g}s")
 
+    # -- risky actions ---------------------------------------------------------------------
     async def open_review(self, question: ReviewQuestion) -> str:
         """File a `risky_action` review (marked screenshot, action, verdict, fingerprint, expiry)
-        and put the run in awaiting_review."""
-        from venus_rpa.reviews.services import review_create_risky
-
+        and put the run in awaiting_review. A resumed run gets back the review it was parked on
+        while the decision still applies: always for a rejection or an expiry, and for an
+        approval or an edit only on the page it was given for (same fingerprint)."""
+        pending = self._take_pending("review")
+        if pending is not None:
+            state = await self._db(self.reviews.get, int(pending["ref"]))
+            if state.decision not in ("approve", "edit") or state.fingerprint == question.fingerprint[:64]:
+                self._review_deadlines[state.id] = time.monotonic() + max(
+                    (state.expires_at - timezone.now()).total_seconds(), 0)
+                return str(state.id)
+            await self._db(self.reviews.note, state.id, {"superseded": "the page changed after the session was restored"})
         clean = self.secrets.scrub_data
-        review = await self._db(lambda: review_create_risky(
+        review = await self._db(lambda: self.reviews.create_risky(
             run_id=self.run_id, title=clean(question.description), detail=clean(question.detail()),
             screenshot=question.screenshot, ttl_s=question.timeout_s, action=question.action, verdict=clean(question.verdict),
             fingerprint=question.fingerprint))
-        self._review_deadlines[review.pk] = time.monotonic() + question.timeout_s
+        self._review_deadlines[review.id] = time.monotonic() + question.timeout_s
         await self._db(self._set_status, RunStatus.AWAITING_REVIEW)
-        await apublish_run_event(self.run_id, {"type": "run.status", "status": "awaiting_review", "review": review.pk})
-        await apublish_run_event(self.run_id, {"type": "review.created", "review": review.pk, "kind": "risky_action",
-                                               "title": review.title, "category": review.category, "level": review.level})
-        return str(review.pk)
+        await apublish_run_event(self.run_id, {"type": "run.status", "status": "awaiting_review", "review": review.id})
+        await apublish_run_event(self.run_id, {"type": "review.created", "review": review.id, "kind": "risky_action",
+                                               "title": clean(question.description)[:300],
+                                               "category": str(question.verdict.get("category", "")),
+                                               "level": str(question.verdict.get("level", ""))})
+        return str(review.id)
 
     async def wait_review(self, review: str, *, timeout_s: float | None) -> ReviewDecision | None:
         """Wait for the decision (see `_wait_signalled`). Returns None when `timeout_s` runs out
         first; "expired" once the review's expiry has passed."""
-        from venus_rpa.reviews.services import review_cancel, review_expire, review_key
-
         review_id = int(review)
         expiry = self._review_deadlines.get(review_id, float("inf"))
         deadline = min(expiry, time.monotonic() + timeout_s if timeout_s is not None else float("inf"))
 
         def decided() -> ReviewDecision | None:
             decision = self._review_decision(review_id)
-            if decision is None and time.monotonic() >= expiry and review_expire(review_id=review_id):
+            if decision is None and time.monotonic() >= expiry and self.reviews.expire(review_id):
                 decision = ReviewDecision("expired")
             return decision
 
         try:
-            decision = await self._wait_signalled(review_key(review_id), decided, deadline)
+            decision = await self._wait_signalled(self.reviews.key(review_id), decided, deadline)
         except asyncio.CancelledError:
-            await self._db(lambda: review_cancel(review_id=review_id))
+            await self._db(self.reviews.cancel, review_id)
             raise
         if decision is not None:
             await self._db(self._set_status, RunStatus.RUNNING)
@@ -242,20 +293,14 @@ class DjangoRecorder(JournalingRecorder):
         return decision
 
     def _review_decision(self, review_id: int) -> ReviewDecision | None:
-        from venus_rpa.reviews.models import ReviewRequest, ReviewStatus
-
-        review = ReviewRequest.objects.select_related("decided_by").get(pk=review_id)
-        kinds = {ReviewStatus.APPROVED: "approve", ReviewStatus.REJECTED: "reject", ReviewStatus.EDITED: "edit",
-                 ReviewStatus.EXPIRED: "expired", ReviewStatus.CANCELLED: "cancelled"}
-        if review.status not in kinds:
+        state = self.reviews.get(review_id)
+        if state.decision not in ("approve", "reject", "edit", "expired", "cancelled"):
             return None
-        return ReviewDecision(kinds[review.status], comment=review.comment, action=review.edited_action or None,
-                              decided_by=review.decided_by.username if review.decided_by else "")
+        return ReviewDecision(state.decision, comment=state.comment, action=state.edited_action or None,
+                              decided_by=state.decided_by)
 
     async def note_review(self, review: str, facts: dict) -> None:
-        from venus_rpa.reviews.services import review_note
-
-        await self._db(lambda: review_note(review_id=int(review), facts=facts))
+        await self._db(self.reviews.note, int(review), facts)
         await apublish_run_event(self.run_id, {"type": "review.updated", "review": int(review), **facts})
 
     def _set_status(self, status: str) -> None:
@@ -271,7 +316,8 @@ class DjangoRecorder(JournalingRecorder):
         return Run.objects.filter(pk=self.run_id).values_list("answer", flat=True).first() or ""
 
     def _resume(self) -> None:
-        Run.objects.filter(pk=self.run_id, status=RunStatus.AWAITING_USER).update(status=RunStatus.RUNNING, question="")
+        Run.objects.filter(pk=self.run_id, status__in=[RunStatus.AWAITING_USER, RunStatus.RUNNING]).update(
+            status=RunStatus.RUNNING, question="")
 
     async def close(self) -> None:
         await self._db(_close_connection)
@@ -291,24 +337,49 @@ def build_runner() -> Runner:
 
 
 def run_execute(*, run_id: int) -> None:
-    """Execute a queued run to a terminal state. Safe to call twice: only a queued run is taken."""
+    """Execute a queued run until it ends or parks. Safe to call twice: only a queued run is taken."""
     close_old_connections()
     run = run_claim(run_id=run_id)
     if run is None:
         log.info("run %s is not queued any more; nothing to do", run_id)
         return
+    _drive(run, resume=None)
+
+
+def run_resume(*, run_id: int) -> None:
+    """Go on with a parked run whose person has answered (or whose wait expired). Safe to call
+    twice: only a parked run is taken, once."""
+    close_old_connections()
+    claimed = run_resume_claim(run_id=run_id)
+    if claimed is None:
+        log.info("run %s is not parked any more; nothing to resume", run_id)
+        return
+    run, data = claimed
+    try:
+        resume = Continuation.from_json(data)
+    except TypeError as exc:
+        run_finish(run_id=run_id, status=RunStatus.FAILED, reason=f"could not resume the run: {exc}")
+        return
+    _drive(run, resume=resume)
+
+
+def _drive(run: Run, *, resume: Continuation | None) -> None:
+    """Run (or resume) `run` on this worker's runner and record how it ended or where it parked."""
+    run_id = run.pk
     try:
         spec, secrets = spec_for(run=run), secrets_for(run=run)
     except Exception as exc:
         run_finish(run_id=run_id, status=RunStatus.FAILED, reason=f"could not prepare the run: {exc}")
         return
     runner = build_runner()
-    resume = run_resume_point(run=run) if run.attempt > 1 else None
+    retry: Resume | None = None
+    if resume is None and run.attempt > 1:  # a retry after a lost worker: after its last done action
+        retry = run_resume_point(run=run)
 
     async def go():
-        recorder = DjangoRecorder(run_id, secrets=secrets)
+        recorder = DjangoRecorder(run_id, secrets=secrets, pending=resume.wait if resume else None)
         try:
-            return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder, resume=resume)
+            return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder, resume=resume or retry)
         finally:
             await recorder.close()
 
@@ -326,6 +397,37 @@ def run_execute(*, run_id: int) -> None:
         run_finish(run_id=run_id, status=RunStatus.FAILED,
                    reason=secrets.scrub(f"internal error: {type(exc).__name__}: {exc}"))
         return
+    if result.status == "parked" and result.continuation is not None:
+        _park(run_id, result.continuation)
+        return
     run_finish(run_id=run_id, status=result.status, reason=secrets.scrub(result.reason),
                output=secrets.scrub_data(result.output, fragments=True),
                verdict=secrets.scrub_data(result.verdict, fragments=True))
+
+
+_WAIT_STATUS = {"review": RunStatus.AWAITING_REVIEW, "answer": RunStatus.AWAITING_USER, "captcha": RunStatus.AWAITING_USER}
+_WAIT_REASON = {"review": "waiting for a reviewer's decision on review {ref}",
+                "answer": "waiting for an answer to the agent's question",
+                "captcha": "waiting for a person to solve the CAPTCHA of review {ref}"}
+
+
+def _park(run_id: int, continuation: Continuation) -> None:
+    """Store the continuation and end the task. A decision that was taken while the run was
+    parking (its `run_continue` found nothing parked yet) is seen here, after the commit."""
+    wait = continuation.wait
+    kind, ref = wait["kind"], wait.get("ref")
+    hold = settings.VENUS_REVIEW_HOLD_SECONDS
+    reason = _WAIT_REASON[kind].format(ref=ref) + f"; parked after {hold:g}s (browser and worker released)"
+    if not run_park(run_id=run_id, status=_WAIT_STATUS[kind], reason=reason, continuation=continuation.to_json(),
+                    wait=kind, review_id=int(ref) if ref else None):
+        # Cancelled while parking: end it here (nothing else would).
+        run_finish(run_id=run_id, status=RunStatus.CANCELLED, reason="cancelled by user")
+        return
+    run_slot_release(run_id=run_id)  # its worker slot goes to the next waiting run (fair admission)
+    publish_run_event(run_id, {"type": "run.status", "status": _WAIT_STATUS[kind], "parked": True, "reason": reason})
+    if ref:
+        settled = review_port().get(int(ref)).decision != ""
+    else:
+        settled = Run.objects.filter(pk=run_id).exclude(answer="").exists()
+    if settled:
+        run_continue(run_id=run_id)

@@ -171,3 +171,24 @@ class Artifact(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class RunContinuation(models.Model):
+    """What a run parked while it waits for a person needs to go on (durable waits): the browser
+    session, its position in the steps or the agent's history, the pending action. Encrypted with
+    the credential key (it holds cookies of signed-in sessions); deleted when the run resumes or ends."""
+
+    class Wait(models.TextChoices):
+        REVIEW = "review"
+        ANSWER = "answer"
+        CAPTCHA = "captcha"
+
+    run = models.OneToOneField(Run, on_delete=models.CASCADE, primary_key=True, related_name="continuation")
+    wait = models.CharField(max_length=16, choices=Wait.choices)
+    review_id = models.PositiveIntegerField(null=True, blank=True)  # a plain id: runs does not depend on reviews
+    ciphertext = models.TextField()
+    parked_at = models.DateTimeField(auto_now_add=True)
+    resume_requested_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"continuation of run {self.run_id} ({self.wait})"

@@ -186,10 +186,13 @@ def _sweep_stale_heartbeats() -> dict[int, str]:
     stale_s = settings.VENUS_HEARTBEAT_STALE_SECONDS
     cutoff = timezone.now() - timedelta(seconds=stale_s)
     outcomes: dict[int, str] = {}
-    for run_id in Run.objects.filter(status__in=ACTIVE, heartbeat_at__lt=cutoff).values_list("pk", flat=True):
+    # A parked run (durable waits: its continuation is stored) has no worker and sends no
+    # heartbeat: it is not lost. Beat's waits sweeps look after it (runs.waits, reviews).
+    lost = Run.objects.filter(status__in=ACTIVE, heartbeat_at__lt=cutoff, continuation__isnull=True)
+    for run_id in lost.values_list("pk", flat=True):
         with transaction.atomic():
-            run = Run.objects.select_for_update().select_related("version").filter(
-                pk=run_id, status__in=ACTIVE, heartbeat_at__lt=cutoff).first()
+            run = Run.objects.select_for_update(of=("self",)).select_related("version").filter(
+                pk=run_id, status__in=ACTIVE, heartbeat_at__lt=cutoff, continuation__isnull=True).first()
             if run is None:
                 continue
             outcome, reason = _after_worker_lost(run, stale_s)
@@ -198,7 +201,7 @@ def _sweep_stale_heartbeats() -> dict[int, str]:
                                                      attempt=F("attempt") + 1, worker="")
                 transaction.on_commit(lambda run_id=run_id: run_enqueue(run_id=run_id))
             else:
-                    run_finish(run_id=run_id, status=RunStatus.FAILED, reason=reason)
+                run_finish(run_id=run_id, status=RunStatus.FAILED, reason=reason)
             outcomes[run_id] = outcome
     return outcomes
 

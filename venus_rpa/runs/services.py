@@ -19,15 +19,19 @@ from venus_rpa.accounts.models import Workspace
 from venus_rpa.automations.crypto import decrypt_fields
 from venus_rpa.automations.models import Automation, Credential
 from venus_rpa.core.errors import Conflict, InvalidInput
+from venus_rpa import celery_app
 from venus_rpa.runs import admission
 from venus_rpa.runs.events import publish_run_event
-from venus_rpa.runs.models import ACTIVE, TERMINAL, Run, RunStatus, Trigger
+from venus_rpa.runs.models import ACTIVE, TERMINAL, Run, RunContinuation, RunStatus, Trigger
+from venus_rpa.runs.signals import run_finished
+from venus_rpa.runs.waits import run_continue, run_is_parked
 from workers import patterns
 from workers.egress import no_fetch_registry
 from workers.secrets import Credential as RuntimeCredential, SecretBox
 from workers.steps import AutomationSpec
 
 log = logging.getLogger(__name__)
+EXECUTE_TASK = "venus_rpa.runs.tasks.run_execute_task"
 
 
 def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
@@ -100,14 +104,10 @@ def _send_admitted(run_ids: list[int]) -> None:
     _publish_queue_positions(workspace_ids=set(Run.objects.filter(pk__in=run_ids).values_list("workspace", flat=True)))
 
 
-
-
 def run_enqueue(*, run_id: int, count: bool = True) -> bool:
     """Send the run's task (a new message id each time). False if the broker was unreachable:
     the run stays queued and the sweep tries again. `count`: the send counts towards the
     sweep's VENUS_REQUEUE_MAX (not when the earlier message may still exist)."""
-    from venus_rpa.runs.tasks import run_execute_task  # a local import: tasks imports this module
-
     updated = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
         enqueue_count=F("enqueue_count") + int(count), enqueued_at=timezone.now())
     if not updated:
@@ -116,8 +116,9 @@ def run_enqueue(*, run_id: int, count: bool = True) -> bool:
     task_id = f"run-{run_id}-{sent}" + ("" if count else f"-{int(time.time() * 1000) % 100000}")
     Run.objects.filter(pk=run_id).update(task_id=task_id)
     try:
-        run_execute_task.apply_async(args=[run_id], task_id=task_id, retry=True,
-                                     retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5})
+        # By name: the tasks module imports this one, never the other way round (no import cycle).
+        celery_app.send_task(EXECUTE_TASK, args=[run_id], task_id=task_id, retry=True,
+                             retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5})
     except Exception:  # broker down: the run stays queued; the sweep sends it again
         log.warning("could not send run %s to the broker; the sweep will retry", run_id, exc_info=True)
         return False
@@ -168,12 +169,14 @@ def run_cancel(*, run: Run) -> Run:
         status=RunStatus.CANCELLED, status_reason="cancelled before it started", finished_at=now,
         cancel_requested_at=now,
     )
-    if not updated:
+    if updated:
+        _finished(run.pk)
+    elif run_is_parked(run_id=run.pk):  # no worker holds it: end it here
+        run_finish(run_id=run.pk, status=RunStatus.CANCELLED, reason="cancelled while waiting for a person")
+    else:
         Run.objects.filter(pk=run.pk).exclude(status__in=TERMINAL).update(cancel_requested_at=now)
     run.refresh_from_db()
-    if updated:  # an admitted run frees its slot; a waiting one moves the runs behind it up
-        _publish_status(run.pk)
-        transaction.on_commit(runs_dispatch, robust=True)
+    if updated:  # a waiting run moves the runs behind it up (`_finished` frees an admitted one's slot)
         transaction.on_commit(lambda: _publish_queue_positions(workspace_ids={run.workspace_id}), robust=True)
     return run
 
@@ -196,21 +199,28 @@ def run_claim(*, run_id: int) -> Run | None:
 def run_finish(*, run_id: int, status: str, reason: str, output: dict | None = None, verdict: dict | None = None,
                only_from: set[str] | None = None) -> bool:
     """Put a run in a terminal state unless it is in one already (the sweep may have won);
-    with `only_from`, only from one of those states."""
-    runs = Run.objects.filter(pk=run_id).exclude(status__in=TERMINAL)
-    if only_from is not None:
-        runs = runs.filter(status__in=only_from)
-    updated = runs.update(
-        status=status, status_reason=reason[:5000], output=output or {}, verdict=verdict or {},
-        finished_at=timezone.now(),
-    )
-    if updated:
-        _publish_status(run_id)
-        transaction.on_commit(runs_dispatch, robust=True)  # its slot is free
-        from venus_rpa.triggers.services.callbacks import callbacks_on_run_finished  # a local import: no cycle
-
-        transaction.on_commit(lambda: callbacks_on_run_finished(run_id=run_id), robust=True)
+    with `only_from`, only from one of those states. Listeners of `runs.signals.run_finished`
+    hear of it (callbacks, pending reviews); its slot goes to the next waiting run."""
+    with transaction.atomic():
+        runs = Run.objects.filter(pk=run_id).exclude(status__in=TERMINAL)
+        if only_from is not None:
+            runs = runs.filter(status__in=only_from)
+        updated = runs.update(
+            status=status, status_reason=reason[:5000], output=output or {}, verdict=verdict or {},
+            finished_at=timezone.now(),
+        )
+        if updated:
+            _finished(run_id)
     return bool(updated)
+
+
+def _finished(run_id: int) -> None:
+    """After a run reached a terminal state: its saved session goes, the live page and the
+    listeners hear of it, and the dispatcher gives its slot to the next waiting run."""
+    RunContinuation.objects.filter(run_id=run_id).delete()
+    _publish_status(run_id)
+    run_finished.send(sender=Run, run_id=run_id, status=Run.objects.values_list("status", flat=True).get(pk=run_id))
+    transaction.on_commit(runs_dispatch, robust=True)
 
 
 def _publish_status(run_id: int) -> None:
@@ -238,13 +248,18 @@ def answer_key(run_id: int) -> str:
 
 
 def run_answer(*, run: Run, answer: str) -> Run:
-    """Answer the question of a run awaiting_user; its worker resumes within a second."""
+    """Answer the question of a run awaiting_user; its worker resumes within a second, or, when
+    the run was parked, its continuation is enqueued after commit."""
     answer = answer.strip()
     if not answer:
         raise InvalidInput("The answer is empty.", fields={"answer": ["This field may not be blank."]})
-    updated = Run.objects.filter(pk=run.pk, status=RunStatus.AWAITING_USER).update(answer=answer)
-    if not updated:
-        raise Conflict(f"The run is not waiting for an answer (it is {Run.objects.get(pk=run.pk).status}).")
+    with transaction.atomic():
+        updated = Run.objects.filter(pk=run.pk, status=RunStatus.AWAITING_USER).exclude(question="").update(
+            answer=answer)
+        if not updated:
+            raise Conflict(f"The run is not waiting for an answer (it is {Run.objects.get(pk=run.pk).status}).")
+        # After commit: a worker parking the run at this moment checks for an answer after its own commit.
+        transaction.on_commit(lambda: run_continue(run_id=run.pk))
     try:
         import redis
 
@@ -255,3 +270,24 @@ def run_answer(*, run: Run, answer: str) -> Run:
         log.warning("could not signal the answer for run %s through Redis", run.pk, exc_info=True)
     run.refresh_from_db()
     return run
+
+
+def runs_waits_sweep() -> dict[str, list[int]]:
+    """Beat: end parked runs whose question nobody answered in time, and enqueue again the
+    continuations whose task was asked for but never started (a broker that was down)."""
+    now = timezone.now()
+    expired = []
+    cutoff = now - timedelta(seconds=settings.VENUS_ANSWER_TIMEOUT_SECONDS)
+    for run in Run.objects.filter(status=RunStatus.AWAITING_USER, continuation__wait=RunContinuation.Wait.ANSWER,
+                                  continuation__resume_requested_at__isnull=True, question_asked_at__lt=cutoff):
+        reason = (f"nobody answered the agent's question within {settings.VENUS_ANSWER_TIMEOUT_SECONDS:g}s: "
+                  f"{run.question}")
+        if run_finish(run_id=run.pk, status=RunStatus.FAILED, reason=reason):
+            expired.append(run.pk)
+    stuck = list(RunContinuation.objects.filter(
+        resume_requested_at__lt=now - timedelta(seconds=settings.VENUS_HEARTBEAT_STALE_SECONDS),
+    ).exclude(run__status__in=TERMINAL).values_list("run_id", flat=True))
+    for run_id in stuck:
+        with transaction.atomic():
+            run_continue(run_id=run_id)
+    return {"expired": expired, "re_enqueued": stuck}

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from workers.captcha import act
 from workers.captcha.detect import LOCAL_KINDS, Widget, detect
+from workers.durable import Parked
 from workers.errors import StepError
 from workers.secrets import host_matches
 from workers.steps import CaptchaPolicy
@@ -54,8 +55,9 @@ class CaptchaHooks(Protocol):
     def emit(self, attempt: CaptchaAttempt) -> None: ...
 
     async def ask_captcha(self, *, kind: str, instruction: str, screenshot: bytes, width: int,
-                          height: int) -> dict[str, Any]:
-        """A person's answer: {"text": ...} or {"clicks": [[x, y], ...]} in screenshot pixels."""
+                          height: int, challenge: str = "") -> dict[str, Any]:
+        """A person's answer: {"text": ...} or {"clicks": [[x, y], ...]} in screenshot pixels.
+        `challenge` identifies this challenge (`fingerprint`)."""
         ...
 
 
@@ -126,6 +128,8 @@ class CaptchaGate:
         except StepError as exc:
             detail["error"] = str(exc)
             outcome = "error"
+        except Parked:  # a person did not answer within the hold window: the run stops here
+            raise
         except Exception as exc:  # a solver bug must not lose the run: record it and go on
             log.exception("CAPTCHA solver %s crashed", solver)
             detail["error"] = f"{type(exc).__name__}: {exc}"
@@ -169,7 +173,8 @@ class CaptchaGate:
                 "width": rect["width"] + 2 * margin, "height": rect["height"] + 2 * margin}
         shot = await page.screenshot(type="jpeg", quality=85, clip=clip)
         answer = await hooks.ask_captcha(kind=widget.kind, instruction=widget.instruction, screenshot=shot,
-                                         width=round(clip["width"]), height=round(clip["height"]))
+                                         width=round(clip["width"]), height=round(clip["height"]),
+                                         challenge=fingerprint(page.url, widget))
         if answer.get("text"):
             if not widget.inputs:
                 raise StepError("the person typed an answer but the CAPTCHA has no text field")

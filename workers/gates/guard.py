@@ -8,12 +8,12 @@ live page (one probe, `workers.gates.context`) before it runs.
   (R4, a blocked category) ends the agent step.
 - review: a `risky_action` review is filed (screenshot with the target marked, the action in
   words, verdict, page fingerprint, expiry) and the run waits, its clock paused. The live browser
-  session is kept for `hold_s`; past that the session is saved (cookies and local storage through
-  `storage_state()`, and the URL), the context closed, and the same task keeps waiting without a
-  browser; once a decision needs the page again the session is restored in a new context and the
-  URL reopened; the run's explicit fill/select/check/upload steps on that page are done again
-  (`refill`). Simple by design: a page reached by a form post is reopened with a GET, and what an
-  agent typed is not retyped; the re-check below then sees the page as it is.
+  session is kept for `hold_s`; a decision within it resumes in place. Past it the wait raises
+  `workers.durable.Parked`: the runner saves the session and the run's position, and the run's
+  task ends; the decision resumes it on any worker in a restored session (`workers.durable`),
+  where this gate files the same question again and the recorder answers it with the decision
+  already taken. Simple by design: a page reached by a form post is reopened with a GET, and what
+  an agent typed is not retyped; the re-check below then sees the page as it is.
 - approve: re-ground the target and re-check the page fingerprint. Same page: run it. Changed
   page: an explicit step is re-classified (and re-queued when still consequential); an agent gets
   "the screen changed" as feedback and re-plans. The approval is never applied blindly.
@@ -34,6 +34,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from workers import actions as A
 from workers import steps as S
+from workers.durable import Parked
 from workers.envs.browser import VIEWPORT
 from workers.errors import StepError
 from workers.gates.context import (
@@ -91,12 +92,6 @@ class Gated:
     error: str = ""
 
 
-@dataclass
-class SavedSession:
-    state: dict[str, Any]
-    url: str
-
-
 class ReviewChannel(Protocol):
     """The recorder's review methods (see `workers.gates.review`) as the guard uses them."""
 
@@ -110,18 +105,17 @@ class ReviewChannel(Protocol):
 @dataclass
 class ActionGuard:
     """One run's safety gate. `wait_for_person(awaitable, *budgets)` pauses the run's clock (and
-    the given step budgets) while a person decides; `host` is the BrowserHost that restores a
-    released session."""
+    the given step budgets) while a person decides; past `hold_s` the wait parks the run
+    (`workers.durable.Parked`). `resumed_review`: the review a resumed run was parked on."""
 
     settings: S.SafetySettings
     allowed_domains: list[str]
     secrets: SecretBox
     reviews: ReviewChannel
-    host: Any
     wait_for_person: Callable[..., Awaitable[Any]]
-    hold_s: float = 600.0
+    hold_s: float = 30.0
     step: dict[str, Any] = field(default_factory=dict)  # the step being gated, for the review item
-    refill: Callable[[], Awaitable[None]] | None = None  # sets the page's fields again after a restore
+    resumed_review: str = ""
 
     def __post_init__(self) -> None:
         self._policy = self.settings.policy()  # the allowed domains travel in each action's context
@@ -166,11 +160,9 @@ class ActionGuard:
             question = await self._question(env, fields, probe, verdict, step.model_dump(mode="json", exclude_none=True),
                                             EDITABLE_STEP.get(step.kind, []), point=getattr(target, "point", None),
                                             box=await _shown_box(target, probe))
-            decision, saved, facts = await self._decide(env, question, ())
+            decision, facts = await self._decide(question, ())
             review.update(facts)
             risk = self._risk(verdict, probe, review)
-            if decision.decision in ("approve", "edit") or self.settings.on_reject == "skip":
-                await self._resume(env, saved)
             if decision.decision == "approve":
                 approved, target = question.fingerprint, await reground(step)
                 continue
@@ -215,9 +207,8 @@ class ActionGuard:
             return Gated(None, risk, error=f"blocked: {said}: {verdict.reason}")
         question = await self._question(env, fields, probe, verdict, action.model_dump(mode="json"),
                                         EDITABLE_ACTION.get(action.type, []), point=point, thought=thought)
-        decision, saved, facts = await self._decide(env, question, budgets)
+        decision, facts = await self._decide(question, budgets)
         risk = self._risk(verdict, probe, facts)
-        await self._resume(env, saved)
         if decision.decision == "approve":
             fresh, _ = await _probe_action(env, action)
             if fingerprint(fresh, _summary(_agent_fields(action, fresh))) == question.fingerprint:
@@ -260,41 +251,22 @@ class ActionGuard:
             timeout_s=self.settings.review_timeout_s,
         )
 
-    async def _decide(self, env, question: ReviewQuestion, budgets: tuple) -> tuple[ReviewDecision, SavedSession | None, dict]:
-        """File the review and wait for the decision; past the hold window release the browser."""
+    async def _decide(self, question: ReviewQuestion, budgets: tuple) -> tuple[ReviewDecision, dict]:
+        """File the review and wait for the decision; past the hold window park the run."""
         started = time.monotonic()
         ref = await self.reviews.open_review(question)
 
-        async def wait() -> tuple[ReviewDecision, SavedSession | None]:
+        async def wait() -> ReviewDecision:
             decision = await self.reviews.wait_review(ref, timeout_s=self.hold_s)
-            if decision is not None:
-                return decision, None
-            saved = await _suspend(env)
-            await self.reviews.note_review(ref, {"session": "saved", "released_after_s": self.hold_s})
-            return await self.reviews.wait_review(ref, timeout_s=None) or ReviewDecision("expired"), saved
+            if decision is None:
+                raise Parked({"kind": "review", "ref": ref, "fingerprint": question.fingerprint})
+            return decision
 
-        decision, saved = await self.wait_for_person(wait(), *budgets)
+        decision = await self.wait_for_person(wait(), *budgets)
         facts = {"id": ref, "decision": decision.decision, "decided_by": decision.decided_by, "comment": decision.comment,
-                 "waited_ms": round((time.monotonic() - started) * 1000, 1), "session": "saved" if saved else "kept"}
-        return decision, saved, facts
-
-    async def _resume(self, env, saved: SavedSession | None) -> None:
-        """Reopen a released session: a new context from the saved state, at the saved URL."""
-        if saved is None:
-            return
-        # The same context set-up as BrowserHost.new_environment (egress guard included), plus the saved state.
-        context = await self.host.new_context(env.egress, storage_state=saved.state)
-        env.context, env.page, env._cdp = context, await context.new_page(), None
-        await env.goto(saved.url)
-        if self.refill is not None:
-            await self.refill()
-
-
-async def _suspend(env) -> SavedSession:
-    """Save the session (cookies, local storage, URL) and close the context, freeing the browser."""
-    saved = SavedSession(state=await env.context.storage_state(), url=env.page.url)
-    await env.close()
-    return saved
+                 "waited_ms": round((time.monotonic() - started) * 1000, 1),
+                 "session": "restored" if ref == self.resumed_review else "kept"}
+        return decision, facts
 
 
 async def _shown_box(target, probe: Probe) -> dict[str, float] | None:
@@ -362,12 +334,14 @@ def _scrub(value: Any, secrets: SecretBox) -> Any:
 
 @dataclass
 class SafetyGate:
-    """The worker's safety gate: `hold_s` is how long a run waiting for review keeps its live
-    browser session (`VENUS_REVIEW_HOLD_SECONDS`). `for_run` makes one run's `ActionGuard`."""
+    """The worker's safety gate: `hold_s` is how long a run waiting for review keeps its thread and
+    live browser session before it parks (`VENUS_REVIEW_HOLD_SECONDS`). `for_run` makes one
+    run's `ActionGuard`."""
 
-    hold_s: float = 600.0
+    hold_s: float = 30.0
 
-    def for_run(self, *, spec: S.AutomationSpec, secrets: SecretBox, reviews: ReviewChannel, host,
-                wait_for_person: Callable[..., Awaitable[Any]]) -> ActionGuard:
+    def for_run(self, *, spec: S.AutomationSpec, secrets: SecretBox, reviews: ReviewChannel,
+                wait_for_person: Callable[..., Awaitable[Any]], resumed_review: str = "") -> ActionGuard:
         return ActionGuard(settings=spec.safety, allowed_domains=list(spec.allowed_domains), secrets=secrets,
-                           reviews=reviews, host=host, wait_for_person=wait_for_person, hold_s=self.hold_s)
+                           reviews=reviews, wait_for_person=wait_for_person, hold_s=self.hold_s,
+                           resumed_review=resumed_review)

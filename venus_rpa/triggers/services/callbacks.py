@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from venus_rpa import celery_app
 from venus_rpa.accounts.models import Workspace
 from venus_rpa.automations.models import Automation
 from venus_rpa.core.errors import Conflict, InvalidInput
@@ -28,6 +29,7 @@ from venus_rpa.triggers.services._common import (
 from workers import egress
 
 log = logging.getLogger(__name__)
+DELIVER_TASK = "venus_rpa.triggers.tasks.callback_deliver_task"
 
 SECRET_PREFIX = "cbsec_"  # noqa: S105 -- a public prefix, not a secret
 EVENT = "run.finished"
@@ -154,12 +156,12 @@ def _delivery_create(*, endpoint: CallbackEndpoint, run: Run, now: datetime) -> 
 
 
 def _enqueue(delivery_id: int, *, countdown: float = 0) -> None:
-    """Send the attempt task after commit. If the broker is down, the sweep sends it later."""
-    from venus_rpa.triggers.tasks import callback_deliver_task
+    """Send the attempt task after commit (by name: the tasks module imports this one). If the
+    broker is down, the sweep sends it later."""
 
     def send() -> None:
         try:
-            callback_deliver_task.apply_async((delivery_id,), countdown=countdown or None)
+            celery_app.send_task(DELIVER_TASK, args=(delivery_id,), countdown=countdown or None)
         except Exception:
             log.warning("could not enqueue callback delivery %s; the sweep will retry it", delivery_id, exc_info=True)
 

@@ -1,0 +1,34 @@
+"""Uploaded media (step and review screenshots, artifacts), served to members of their workspace only.
+
+At project level because it reads from several apps (runs, reviews); no app imports another for it.
+"""
+
+from __future__ import annotations
+
+from django.http import FileResponse, Http404
+from drf_spectacular.utils import extend_schema
+from rest_framework.views import APIView
+
+from venus_rpa.accounts.permissions import request_workspace
+from venus_rpa.reviews.models import ReviewRequest
+from venus_rpa.runs.models import Artifact, Step
+
+
+class MediaApi(APIView):
+    """Serves a step screenshot, review screenshot or artifact file to members of its workspace only."""
+
+    @extend_schema(exclude=True)
+    def get(self, request, path: str):
+        workspace = request_workspace(request)
+        owner = (
+            Step.objects.filter(screenshot=path, run__workspace=workspace).first()
+            or ReviewRequest.objects.filter(screenshot=path, workspace=workspace).first()
+            or Artifact.objects.filter(file=path, run__workspace=workspace).first()
+        )
+        if owner is None:
+            raise Http404
+        stored = getattr(owner, "screenshot", None) or owner.file
+        try:
+            return FileResponse(stored.open("rb"))
+        except FileNotFoundError:
+            raise Http404 from None
