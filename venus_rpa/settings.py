@@ -245,8 +245,11 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_ROUTES = {"venus_rpa.runs.tasks.run_execute_task": {"queue": "agent"},
-                      "venus_rpa.runs.tasks.run_resume_task": {"queue": "agent"}}
+# Runs and parked runs' continuations go to the agent queue, whichever process sends them (the web
+# process, a worker whose run ended or parked and so admitted the next one, beat).
+VENUS_AGENT_QUEUE = env_str("VENUS_AGENT_QUEUE", "agent")
+CELERY_TASK_ROUTES = {"venus_rpa.runs.tasks.run_execute_task": {"queue": VENUS_AGENT_QUEUE},
+                      "venus_rpa.runs.tasks.run_resume_task": {"queue": VENUS_AGENT_QUEUE}}
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A message a worker took and never acknowledged (the worker was killed) goes back to its queue

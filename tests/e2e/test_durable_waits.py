@@ -49,7 +49,7 @@ def durable_queue():
 def one_thread(django_db_setup, django_db_blocker, tmp_path_factory, model_server):
     """A worker with ONE thread and a short hold window: a parked run must leave it free."""
     log = tmp_path_factory.mktemp("durable") / "worker.log"
-    env = {"VENUS_REVIEW_HOLD_SECONDS": str(HOLD_S), "VENUS_MODEL_URL": model_server.url,
+    env = {"VENUS_REVIEW_HOLD_SECONDS": str(HOLD_S), "VENUS_AGENT_QUEUE": QUEUE, "VENUS_MODEL_URL": model_server.url,
            "VENUS_MODEL": model_server.model, "VENUS_MODEL_TRIES": "2", "VENUS_MODEL_TIMEOUT": "10"}
     with celery_worker(queues=QUEUE, name="durable", concurrency=1, log_path=log, extra_env=env) as proc:
         yield proc
@@ -281,7 +281,8 @@ def test_fifty_runs_waiting_for_review_on_four_threads_do_not_delay_a_new_run(de
     route_runs_to("fifty")
     automation = delete_account_automation(demo, practice_url)
     with celery_worker(queues="fifty", name="fifty", concurrency=4, log_path=tmp_path / "fifty.log",
-                       extra_env={"VENUS_REVIEW_HOLD_SECONDS": "1"}):
+                       # Its runs admit the next ones as they park: those go to its queue too.
+                       extra_env={"VENUS_REVIEW_HOLD_SECONDS": "1", "VENUS_AGENT_QUEUE": "fifty"}):
         waiting = [run_start(automation=automation, params={}) for _ in range(50)]
         deadline = time.monotonic() + 600
         while RunContinuation.objects.filter(run__in=waiting).count() < 50:

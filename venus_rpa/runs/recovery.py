@@ -46,10 +46,13 @@ class BrokerMessage:
     taken_at: float = 0.0
 
 
-def broker_messages(queues: tuple[str, ...] = ("agent", "default")) -> list[BrokerMessage] | None:
-    """Every task message in the Redis broker: waiting in `queues` or taken and unacknowledged.
-    None when the broker is not Redis or cannot be read (the sweep then leaves queued runs be)."""
+def broker_messages(queues: tuple[str, ...] | None = None) -> list[BrokerMessage] | None:
+    """Every task message in the Redis broker: waiting in `queues` (the agent and default queues)
+    or taken and unacknowledged. None when the broker is not Redis or cannot be read (the sweep
+    then leaves queued runs be)."""
     from venus_rpa.celery import app
+
+    queues = queues or (settings.VENUS_AGENT_QUEUE, settings.CELERY_TASK_DEFAULT_QUEUE)
 
     try:
         with app.connection_for_read() as conn:
