@@ -201,6 +201,24 @@ def test_a_vault_value_typed_by_the_agent_masks_the_focused_field(browser):
     assert masked(shot, rect)
 
 
+def test_a_page_that_echoes_a_typed_vault_value_has_the_echo_masked(browser):
+    """Reproduction 2(a), echo: the lookup page shows the account number typed from the vault
+    ("Looked up account …") as page text, not in a field."""
+
+    async def body(env, executor):
+        await executor.run(step(kind="goto", url="/lab/lookup"))
+        await executor.run(step(kind="fill", target="Account number", value="{{credentials.acme.password}}"))
+        await executor.run(step(kind="click", target="Look up"))
+        await executor.run(step(kind="wait_for", text="Looked up"))
+        echo = await env.page.locator("#looked-up").bounding_box()
+        heading = await env.page.get_by_role("heading").first.bounding_box()
+        return (await env.observe()).screenshot, echo, heading
+
+    shot, echo, heading = browser.session(body)
+    assert masked(shot, echo)
+    assert not masked(shot, heading)
+
+
 def test_extract_refuses_a_field_that_holds_a_vault_value(browser):
     """Reproduction 2(b): `^(.)` would return the first character, which no scrubber can catch."""
 
