@@ -51,8 +51,9 @@ def test_it_scrubs_the_whole_value_everywhere_and_every_fragment_of_four_or_more
     assert PASSWORD[3:9] not in secrets.scrub(f"x {PASSWORD[3:9]} y", fragments=True)
     assert secrets.scrub(f"Signed in with {PASSWORD}.") == f"Signed in with {MASK}."
     assert secrets.scrub("nothing to see") == "nothing to see"
-    # Ordinary text (thoughts, risk reasons, step names) keeps words it shares with a secret.
-    assert secrets.scrub("Now the password field.") == "Now the password field."
+    # Descriptive text (thoughts, risk reasons) keeps words it shares with a secret, never the secret.
+    assert secrets.scrub("Now the password field.", fragments=False) == "Now the password field."
+    assert secrets.scrub(f"Typed {PASSWORD}", fragments=False) == f"Typed {MASK}"
 
 
 def test_it_scrubs_url_encoded_and_base64_forms():
