@@ -56,9 +56,18 @@ class Probes:
         return {area: {k: v for k, v in entry.items() if k != "failures" or v} for area, entry in self.areas.items()}
 
 
+LOG_DIR = None
+
+
 def start(args: list[str], env: dict | None = None) -> subprocess.Popen:
+    """Start a process of the stack; its output goes to a log file named in errors."""
+    global LOG_DIR
+    import tempfile
+
+    LOG_DIR = LOG_DIR or tempfile.mkdtemp(prefix="venus-security-")
     full = {**os.environ, "LOG_LEVEL": "WARNING", "PYTHONUNBUFFERED": "1", **(env or {})}
-    return subprocess.Popen(args, cwd=ROOT, env=full, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = open(os.path.join(LOG_DIR, f"{os.path.basename(args[0])}-{len(os.listdir(LOG_DIR))}.log"), "w")
+    return subprocess.Popen(args, cwd=ROOT, env=full, stdout=log, stderr=subprocess.STDOUT)
 
 
 def wait_run(run_id: int, timeout: float = 120.0):
@@ -90,7 +99,7 @@ class Stack:
         self.anon = httpx.Client(base_url=web, timeout=30)
 
     def automation(self, slug: str, definition: dict, *, role: str = "owner") -> httpx.Response:
-        return self.clients[role].post("/api/automations/", json={"slug": slug, "name": slug, "definition": definition})
+        return self.clients[role].post("/api/automations/", json={"slug": slug, "name": slug, **definition})
 
     def run(self, slug: str, params: dict | None = None) -> int | None:
         response = self.clients["owner"].post(f"/api/automations/{slug}/runs/", json={"params": params or {}})
@@ -128,7 +137,7 @@ def probe_webhook(p: Probes, s: Stack) -> None:
     body = b'{"title": "forged"}'
     for ts in ("9" * 5000, "1" * 40, "-1", "１２３"):
         r = s.anon.post(f"/hooks/{trigger.public_id}/", content=body,
-                        headers={"Content-Type": "application/json", "X-Venus-Timestamp": ts,
+                        headers={"Content-Type": "application/json", "X-Venus-Timestamp": ts.encode(),
                                  "X-Venus-Signature": "sha256=" + "0" * 64})
         p.check("webhook", r.status_code in (400, 401) and secret not in r.text and "Traceback" not in r.text,
                 f"timestamp of {len(ts)} chars answered {r.status_code}")
@@ -197,9 +206,11 @@ def probe_secrets(p: Probes, s: Stack, exposures: dict) -> None:
                     exposures["where"].append(f"{slug} step {step.index} screenshot")
         for kind, text in texts.items():
             exposures[kind] += 1
-            if SECRET in text or any(piece in text for piece in pieces) or "Zq8vault" in text:
+            hits = sorted(piece for piece in pieces if piece in text)
+            if SECRET in text or hits:
                 exposures["exposed"] += 1
-                exposures["where"].append(f"{slug} {kind}")
+                at = text.find(hits[0]) if hits else text.find(SECRET)
+                exposures["where"].append(f"{slug} {kind}: …{text[max(0, at - 40):at + 8]!r}")
         if slug == "sec-split":
             p.check("secrets", run.status == "failed", "an extract step read a field holding a vault value")
     _probe_card_review(p, s, exposures)
@@ -338,12 +349,10 @@ def probe_regex(p: Probes, s: Stack) -> float:
 
 def probe_governance(p: Probes, s: Stack) -> None:
     s.automation("gov", {"start_url": s.practice + "/shop", "allowed_domains": ["127.0.0.1"]})
-    for safety in ({"review": []}, {"pre_approved": ["PAY", "DEL"]}, {"on_reject": "continue"}):
-        r = s.clients["editor"].patch("/api/automations/gov/", json={"definition": {
-            "start_url": s.practice + "/shop", "allowed_domains": ["127.0.0.1"], "safety": safety}})
+    for safety in ({"review": []}, {"pre_approved": ["PAY", "DEL"]}, {"on_reject": "skip"}):
+        r = s.clients["editor"].patch("/api/automations/gov/", json={"safety": safety})
         p.check("governance", r.status_code in (400, 403), f"editor lowered review with {safety}: {r.status_code}")
-    r = s.clients["owner"].patch("/api/automations/gov/", json={"definition": {
-        "start_url": s.practice + "/shop", "allowed_domains": ["127.0.0.1"], "safety": {"pre_approved": ["PAY"]}}})
+    r = s.clients["owner"].patch("/api/automations/gov/", json={"safety": {"pre_approved": ["PAY"]}})
     p.check("governance", r.status_code == 200, f"owner could not change the policy: {r.status_code}")
 
 
@@ -371,7 +380,9 @@ def probe_templates(p: Probes, s: Stack) -> None:
     typed = httpx.get(s.practice + "/api/lookups").json()
     p.check("templates", not any(SECRET in value for value in typed), "assembled placeholder typed the secret")
     # A reviewer's edit that hides a placeholder behind a tab must be refused.
-    automation_id = s.automation("tpl-review", lookup_definition(s.practice, "x")).json().get("id")
+    created = s.automation("tpl-review", lookup_definition(s.practice, "x"))
+    if not p.check("templates", created.status_code == 201, f"tpl-review not saved: {created.text[:300]}"):
+        return
     from venus_rpa.automations.models import Automation
 
     automation = Automation.objects.get(workspace=s.workspace, slug="tpl-review")
@@ -389,7 +400,6 @@ def probe_templates(p: Probes, s: Stack) -> None:
                    "{{credentials.bench-vault.password\n}}"):
         r = s.clients["reviewer"].post(f"/api/reviews/{review.pk}/edit/", json={"action": {"value": sneaky}})
         p.check("templates", r.status_code in (400, 409), f"edit {sneaky!r} accepted ({r.status_code})")
-    del automation_id
 
 
 def probe_slugs(p: Probes, s: Stack) -> None:
@@ -538,8 +548,8 @@ def main() -> None:
                    "--without-mingle"]),
         ]
         try:
-            wait_http(web + "/healthz")
-            wait_http(f"http://127.0.0.1:{https_port}/healthz")
+            wait_http(web + "/healthz", timeout=90, proc=procs[0])
+            wait_http(f"http://127.0.0.1:{https_port}/healthz", timeout=90, proc=procs[1])
             from venus_rpa.celery import app
 
             while len(app.control.ping(timeout=0.5)) < 2:

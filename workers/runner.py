@@ -144,19 +144,23 @@ class _RecordPipe:
 
 def _scrub_output(value: Any, secrets: SecretBox) -> Any:
     """Extracted data never carries a secret value (e.g. reading back a password field)."""
-    return secrets.scrub_data(value, fragments=True)
+    return secrets.scrub_data(value)
 
 
-def _scrub_record(record: StepRecord, secrets: SecretBox) -> None:
+def scrub_record(record: StepRecord, secrets: SecretBox) -> None:
     """Every string of a step record that can carry page or model text leaves the runtime
-    (database, live events, trace, dashboard) scrubbed. An explicit step's name and action are
-    the author's text with parameters (placeholders, never vault values) and stay readable; the
-    screenshot was masked when it was taken."""
-    record.error, record.url, record.thought = (secrets.scrub(v) for v in (record.error, record.url, record.thought))
-    record.grounding, record.model = secrets.scrub_data(record.grounding), secrets.scrub_data(record.model)
-    record.output = secrets.scrub_data(record.output, fragments=True)  # data read from the page
+    (database, live events, trace, dashboard) scrubbed: what came from the page (URL, error,
+    output) of fragments too; what describes it (thought, risk reasons, grounding, the model's
+    action) of whole values. An explicit step's name and action are the author's text with
+    parameters (placeholders, never vault values) and stay readable; the screenshot was masked
+    when it was taken."""
+    record.error, record.url = secrets.scrub(record.error), secrets.scrub(record.url)
+    record.output = secrets.scrub_data(record.output)
+    record.thought = secrets.scrub(record.thought, fragments=False)
+    record.grounding = secrets.scrub_data(record.grounding, fragments=False)
+    record.model = secrets.scrub_data(record.model, fragments=False)
     if record.kind == "agent":  # the model wrote it; an explicit step's action is the author's own text
-        record.action = secrets.scrub_data(record.action)
+        record.action = secrets.scrub_data(record.action, fragments=False)
 
 
 class _RunClock:
@@ -210,7 +214,7 @@ class _Run:
     def emit(self, record: StepRecord) -> StepRecord:
         record.index = self.next_index
         self.next_index += 1
-        _scrub_record(record, self.secrets)
+        scrub_record(record, self.secrets)
         self.pipe.put(record)
         return record
 

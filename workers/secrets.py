@@ -11,14 +11,16 @@ body, log line) goes through `SecretBox.scrub` / `scrub_data`, which use one `Sc
   (`quote`, `quote_plus`) and base64 forms (standard and URL-safe, at every byte alignment, so it
   is found inside a longer encoded string, e.g. a Basic auth header) too; 1-2 character values are
   not secrets in any useful sense and are left alone (masking every "a" would garble all text);
-- data a run hands out (extracted output, the run's output and verdict) is scrubbed with
-  `fragments=True` as well: any 4-character run of a secret of 4+ characters is masked, so a
-  secret read out in pieces by several extracts does not leave in pieces of 4 or more.
+- any 4-character run of a secret of 4+ characters is masked too (`fragments=True`, the
+  default), so a secret read out in pieces (two `extract` patterns, a truncated error, a URL)
+  does not leave in pieces of 4 or more: step URLs, errors, outputs, verdicts, review titles,
+  callback bodies and logs.
 
-Fragments are masked only in outputs, on purpose: fragment masking also hits ordinary text that
-shares 4 characters with a secret ("demo-password" masks "word"), which would garble the model's
-thoughts, risk reasons and step names for every run. The first defence against reading a secret
-out is that `extract` refuses fields holding a vault value or a password.
+Fragment masking also hits ordinary text that shares 4 characters with a secret
+("demo-password" masks "word"). Text that only describes what the platform saw and did — the
+model's thoughts, the safety gate's reasons, grounding notes — is scrubbed with
+`fragments=False` (whole values and encoded forms only) so it stays readable; a whole secret
+never appears there either, and screenshots (the model's only view of the page) are masked.
 """
 
 from __future__ import annotations
@@ -113,7 +115,7 @@ class Scrubber:
                 at = text.find(needle, at + 1)
         return covered
 
-    def scrub(self, text: str, *, fragments: bool = False) -> str:
+    def scrub(self, text: str, *, fragments: bool = True) -> str:
         """text with every leaked secret or encoded form (and, with `fragments`, every fragment)
         replaced by one MASK per run."""
         if not self._whole or not text:
@@ -132,7 +134,7 @@ class Scrubber:
                 i += 1
         return "".join(out)
 
-    def scrub_data(self, value: Any, *, fragments: bool = False) -> Any:
+    def scrub_data(self, value: Any, *, fragments: bool = True) -> Any:
         """A copy of a JSON-like value with every string value scrubbed."""
         if isinstance(value, str):
             return self.scrub(value, fragments=fragments)
@@ -209,11 +211,11 @@ class SecretBox:
             self._scrubber = (key, Scrubber(key[0], public=key[1]))
         return self._scrubber[1]
 
-    def scrub(self, text: str, *, fragments: bool = False) -> str:
+    def scrub(self, text: str, *, fragments: bool = True) -> str:
         """Remove any secret value or encoded form (with `fragments`: any fragment) from text before it leaves."""
         return self.scrubber.scrub(text, fragments=fragments)
 
-    def scrub_data(self, value: Any, *, fragments: bool = False) -> Any:
+    def scrub_data(self, value: Any, *, fragments: bool = True) -> Any:
         """A copy of a JSON-like value (output, verdict, action) with every string scrubbed."""
         return self.scrubber.scrub_data(value, fragments=fragments)
 

@@ -51,8 +51,9 @@ def test_it_scrubs_the_whole_value_everywhere_and_every_fragment_of_four_or_more
     assert PASSWORD[3:9] not in secrets.scrub(f"x {PASSWORD[3:9]} y", fragments=True)
     assert secrets.scrub(f"Signed in with {PASSWORD}.") == f"Signed in with {MASK}."
     assert secrets.scrub("nothing to see") == "nothing to see"
-    # Ordinary text (thoughts, risk reasons, step names) keeps words it shares with a secret.
-    assert secrets.scrub("Now the password field.") == "Now the password field."
+    # Descriptive text (thoughts, risk reasons) keeps words it shares with a secret, never the secret.
+    assert secrets.scrub("Now the password field.", fragments=False) == "Now the password field."
+    assert secrets.scrub(f"Typed {PASSWORD}", fragments=False) == f"Typed {MASK}"
 
 
 def test_it_scrubs_url_encoded_and_base64_forms():
@@ -199,6 +200,24 @@ def test_a_vault_value_typed_by_the_agent_masks_the_focused_field(browser):
 
     shot, rect = browser.session(body)
     assert masked(shot, rect)
+
+
+def test_a_page_that_echoes_a_typed_vault_value_has_the_echo_masked(browser):
+    """Reproduction 2(a), echo: the lookup page shows the account number typed from the vault
+    ("Looked up account …") as page text, not in a field."""
+
+    async def body(env, executor):
+        await executor.run(step(kind="goto", url="/lab/lookup"))
+        await executor.run(step(kind="fill", target="Account number", value="{{credentials.acme.password}}"))
+        await executor.run(step(kind="click", target="Look up"))
+        await executor.run(step(kind="wait_for", text="Looked up"))
+        echo = await env.page.locator("#looked-up").bounding_box()
+        heading = await env.page.get_by_role("heading").first.bounding_box()
+        return (await env.observe()).screenshot, echo, heading
+
+    shot, echo, heading = browser.session(body)
+    assert masked(shot, echo)
+    assert not masked(shot, heading)
 
 
 def test_extract_refuses_a_field_that_holds_a_vault_value(browser):

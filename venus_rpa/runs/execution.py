@@ -38,7 +38,7 @@ from workers.gates.guard import SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.journal import Resume
 from workers.loop import runtime_loop
-from workers.runner import Runner, StepRecord
+from workers.runner import Runner, StepRecord, scrub_record
 from workers.secrets import SecretBox, install_log_scrubbing, scrubbing_logs
 
 log = logging.getLogger(__name__)
@@ -117,12 +117,7 @@ class DjangoRecorder(JournalingRecorder):
         await apublish_run_event(self.run_id, {"type": "run.step", "step": step_event(step)})
 
     def _save_step(self, record: StepRecord) -> Step:
-        clean = self.secrets.scrub_data  # the same fields as the runtime scrubs (`workers.runner._scrub_record`)
-        record.grounding, record.model = clean(record.grounding), clean(record.model)
-        record.output = self.secrets.scrub_data(record.output, fragments=True)  # data read from the page
-        record.error, record.url, record.thought = clean(record.error), clean(record.url), clean(record.thought)
-        if record.kind == "agent":
-            record.action = clean(record.action)
+        scrub_record(record, self.secrets)  # the same as the runtime does, once more: the last door out
         step = Step(
             run_id=self.run_id, index=record.index, kind=record.kind, name=record.name, status=record.status,
             error=record.error, action=record.action, grounding=record.grounding, output=record.output,

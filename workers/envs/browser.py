@@ -139,7 +139,7 @@ class BrowserEnvironment:
         self.secrets = secrets
         self.notes: list[str] = []
         self._cdp = None
-        self.mask = SecretMask()  # fields holding vault values, painted over in every screenshot
+        self.mask = SecretMask(secrets)  # vault values (fields and echoed text) painted over in every screenshot
 
     # -- navigation -----------------------------------------------------------------------
     def check_url(self, url: str) -> None:

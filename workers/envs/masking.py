@@ -5,12 +5,15 @@ and trace images, every image sent to the model) has a filled box of `MASK_FILL`
 - every element that received a revealed credential value (tagged with `MASK_ATTR` when the
   value is typed, and remembered by locator in case the page re-renders the element), and
 - every `input[type=password]`,
+- every text on the page that shows a vault value typed in this run (a page that echoes what
+  was typed: "Looked up account Zq8…", a confirmation, an error), once a value has been typed,
 in every frame of the page. Boxes are measured right before and right after the capture and
 both are painted, so a scroll or layout shift between the two cannot expose a field. If no
 measurement succeeds (the document was replaced mid-capture), the whole image is blanked:
 masking fails closed.
 
-The page itself never receives a secret from here; the tag is an empty attribute.
+The page itself never receives a secret from here; the tag is an empty attribute, and echoed
+text is found by reading the page's visible text into the worker and matching it there.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import io
 from collections.abc import Awaitable, Callable
 
 from PIL import Image, ImageDraw
+from typing import TYPE_CHECKING
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
 
@@ -28,6 +32,10 @@ MASK_FILL = (16, 16, 16)
 PAD = 2
 JPEG_QUALITY = 80
 Box = tuple[float, float, float, float]  # x, y, width, height in viewport pixels
+TEXT_LIMIT = 400_000  # characters of visible text read per frame; past it the image is blanked
+
+if TYPE_CHECKING:
+    from workers.secrets import SecretBox
 
 _RECTS_JS = """(sel) => Array.from(document.querySelectorAll(sel)).map(el => {
   const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height];
@@ -35,6 +43,26 @@ _RECTS_JS = """(sel) => Array.from(document.querySelectorAll(sel)).map(el => {
 _LOCATOR_RECTS_JS = """els => els.map(el => {
   const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height];
 }).filter(b => b[2] > 0 && b[3] > 0)"""
+# Visible text nodes with their boxes on the viewport; null past `limit` characters (fail closed).
+_TEXT_JS = """(limit) => {
+  const root = document.body || document.documentElement, out = [], range = document.createRange();
+  if (!root) return out;
+  const vw = innerWidth, vh = innerHeight, walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  let total = 0;
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const text = n.nodeValue;
+    if (!text || text.trim().length < 3) continue;
+    range.selectNodeContents(n);
+    const rects = Array.from(range.getClientRects())
+      .filter(r => r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw)
+      .map(r => [r.x, r.y, r.width, r.height]);
+    if (!rects.length) continue;
+    total += text.length;
+    if (total > limit) return null;
+    out.push([text, rects]);
+  }
+  return out;
+}"""
 _TAG_JS = f"el => el.setAttribute('{MASK_ATTR}', '')"
 # The element keystrokes go to; a focused iframe or shadow host is tagged whole (more is masked).
 _TAG_FOCUSED_JS = f"""() => {{ const el = document.activeElement;
@@ -44,28 +72,45 @@ _TAG_FOCUSED_JS = f"""() => {{ const el = document.activeElement;
 class SecretMask:
     """One run's masking state: the fields that received vault values, and the painter."""
 
-    def __init__(self) -> None:
+    def __init__(self, secrets: SecretBox | None = None) -> None:
         self._locators: list[Locator] = []
+        self._secrets = secrets
+        self._typed = False  # a vault value went into the page: look for it echoed as text
 
     async def tag(self, locator: Locator) -> None:
         """Mark the element a vault value is about to be typed into (before typing, so no
         screenshot in between shows it)."""
+        self._typed = True
         await locator.evaluate(_TAG_JS)
         self._locators.append(locator)
 
     async def tag_focused(self, page: Page) -> None:
         """Mark the focused element (raw keyboard input of a vault value goes there)."""
+        self._typed = True
         await page.evaluate(_TAG_FOCUSED_JS)
+
+    async def _echo_boxes(self, frame) -> list[Box] | None:
+        """Boxes of visible text in frame that holds a whole vault value (or an encoded form)."""
+        found = await frame.evaluate(_TEXT_JS, TEXT_LIMIT)
+        if found is None:
+            return None
+        return [tuple(box) for text, rects in found if self._secrets.holds_secret(text) for box in rects]
 
     async def boxes(self, page: Page) -> list[Box] | None:
         """Boxes to mask on the current viewport; None if the page could not be measured."""
         boxes: list[Box] = []
+        echoes = self._typed and bool(self._secrets)
         try:
             boxes += [tuple(b) for b in await page.main_frame.evaluate(_RECTS_JS, MASK_SELECTOR)]
+            if echoes:
+                echoed = await self._echo_boxes(page.main_frame)
+                if echoed is None:
+                    return None
+                boxes += echoed
         except PlaywrightError:
             return None
         for frame in page.frames[1:]:
-            boxes += await _frame_boxes(frame)
+            boxes += await _frame_boxes(frame, self._echo_boxes if echoes else None)
         for locator in self._locators:
             try:
                 boxes += [tuple(b) for b in await locator.evaluate_all(_LOCATOR_RECTS_JS)]
@@ -83,7 +128,7 @@ class SecretMask:
         return paint(shot, [*(before or []), *(after or [])])
 
 
-async def _frame_boxes(frame) -> list[Box]:
+async def _frame_boxes(frame, echo_boxes=None) -> list[Box]:
     """Masked boxes inside a child frame, in main-viewport pixels; a frame that cannot be
     measured is masked whole."""
     try:
@@ -93,10 +138,16 @@ async def _frame_boxes(frame) -> list[Box]:
         return []  # detached: not on screen any more
     if where is None:
         return []
+    whole = [(where["x"], where["y"], where["width"], where["height"])]
     try:
-        rects = await frame.evaluate(_RECTS_JS, MASK_SELECTOR)
+        rects = [tuple(b) for b in await frame.evaluate(_RECTS_JS, MASK_SELECTOR)]
+        if echo_boxes is not None:
+            echoed = await echo_boxes(frame)
+            if echoed is None:
+                return whole
+            rects += echoed
     except PlaywrightError:
-        return [(where["x"], where["y"], where["width"], where["height"])]
+        return whole
     return [(where["x"] + x, where["y"] + y, w, h) for x, y, w, h in rects]
 
 

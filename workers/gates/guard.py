@@ -323,13 +323,9 @@ def _rejected(decision: ReviewDecision, what: str) -> str:
 
 
 def _scrub(value: Any, secrets: SecretBox) -> Any:
-    if isinstance(value, str):
-        return secrets.scrub(value)
-    if isinstance(value, dict):
-        return {k: _scrub(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrub(v, secrets) for v in value]
-    return value
+    """A risk verdict describes the page in the gate's words: whole secret values are removed,
+    fragments are not (they would garble ordinary words the reason quotes)."""
+    return secrets.scrub_data(value, fragments=False)
 
 
 @dataclass

@@ -140,7 +140,7 @@ def _scrubbed(run: Run, payload: dict) -> dict:
     except Exception:
         log.warning("could not load run %s's credentials to scrub its callback body", run.pk, exc_info=True)
         return payload
-    return secrets.scrub_data(payload, fragments=True)  # output and verdict are data read from pages
+    return secrets.scrub_data(payload)
 
 
 def _delivery_create(*, endpoint: CallbackEndpoint, run: Run, now: datetime) -> CallbackDelivery | None:
