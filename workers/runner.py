@@ -10,6 +10,9 @@ Contract with the caller (the Celery task wires it to the database):
   UI-Venus action is classified on the live page before it runs (`workers.gates.guard`); the
   verdict is in the step record's `grounding["risk"]`, reviews go through the recorder's
   `open_review` / `wait_review` / `note_review` (`workers.gates.review`).
+- With `sessions` (`workers.sign_in.LoginSessions`), an automation's sign-in block is skipped
+  while its saved session is still signed in, and the session is saved after the block succeeds
+  (`workers.sign_in.SignInBlock`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from workers.executor import ExplicitExecutor
 from workers.gates.guard import ActionGuard, GateRefused, SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.secrets import SecretBox, scrubbing_logs
+from workers.sign_in import LoginSessions, SignInBlock, SignInFailed, sign_in_plan
 
 log = logging.getLogger(__name__)
 Status = Literal["succeeded", "failed", "cancelled", "timed_out"]
@@ -170,6 +174,7 @@ class _Run:
     next_index: int = 0
     captchas_solved: set[str] = field(default_factory=set)
     guard: ActionGuard | None = None
+    sessions: LoginSessions | None = None
     page_steps: list = field(default_factory=list)  # explicit steps done on the current page (CAPTCHA replay, refill)
 
     def emit(self, record: StepRecord) -> StepRecord:
@@ -210,18 +215,19 @@ class Runner:
         self.safety = safety
 
     async def run(self, spec: S.AutomationSpec, *, params: dict[str, Any], secrets: SecretBox,
-                  recorder: RunRecorder) -> RunResult:
+                  recorder: RunRecorder, sessions: LoginSessions | None = None) -> RunResult:
+        """`sessions`: where sign-in sessions are kept; without it the sign-in block always runs."""
         try:
             self._preflight(spec)
         except ConfigurationError as exc:
             return RunResult("failed", str(exc))
         secrets.default_domains = list(spec.allowed_domains)
         with scrubbing_logs(secrets):
-            return await self._run(spec, params, secrets, recorder)
+            return await self._run(spec, params, secrets, recorder, sessions)
 
     async def _run(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
-                   recorder: RunRecorder) -> RunResult:
-        run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock())
+                   recorder: RunRecorder, sessions: LoginSessions | None = None) -> RunResult:
+        run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock(), sessions=sessions)
         work = asyncio.create_task(self._run_steps(run))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
         try:
@@ -262,7 +268,15 @@ class Runner:
 
     async def _run_steps(self, run: _Run) -> RunResult:
         spec = run.spec
-        run.env = env = await self.host.new_environment(allowed_domains=spec.allowed_domains, secrets=run.secrets)
+        try:
+            plan = sign_in_plan(spec, run.params, offset=1 if spec.start_url else 0)
+        except ConfigurationError as exc:
+            return RunResult("failed", str(exc))
+        sign_in = SignInBlock(plan, sessions=run.sessions, allowed_domains=spec.allowed_domains,
+                              emit=lambda **fields: run.emit(StepRecord(0, "sign_in", **{"status": "succeeded", **fields})))
+        saved = await sign_in.load()
+        run.env = env = await self.host.new_environment(allowed_domains=spec.allowed_domains, secrets=run.secrets,
+                                                        storage_state=saved.state if saved else None)
         output: dict[str, Any] = {}
         try:
             if self.safety is not None:
@@ -275,22 +289,39 @@ class Runner:
             steps: list = list(spec.steps)
             if spec.start_url:
                 steps.insert(0, S.GotoStep(url=spec.start_url, name="Open the start URL"))
+            skip_until = -1
             for position, step in enumerate(steps):
+                if position <= skip_until:
+                    continue
                 if position:  # the gate looks at every page the run has opened
                     await self._gate_and_replay(run, executor, run.page_steps, output)
+                if sign_in.starts(position) and await sign_in.still_signed_in(env):
+                    skip_until, run.page_steps = sign_in.plan.last, []
+                    continue
                 if isinstance(step, S.AgentStep):
                     output.update(await self._agent_step(run, step))
                     run.page_steps = []
+                    if sign_in.ends(position):
+                        await self._sign_in_save(sign_in, env)
                     continue
                 url_before = env.page.url
                 await self._explicit(run, executor, step, output)
                 run.page_steps = [*run.page_steps, step] if env.page.url == url_before else []
+                if sign_in.ends(position):
+                    await self._sign_in_save(sign_in, env)
             await self._gate_and_replay(run, executor, run.page_steps, output)
             return await self._verdict(spec, env, output)
         except _Failed as exc:
             return RunResult("failed", str(exc), output)
         finally:
             await env.close()
+
+    @staticmethod
+    async def _sign_in_save(sign_in: SignInBlock, env) -> None:
+        try:
+            await sign_in.save(env)
+        except SignInFailed as exc:
+            raise _Failed(exc.index, "sign-in check", str(exc)) from None
 
     async def _explicit(self, run: _Run, executor: ExplicitExecutor, step, output: dict[str, Any]) -> None:
         record = run.emit(await self._one_step(step, run, executor))

@@ -17,6 +17,7 @@ from django.core.files.base import ContentFile
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
+from venus_rpa.automations.sessions import login_sessions_for
 from venus_rpa.runs.events import apublish_run_event
 from venus_rpa.runs.models import Run, RunStatus, Step
 from venus_rpa.runs.services import answer_key, run_claim, run_finish, secrets_for, spec_for
@@ -310,13 +311,15 @@ def run_execute(*, run_id: int) -> None:
         run_finish(run_id=run_id, status=RunStatus.FAILED, reason=f"could not prepare the run: {exc}")
         return
     runner = build_runner()
+    sessions = login_sessions_for(run=run)  # persistent logins (automations.sessions)
 
     async def go():
         recorder = DjangoRecorder(run_id, secrets=secrets)
         try:
-            return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder)
+            return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder, sessions=sessions)
         finally:
             await recorder.close()
+            await sessions.close()
 
     try:
         result = runtime_loop.run(go())

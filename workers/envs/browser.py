@@ -103,9 +103,11 @@ class BrowserHost:
         await egress.install(context)
         return context
 
-    async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox) -> "BrowserEnvironment":
+    async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox,
+                              storage_state: dict | None = None) -> "BrowserEnvironment":
+        """`storage_state`: a saved sign-in session (cookies, local storage) to start with."""
         egress = EgressGuard(list(allowed_domains), allow_private=self.allow_private)
-        context = await self.new_context(egress)
+        context = await self.new_context(egress, **({"storage_state": storage_state} if storage_state else {}))
         page = await context.new_page()
         return BrowserEnvironment(context, page, allowed_domains=allowed_domains, secrets=secrets, egress=egress)
 
