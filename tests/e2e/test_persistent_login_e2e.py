@@ -137,9 +137,10 @@ def test_a_saved_session_skips_sign_in_until_the_site_ends_it(login_worker, demo
     page = dashboard.get("/credentials/practice-login/")
     assert page.status_code == 200 and "127.0.0.1" in page.content.decode()
     answers.append(page.content.decode())
-    for run in (second, third):  # the run pages show the sign-in decisions
+    shown = {second: "Signed in with the saved session", third: "Saved session not signed in"}
+    for run, decision in shown.items():  # the run pages show the sign-in decisions
         run_page = dashboard.get(f"/runs/{run.pk}/")
-        assert run_page.status_code == 200 and "the saved session" in run_page.content.decode()
+        assert run_page.status_code == 200 and decision in run_page.content.decode()
         answers.append(run_page.content.decode())
     answers += [json.dumps([s.action, s.grounding, s.output, s.url, s.error]) for run in runs for s in run.steps.all()]
     answers.append(login_worker.read_text(errors="replace"))
