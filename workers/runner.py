@@ -20,6 +20,9 @@ Contract with the caller (the Celery task wires it to the database):
   UI-Venus action is classified on the live page before it runs (`workers.gates.guard`); the
   verdict is in the step record's `grounding["risk"]`, reviews go through the recorder's
   `open_review` / `wait_review` / `note_review` (`workers.gates.review`).
+- With `sessions` (`workers.sign_in.LoginSessions`), an automation's sign-in block is skipped
+  while its saved session is still signed in, and the session is saved after the block succeeds
+  (`workers.sign_in.SignInBlock`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from collections.abc import Awaitable
 from typing import Any, Literal, Protocol
 
@@ -42,6 +45,7 @@ from workers.gates.guard import STEP, ActionGuard, GateRefused, SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.journal import ActionEntry, Resume
 from workers.secrets import SecretBox, scrubbing_logs
+from workers.sign_in import LoginSessions, SignInBlock, SignInFailed, sign_in_plan
 
 log = logging.getLogger(__name__)
 Status = Literal["succeeded", "failed", "cancelled", "timed_out", "parked"]
@@ -205,6 +209,7 @@ class _Run:
     next_index: int = 0
     captchas_solved: set[str] = field(default_factory=set)
     guard: ActionGuard | None = None
+    sessions: LoginSessions | None = None
     page_steps: list = field(default_factory=list)  # explicit steps done on the current page (CAPTCHA replay, refill)
     output: dict[str, Any] = field(default_factory=dict)
     positions: dict[int, int] = field(default_factory=dict)  # id(step) -> its place in the step list
@@ -249,9 +254,11 @@ class Runner:
         self.safety = safety
 
     async def run(self, spec: S.AutomationSpec, *, params: dict[str, Any], secrets: SecretBox,
-                  recorder: RunRecorder, resume: Continuation | Resume | None = None) -> RunResult:
+                  recorder: RunRecorder, resume: Continuation | Resume | None = None,
+                  sessions: LoginSessions | None = None) -> RunResult:
         """`resume`: a parked run's continuation (workers.durable), or where a retried run continues
-        after its last done action (workers.journal)."""
+        after its last done action (workers.journal). `sessions`: where sign-in sessions are kept
+        (workers.sign_in); without it the sign-in block always runs."""
         if isinstance(resume, Resume):
             resume = Continuation(wait={}, position=resume.position, next_index=resume.next_index,
                                   output=dict(resume.output), session=resume.storage_state or {}, url=resume.url)
@@ -261,11 +268,12 @@ class Runner:
             return RunResult("failed", str(exc))
         secrets.default_domains = list(spec.allowed_domains)
         with scrubbing_logs(secrets):
-            return await self._run(spec, params, secrets, recorder, resume)
+            return await self._run(spec, params, secrets, recorder, resume, sessions)
 
     async def _run(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
-                   recorder: RunRecorder, resume: Continuation | None) -> RunResult:
-        run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock())
+                   recorder: RunRecorder, resume: Continuation | None,
+                   sessions: LoginSessions | None = None) -> RunResult:
+        run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock(), sessions=sessions)
         work = asyncio.create_task(self._run_steps(run, resume))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
         result: RunResult | None = None
@@ -316,7 +324,20 @@ class Runner:
 
     async def _run_steps(self, run: _Run, resume: Continuation | None) -> RunResult:
         spec = run.spec
-        run.env = env = await self.host.new_environment(allowed_domains=spec.allowed_domains, secrets=run.secrets)
+        try:
+            plan = sign_in_plan(spec, run.params, offset=1 if spec.start_url else 0)
+        except ConfigurationError as exc:
+            return RunResult("failed", str(exc))
+        sign_in = SignInBlock(plan, sessions=run.sessions, allowed_domains=spec.allowed_domains,
+                              emit=lambda **fields: run.emit(StepRecord(0, "sign_in", **{"status": "succeeded", **fields})))
+        # A continuation holds the newer session of this same run: it wins over a saved sign-in
+        # session, which is only loaded when there is none (a fresh run, or a retry saved without one).
+        saved = await sign_in.load() if resume is None or not resume.session else None
+        if resume is not None and saved is not None:
+            resume = replace(resume, session=saved.state)
+        run.env = env = await self.host.new_environment(
+            allowed_domains=spec.allowed_domains, secrets=run.secrets,
+            storage_state=saved.state if saved is not None and resume is None else None)
         output: dict[str, Any] = run.output
         if resume is not None:
             output.update(resume.output)
@@ -343,14 +364,21 @@ class Runner:
                     run.pipe.hold = True
                 if position and agent_resume is None:  # the gate looks at every page the run has opened
                     await self._gate_and_replay(run, executor, run.page_steps, output)
+                if sign_in.starts(position) and agent_resume is None and await sign_in.still_signed_in(env):
+                    position, run.page_steps = sign_in.plan.last + 1, []
+                    continue
                 if isinstance(step, S.AgentStep):
                     output.update(await self._agent_step(run, step, agent_resume))
                     agent_resume, run.page_steps = None, []
+                    if sign_in.ends(position):
+                        await self._sign_in_save(sign_in, env)
                     position += 1
                     continue
                 url_before = env.page.url
                 done = await self._explicit(run, executor, step, output)
                 run.page_steps = [*run.page_steps, done] if env.page.url == url_before else []
+                if sign_in.ends(position):
+                    await self._sign_in_save(sign_in, env)
                 position += 1
             await self._gate_and_replay(run, executor, run.page_steps, output)
             return await self._verdict(spec, env, output)
@@ -378,6 +406,13 @@ class Runner:
             await self._refill(run, executor)
         except (StepError, EnvironmentLost) as exc:
             raise _Failed(run.next_index, "restore the session", run.secrets.scrub(str(exc))) from None
+
+    @staticmethod
+    async def _sign_in_save(sign_in: SignInBlock, env) -> None:
+        try:
+            await sign_in.save(env)
+        except SignInFailed as exc:
+            raise _Failed(exc.index, "sign-in check", str(exc)) from None
 
     async def _explicit(self, run: _Run, executor: ExplicitExecutor, step, output: dict[str, Any]):
         """Run one explicit step; returns the step as done (a reviewer's edit, if any) or raises _Failed."""

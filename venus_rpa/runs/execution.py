@@ -19,6 +19,7 @@ from django.core.files.base import ContentFile
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 from django.utils import timezone
 
+from venus_rpa.automations.sessions import login_sessions_for
 from venus_rpa.runs.events import apublish_run_event, publish_run_event, step_event
 from venus_rpa.runs.journal import JournalingRecorder
 from venus_rpa.runs.models import Run, RunStatus, Step
@@ -370,13 +371,16 @@ def _drive(run: Run, *, resume: Continuation | None) -> None:
     retry: Resume | None = None
     if resume is None and run.attempt > 1:  # a retry after a lost worker: after its last done action
         retry = run_resume_point(run=run)
+    sessions = login_sessions_for(run=run)  # persistent logins (automations.sessions)
 
     async def go():
         recorder = DjangoRecorder(run_id, secrets=secrets, pending=resume.wait if resume else None)
         try:
-            return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder, resume=resume or retry)
+            return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder, resume=resume or retry,
+                                    sessions=sessions)
         finally:
             await recorder.close()
+            await sessions.close()
 
     try:
         result = runtime_loop.run(go())

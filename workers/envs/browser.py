@@ -110,7 +110,8 @@ class BrowserHost:
 
     async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox,
                               storage_state: dict | None = None) -> "BrowserEnvironment":
-        """A fresh context and page; `storage_state` restores a saved session (a resumed run)."""
+        """A fresh context and page; `storage_state` starts it with a saved session (a saved sign-in
+        session, or a resumed run's own session)."""
         egress = EgressGuard(list(allowed_domains), allow_private=self.allow_private)
         context = await self.new_context(egress, **({"storage_state": storage_state} if storage_state else {}))
         page = await context.new_page()
