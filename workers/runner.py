@@ -24,7 +24,7 @@ from typing import Any, Literal, Protocol
 from workers import patterns, steps as S
 from workers.agent import AgentLoop
 from workers.captcha.gate import CaptchaGate
-from workers.envs.browser import BrowserHost
+from workers.envs.pool import BrowserPool
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.executor import ExplicitExecutor
 from workers.gates.guard import ActionGuard, GateRefused, SafetyGate
@@ -198,9 +198,9 @@ class _Failed(Exception):
 
 
 class Runner:
-    """Runs automations on browsers of one `BrowserHost`."""
+    """Runs automations on browsers of one `BrowserPool`."""
 
-    def __init__(self, host: BrowserHost, *, heartbeat_s: float = 5.0, agent: AgentLoop | None = None,
+    def __init__(self, host: BrowserPool, *, heartbeat_s: float = 5.0, agent: AgentLoop | None = None,
                  captcha: CaptchaGate | None = None, safety: SafetyGate | None = None) -> None:
         """`safety`: the safety gate; without one (tests of other seams) actions are not classified."""
         self.host = host
@@ -222,7 +222,7 @@ class Runner:
     async def _run(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
                    recorder: RunRecorder) -> RunResult:
         run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock())
-        work = asyncio.create_task(self._run_steps(run))
+        work = asyncio.create_task(self._run_on_browser(run))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
         try:
             async with asyncio.timeout(spec.limits.max_seconds) as run.clock.timeout:
@@ -259,6 +259,21 @@ class Runner:
                 work.cancel()
                 return False
         return True
+
+    async def _run_on_browser(self, run: _Run) -> RunResult:
+        """Run the steps; when the browser crashed under the run and the pool's crash policy says
+        so, run them once more on a fresh browser (the trace keeps the lost attempt)."""
+        attempt = 0
+        while True:
+            try:
+                result = await self._run_steps(run)
+            except EnvironmentLost as exc:  # no browser to start on (launch failed, no free slot)
+                return RunResult("failed", str(exc))
+            if result.status != "failed" or not self.host.retry_after_crash(run.env.context, attempt=attempt):
+                return result
+            attempt += 1
+            log.warning("the browser of a run crashed (%s); running it again on a fresh browser", result.reason)
+            run.page_steps, run.captchas_solved, run.guard = [], set(), None
 
     async def _run_steps(self, run: _Run) -> RunResult:
         spec = run.spec

@@ -20,7 +20,8 @@ from PIL import Image
 from tests.helpers.fake_model import FakeModel, venus
 from workers import steps as S
 from workers.agent import AgentConfig, AgentLoop
-from workers.envs.browser import BrowserConfig, BrowserEnvironment, BrowserHost
+from workers.envs.browser import BrowserConfig, BrowserEnvironment
+from workers.envs.pool import BrowserPool
 from workers.gates.context import build_context, probe_element, probe_focus, probe_point
 from workers.gates.guard import SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
@@ -43,7 +44,7 @@ def secrets() -> SecretBox:
 @dataclass
 class Browser:
     loop: asyncio.AbstractEventLoop
-    host: BrowserHost
+    host: BrowserPool
     base_url: str
 
     def run(self, coro: Awaitable) -> Any:
@@ -75,7 +76,7 @@ class Browser:
 @pytest.fixture(scope="module")
 def browser(practice_url) -> Browser:
     loop = asyncio.new_event_loop()
-    host = BrowserHost(BrowserConfig(egress_allow_private=("127.0.0.1",)))
+    host = BrowserPool(BrowserConfig(egress_allow_private=("127.0.0.1",)))
     try:
         yield Browser(loop, host, practice_url)
     finally:

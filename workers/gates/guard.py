@@ -110,7 +110,7 @@ class ReviewChannel(Protocol):
 @dataclass
 class ActionGuard:
     """One run's safety gate. `wait_for_person(awaitable, *budgets)` pauses the run's clock (and
-    the given step budgets) while a person decides; `host` is the BrowserHost that restores a
+    the given step budgets) while a person decides; `host` is the BrowserPool that restores a
     released session."""
 
     settings: S.SafetySettings
@@ -282,7 +282,7 @@ class ActionGuard:
         """Reopen a released session: a new context from the saved state, at the saved URL."""
         if saved is None:
             return
-        # The same context set-up as BrowserHost.new_environment (egress guard included), plus the saved state.
+        # The same context set-up as BrowserPool.new_environment (egress guard included), plus the saved state.
         context = await self.host.new_context(env.egress, storage_state=saved.state)
         env.context, env.page, env._cdp = context, await context.new_page(), None
         await env.goto(saved.url)
