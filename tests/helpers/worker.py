@@ -25,7 +25,7 @@ def worker_database_url() -> str:
 
 @contextlib.contextmanager
 def celery_worker(*, queues: str = "agent,default", name: str = "test", extra_env: dict | None = None,
-                  log_path: Path | None = None) -> Iterator[subprocess.Popen]:
+                  log_path: Path | None = None, concurrency: int = 4) -> Iterator[subprocess.Popen]:
     """Start `celery worker` (threads pool) and wait until it answers a ping."""
     from venus_rpa.celery import app
 
@@ -43,7 +43,7 @@ def celery_worker(*, queues: str = "agent,default", name: str = "test", extra_en
     log = open(log_path or os.devnull, "wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "venus_rpa", "worker", "-Q", queues, "--pool", "threads",
-         "--concurrency", "4", "-n", node, "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
+         "--concurrency", str(concurrency), "-n", node, "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     try:
