@@ -85,8 +85,11 @@ def _marker_of(proc: psutil.Process) -> str | None:
 def find_browser(marker: str) -> psutil.Process | None:
     """The browser process launched with `marker`, among this process's descendants."""
     for proc in psutil.Process().children(recursive=True):
-        if _marker_of(proc) == marker and proc.name() != "chrome_crashpad_handler":
-            return proc
+        try:
+            if _marker_of(proc) == marker and proc.name() != "chrome_crashpad_handler":
+                return proc
+        except psutil.Error:
+            continue  # exited while we looked
     return None
 
 

@@ -306,6 +306,8 @@ class BrowserPool:
         """Close every browser (their contexts with them) and stop Playwright."""
         if self._health is not None:
             self._health.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._health
             self._health = None
         for entry in list(self._browsers):
             entry.draining = entry.draining or "pool closing"
