@@ -379,7 +379,7 @@ def test_an_edited_fill_types_the_reviewers_value(browser):
 def test_an_approval_is_not_applied_to_a_changed_page_the_step_is_reviewed_again(browser):
     async def change_then_approve(question: ReviewQuestion) -> ReviewDecision:
         if len(recorder.questions) == 1:  # the page changes while the first review is pending
-            page = browser.host._browser.contexts[-1].pages[-1]
+            page = browser.host.open_contexts()[-1].pages[-1]
             await page.evaluate("document.querySelector('#order-total').textContent = '$999.00'")
         return ReviewDecision("approve")
 
@@ -405,7 +405,7 @@ def test_past_the_hold_window_the_browser_is_freed_and_the_session_restored_on_a
     contexts_while_waiting: list[int] = []
 
     def approve_after_release(question: ReviewQuestion) -> ReviewDecision:
-        contexts_while_waiting.append(len(browser.host._browser.contexts))
+        contexts_while_waiting.append(len(browser.host.open_contexts()))
         return ReviewDecision("approve", decided_by="rita")
 
     recorder = ReviewRecorder(decide=approve_after_release, delay_s=1.0)

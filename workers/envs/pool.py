@@ -151,6 +151,10 @@ class BrowserPool:
         """The crash policy: run again (once) when the run's browser crashed and policy is "retry"."""
         return self.settings.crash_policy == "retry" and attempt == 0 and self.browser_lost(context)
 
+    def open_contexts(self) -> list[BrowserContext]:
+        """Every open run context of the pool (browsers in launch order)."""
+        return [context for entry in self._browsers for context in entry.browser.contexts if context in entry.contexts]
+
     def stats(self) -> dict[str, Any]:
         """Sizes for metrics and benchmarks."""
         return {"browsers": len(self._browsers), "contexts": sum(len(b.contexts) for b in self._browsers),
