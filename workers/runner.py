@@ -38,7 +38,7 @@ from workers import patterns, steps as S
 from workers.agent import AgentLoop
 from workers.captcha.gate import CaptchaGate
 from workers.durable import Continuation, Parked, restore_session, save_session
-from workers.envs.browser import BrowserHost
+from workers.envs.pool import BrowserPool
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.executor import ExplicitExecutor
 from workers.gates.guard import STEP, ActionGuard, GateRefused, SafetyGate
@@ -214,6 +214,8 @@ class _Run:
     output: dict[str, Any] = field(default_factory=dict)
     positions: dict[int, int] = field(default_factory=dict)  # id(step) -> its place in the step list
     acting: ActionEntry | None = None  # the journaled action of the step in progress
+    last_action: ActionEntry | None = None  # the last journaled action that ended (done or failed)
+    last_done: ActionEntry | None = None  # the last journaled action done (a crash retry goes on after it)
     current_step: Any = None  # the explicit step in progress, as listed in the automation
 
     def emit(self, record: StepRecord) -> StepRecord:
@@ -242,9 +244,9 @@ class _Failed(Exception):
 
 
 class Runner:
-    """Runs automations on browsers of one `BrowserHost`."""
+    """Runs automations on browsers of one `BrowserPool`."""
 
-    def __init__(self, host: BrowserHost, *, heartbeat_s: float = 5.0, agent: AgentLoop | None = None,
+    def __init__(self, host: BrowserPool, *, heartbeat_s: float = 5.0, agent: AgentLoop | None = None,
                  captcha: CaptchaGate | None = None, safety: SafetyGate | None = None) -> None:
         """`safety`: the safety gate; without one (tests of other seams) actions are not classified."""
         self.host = host
@@ -274,7 +276,7 @@ class Runner:
                    recorder: RunRecorder, resume: Continuation | None,
                    sessions: LoginSessions | None = None) -> RunResult:
         run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock(), sessions=sessions)
-        work = asyncio.create_task(self._run_steps(run, resume))
+        work = asyncio.create_task(self._run_on_browser(run, resume))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
         result: RunResult | None = None
         limit = resume.remaining_s if resume is not None and resume.remaining_s is not None else spec.limits.max_seconds
@@ -321,6 +323,40 @@ class Runner:
                 work.cancel()
                 return False
         return True
+
+    async def _run_on_browser(self, run: _Run, resume: Continuation | None) -> RunResult:
+        """Run the steps; when the browser crashed under the run and the pool's crash policy says
+        so, run them once more on a fresh browser (the trace keeps the lost attempt). The new
+        attempt goes on after the last action journaled as done (in the session saved with it), or
+        from where this one started; it is not made when a journaled action was under way (it
+        may or may not have taken effect) or the automation has agent steps (their actions are
+        not journaled) -- the same rules as a retry after a lost worker (venus_rpa.runs.recovery)."""
+        attempt, start = 0, resume
+        while True:
+            try:
+                result = await self._run_steps(run, start)
+            except EnvironmentLost as exc:  # no browser to start on (launch failed, no free slot)
+                return RunResult("failed", str(exc))
+            context = run.env.context if run.env is not None else None
+            if result.status != "failed" or not self.host.retry_after_crash(context, attempt=attempt):
+                return result
+            if (run.last_action is not None and run.last_action.status != "done") or any(
+                    isinstance(step, S.AgentStep) for step in run.spec.steps):
+                return result
+            attempt += 1
+            log.warning("the browser of a run crashed (%s); running it again on a fresh browser", result.reason)
+            start = self._after_last_done(run, resume)
+            run.page_steps, run.captchas_solved, run.guard = [], set(), None
+
+    @staticmethod
+    def _after_last_done(run: _Run, resume: Continuation | None) -> Continuation | None:
+        """Where a crash retry starts: after the run's last action journaled as done, else where the
+        lost attempt started; the trace goes on after the lost attempt's records."""
+        done = run.last_done
+        if done is None:
+            return replace(resume, next_index=run.next_index) if resume is not None else None
+        return Continuation(wait={}, position=done.position + 1, next_index=run.next_index, output=dict(done.output),
+                            session=done.storage_state or {}, url=done.url_after)
 
     async def _run_steps(self, run: _Run, resume: Continuation | None) -> RunResult:
         spec = run.spec
@@ -580,6 +616,7 @@ class Runner:
         entry, run.acting = run.acting, None
         if entry is None:
             return
+        run.last_action = entry
         entry.status = "done" if record.status == "succeeded" else "failed"
         if entry.status == "done":
             entry.url_after = run.env.page.url
@@ -589,6 +626,7 @@ class Runner:
                 log.warning("could not save the session after %s", entry.name, exc_info=True)
             entry.output = run.secrets.scrub_data({**run.output, **record.output})
             entry.next_index = run.next_index + 1  # this step's record takes run.next_index
+            run.last_done = entry
         await run.recorder.action_done(entry)
 
     async def _verdict(self, spec: S.AutomationSpec, env, output: dict[str, Any]) -> RunResult:
