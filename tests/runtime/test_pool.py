@@ -402,3 +402,47 @@ def test_the_launcher_kills_chromium_when_its_parent_dies():
         for proc in chromium.marked_processes(os.getpid()):
             if proc.environ().get(chromium.MARKER) == marker:
                 chromium.kill_tree(proc)
+
+
+class KillAfterFirstAction(ListRecorder):
+    """Journals actions (workers.journal) and kills the run's Chromium right after the first
+    click is journaled as done, before its step is observed."""
+
+    def __init__(self, pool: BrowserPool) -> None:
+        super().__init__()
+        self.pool, self.killed, self.journal = pool, None, []
+
+    async def action_intent(self, entry) -> None:
+        self.journal.append((entry.name, "intent"))
+
+    async def action_done(self, entry) -> None:
+        self.journal.append((entry.name, entry.status))
+        if self.killed is None:
+            self.killed = self.pool._browsers[0].pid
+            os.kill(self.killed, signal.SIGKILL)
+            for _ in range(100):  # until the pool has seen the crash
+                if self.pool._browsers == [] or self.pool._browsers[0].crashed:
+                    break
+                await asyncio.sleep(0.05)
+
+
+def test_a_crash_retry_goes_on_after_the_last_action_journaled_as_done(pools, practice_url):
+    pool = pools.make(max_browsers=1, crash_policy="retry")
+    spec = S.AutomationSpec.model_validate({
+        "start_url": practice_url + "/lab", "allowed_domains": LOCAL,
+        "steps": [{"kind": "click", "name": "Open the delayed page", "target": "Delayed content"},
+                  {"kind": "click", "name": "Load", "target": "Load data"},
+                  {"kind": "wait_for", "name": "Wait for the data", "text": "Data loaded", "timeout_s": 5}],
+    })
+    recorder = KillAfterFirstAction(pool)
+    result = run_with(pools, pool, spec, recorder)
+
+    assert result.status == "succeeded", result.reason
+    assert pool.launches == 2
+    # The first click was done once: the new attempt started after it, on the page it led to.
+    assert [name for name, status in recorder.journal if status == "intent"] == ["Open the delayed page", "Load"]
+    names = [(r.name, r.status) for r in recorder.records]
+    assert names.count(("Open the delayed page", "failed")) == 1  # the lost attempt's record stays
+    assert names[-2:] == [("Load", "succeeded"), ("Wait for the data", "succeeded")]
+    assert [r.index for r in recorder.records] == list(range(len(recorder.records)))
+
