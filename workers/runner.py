@@ -347,6 +347,7 @@ class Runner:
             log.warning("the browser of a run crashed (%s); running it again on a fresh browser", result.reason)
             start = self._after_last_done(run, resume)
             run.page_steps, run.captchas_solved, run.guard = [], set(), None
+            run.output.clear()  # the new attempt starts from the output saved with its starting point
 
     @staticmethod
     def _after_last_done(run: _Run, resume: Continuation | None) -> Continuation | None:
