@@ -40,6 +40,32 @@ def start_redis() -> str:
     return f"redis://127.0.0.1:{port}/0"
 
 
+def start_postgres() -> str:
+    """A throwaway PostgreSQL on a free loopback port (as the postgres user when run as root);
+    returns its DATABASE_URL. Stopped at exit."""
+    import glob
+    import time
+
+    from tests.helpers.servers import free_port
+
+    pg_bin = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]))[-1]
+    port, data = free_port(), Path(tempfile.mkdtemp(prefix="venus-bench-pg-"))
+    as_pg = ["su", "postgres", "-s", "/bin/sh", "-c"] if os.geteuid() == 0 else ["sh", "-c"]
+    if os.geteuid() == 0:
+        shutil.chown(data, "postgres")
+    subprocess.run([*as_pg, f"{pg_bin}/initdb -D {data}/db -A trust -U postgres >/dev/null"], check=True)
+    subprocess.run([*as_pg, f"{pg_bin}/pg_ctl -D {data}/db -l {data}/pg.log -w -o '-p {port} -k {data} "
+                    f"-c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200' start >/dev/null"], check=True)
+
+    def stop() -> None:
+        subprocess.run([*as_pg, f"{pg_bin}/pg_ctl -D {data}/db -m immediate stop >/dev/null 2>&1"], check=False)
+        shutil.rmtree(data, True)
+
+    atexit.register(stop)
+    time.sleep(0.2)
+    return f"postgres://postgres@127.0.0.1:{port}/postgres"
+
+
 def setup_django() -> None:
     """Temporary SQLite database (unless DATABASE_URL is set) and Redis, migrated and seeded."""
     local = Path(tempfile.mkdtemp(prefix="venus-bench-"))
@@ -58,4 +84,4 @@ def setup_django() -> None:
     call_command("migrate", verbosity=0)
 
 
-__all__ = ["ROOT", "practice_site", "setup_django", "wait_http"]
+__all__ = ["ROOT", "practice_site", "setup_django", "start_postgres", "wait_http"]

@@ -3,8 +3,8 @@
 Platform: the real Runner as workers build it (DOM grounding, the CAPTCHA and safety gates on
 every step, JPEG screenshot per step, Step rows + screenshot files through DjangoRecorder, live
 events over the Redis channel layer). Bare: the same actions with
-hard-coded selectors plus one `page.screenshot(jpeg, q80)` per step. Both in this process, on
-one Chromium, alternating, against the practice site. Prints JSON.
+hard-coded selectors plus one `page.screenshot(jpeg, q80)` per step, on a Chromium of its own
+(bare Playwright, no pool). Both in this process, alternating, against the practice site. Prints JSON.
 
     .venv/bin/python benchmarks/step_overhead.py [--runs 10]
 """
@@ -58,8 +58,7 @@ async def platform_run(host, spec, params, secrets, run_id: int, end_marks: list
     return durations
 
 
-async def bare_run(host, base: str, params: dict) -> list[float]:
-    browser = await host.browser()
+async def bare_run(browser, base: str, params: dict) -> list[float]:
     context = await browser.new_context(viewport={"width": 1280, "height": 800})
     page = await context.new_page()
     durations: list[float] = []
@@ -106,7 +105,10 @@ def main() -> None:
     from venus_rpa.automations.models import Automation
     from venus_rpa.runs.models import Run
     from venus_rpa.runs.services import params_validate, secrets_for, spec_for
-    from workers.envs.browser import BrowserConfig, BrowserHost
+    from playwright.async_api import async_playwright
+
+    from workers.envs.browser import CHROMIUM_ARGS, BrowserConfig
+    from workers.envs.pool import BrowserPool
 
     with practice_site(quiet=True) as base:
         call_command("seed_demo", practice_url=base, stdout=open("/dev/null", "w"))
@@ -115,7 +117,10 @@ def main() -> None:
         params = params_validate(schema=version.param_schema, params={})
 
         async def go():
-            host = BrowserHost(BrowserConfig(executable_path=settings.VENUS_CHROMIUM_PATH))
+            host = BrowserPool(BrowserConfig(executable_path=settings.VENUS_CHROMIUM_PATH))
+            playwright = await async_playwright().start()  # bare Playwright: its own Chromium, no pool
+            bare_browser = await playwright.chromium.launch(executable_path=settings.VENUS_CHROMIUM_PATH,
+                                                            args=CHROMIUM_ARGS)
             platform, bare, marks = [], [], []
             from asgiref.sync import sync_to_async
 
@@ -126,11 +131,12 @@ def main() -> None:
                 spec = await sync_to_async(spec_for)(run=run)
                 secrets = await sync_to_async(secrets_for)(run=run)
                 p = await platform_run(host, spec, params, secrets, run.pk, marks)
-                b = await bare_run(host, base, params)
+                b = await bare_run(bare_browser, base, params)
                 if i:
                     platform += p
                     bare += b
             await host.close()
+            await playwright.stop()
             return platform, bare
 
         platform, bare = asyncio.run(go())

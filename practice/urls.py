@@ -20,6 +20,7 @@ urlpatterns = [
     path("expenses/<str:reference>", expenses.detail_view),
     path("api/expenses", api.expense_list_api),
     path("api/reset", api.reset_api),
+    path("api/sessions/end", api.sessions_end_api),
     path("api/orders", api.orders_api),
     path("api/account", api.account_api),
     path("api/messages", api.messages_api),

@@ -16,6 +16,7 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
 from cryptography.fernet import Fernet
 from csp.constants import NONE, SELF, UNSAFE_INLINE
+from django.core.exceptions import ImproperlyConfigured
 
 from venus_rpa.env import env_bool, env_float, env_int, env_list, env_str, local_secret, token_urlsafe
 
@@ -277,6 +278,20 @@ VENUS_RUNS_PER_WORKSPACE_MAX = env_int("VENUS_RUNS_PER_WORKSPACE_MAX", 64)
 VENUS_RUNS_MAX_ACTIVE = env_int("VENUS_RUNS_MAX_ACTIVE", 0)
 VENUS_CHROMIUM_PATH = env_str("VENUS_CHROMIUM_PATH", "/usr/bin/chromium")
 VENUS_HEADLESS = env_bool("VENUS_HEADLESS", True)
+# The browser pool of each agent worker process (workers/envs/pool.py; docs/scaling.md). Keep
+# BROWSERS x CONTEXTS_PER_BROWSER >= the worker's --concurrency, or runs wait for a free slot.
+VENUS_BROWSERS_PER_WORKER = env_int("VENUS_BROWSERS_PER_WORKER", 2)
+VENUS_CONTEXTS_PER_BROWSER = env_int("VENUS_CONTEXTS_PER_BROWSER", 4)
+VENUS_BROWSER_RECYCLE_RUNS = env_int("VENUS_BROWSER_RECYCLE_RUNS", 200)
+VENUS_BROWSER_MEMORY_CEILING_MB = env_float("VENUS_BROWSER_MEMORY_CEILING_MB", 1500.0)  # 0: no ceiling
+VENUS_BROWSER_CRASH_POLICY = env_str("VENUS_BROWSER_CRASH_POLICY", "fail")  # or "retry" (once, on a new browser)
+if min(VENUS_BROWSERS_PER_WORKER, VENUS_CONTEXTS_PER_BROWSER, VENUS_BROWSER_RECYCLE_RUNS) < 1:
+    raise ImproperlyConfigured("VENUS_BROWSERS_PER_WORKER, VENUS_CONTEXTS_PER_BROWSER and VENUS_BROWSER_RECYCLE_RUNS must be at least 1")
+if VENUS_BROWSER_CRASH_POLICY not in ("fail", "retry"):
+    raise ImproperlyConfigured(f"VENUS_BROWSER_CRASH_POLICY must be 'fail' or 'retry', not {VENUS_BROWSER_CRASH_POLICY!r}")
+VENUS_BROWSER_HEALTH_SECONDS = env_float("VENUS_BROWSER_HEALTH_SECONDS", 30.0)
+VENUS_BROWSER_ACQUIRE_TIMEOUT_SECONDS = env_float("VENUS_BROWSER_ACQUIRE_TIMEOUT_SECONDS", 300.0)
+VENUS_BROWSER_IDLE_CLOSE_SECONDS = env_float("VENUS_BROWSER_IDLE_CLOSE_SECONDS", 300.0)
 VENUS_PRACTICE_URL = env_str("VENUS_PRACTICE_URL", "http://127.0.0.1:8001")
 VENUS_PUBLIC_URL = env_str("VENUS_PUBLIC_URL", "http://127.0.0.1:8000")
 # Flower, the Celery dashboard, linked from the dashboard's devices page.
@@ -328,6 +343,9 @@ VENUS_CAPTCHA_REVIEW_SECONDS = env_float("VENUS_CAPTCHA_REVIEW_SECONDS", 900.0)
 # in place; past it the run is parked (session and position saved encrypted, thread and browser
 # freed) and the decision enqueues its continuation on any worker.
 VENUS_REVIEW_HOLD_SECONDS = env_float("VENUS_REVIEW_HOLD_SECONDS", 20.0)
+# Persistent logins: a saved sign-in session is offered to runs for at most this long (sooner when
+# its cookies expire sooner, or when the automation's signed-in check finds it signed out).
+VENUS_LOGIN_SESSION_MAX_AGE_SECONDS = env_float("VENUS_LOGIN_SESSION_MAX_AGE_SECONDS", 7 * 24 * 3600.0)
 
 # --- API contract (issue 9): the OpenAPI document describes what the API really does ----------
 # Bounded limit/offset pages; errors, bearer tokens and paged lists described (venus_rpa.core.schema).

@@ -20,6 +20,9 @@ Contract with the caller (the Celery task wires it to the database):
   UI-Venus action is classified on the live page before it runs (`workers.gates.guard`); the
   verdict is in the step record's `grounding["risk"]`, reviews go through the recorder's
   `open_review` / `wait_review` / `note_review` (`workers.gates.review`).
+- With `sessions` (`workers.sign_in.LoginSessions`), an automation's sign-in block is skipped
+  while its saved session is still signed in, and the session is saved after the block succeeds
+  (`workers.sign_in.SignInBlock`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from collections.abc import Awaitable
 from typing import Any, Literal, Protocol
 
@@ -35,13 +38,14 @@ from workers import patterns, steps as S
 from workers.agent import AgentLoop
 from workers.captcha.gate import CaptchaGate
 from workers.durable import Continuation, Parked, restore_session, save_session
-from workers.envs.browser import BrowserHost
+from workers.envs.pool import BrowserPool
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.executor import ExplicitExecutor
 from workers.gates.guard import STEP, ActionGuard, GateRefused, SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.journal import ActionEntry, Resume
 from workers.secrets import SecretBox, scrubbing_logs
+from workers.sign_in import LoginSessions, SignInBlock, SignInFailed, sign_in_plan
 
 log = logging.getLogger(__name__)
 Status = Literal["succeeded", "failed", "cancelled", "timed_out", "parked"]
@@ -205,10 +209,13 @@ class _Run:
     next_index: int = 0
     captchas_solved: set[str] = field(default_factory=set)
     guard: ActionGuard | None = None
+    sessions: LoginSessions | None = None
     page_steps: list = field(default_factory=list)  # explicit steps done on the current page (CAPTCHA replay, refill)
     output: dict[str, Any] = field(default_factory=dict)
     positions: dict[int, int] = field(default_factory=dict)  # id(step) -> its place in the step list
     acting: ActionEntry | None = None  # the journaled action of the step in progress
+    last_action: ActionEntry | None = None  # the last journaled action that ended (done or failed)
+    last_done: ActionEntry | None = None  # the last journaled action done (a crash retry goes on after it)
     current_step: Any = None  # the explicit step in progress, as listed in the automation
 
     def emit(self, record: StepRecord) -> StepRecord:
@@ -237,9 +244,9 @@ class _Failed(Exception):
 
 
 class Runner:
-    """Runs automations on browsers of one `BrowserHost`."""
+    """Runs automations on browsers of one `BrowserPool`."""
 
-    def __init__(self, host: BrowserHost, *, heartbeat_s: float = 5.0, agent: AgentLoop | None = None,
+    def __init__(self, host: BrowserPool, *, heartbeat_s: float = 5.0, agent: AgentLoop | None = None,
                  captcha: CaptchaGate | None = None, safety: SafetyGate | None = None) -> None:
         """`safety`: the safety gate; without one (tests of other seams) actions are not classified."""
         self.host = host
@@ -249,9 +256,11 @@ class Runner:
         self.safety = safety
 
     async def run(self, spec: S.AutomationSpec, *, params: dict[str, Any], secrets: SecretBox,
-                  recorder: RunRecorder, resume: Continuation | Resume | None = None) -> RunResult:
+                  recorder: RunRecorder, resume: Continuation | Resume | None = None,
+                  sessions: LoginSessions | None = None) -> RunResult:
         """`resume`: a parked run's continuation (workers.durable), or where a retried run continues
-        after its last done action (workers.journal)."""
+        after its last done action (workers.journal). `sessions`: where sign-in sessions are kept
+        (workers.sign_in); without it the sign-in block always runs."""
         if isinstance(resume, Resume):
             resume = Continuation(wait={}, position=resume.position, next_index=resume.next_index,
                                   output=dict(resume.output), session=resume.storage_state or {}, url=resume.url)
@@ -261,12 +270,13 @@ class Runner:
             return RunResult("failed", str(exc))
         secrets.default_domains = list(spec.allowed_domains)
         with scrubbing_logs(secrets):
-            return await self._run(spec, params, secrets, recorder, resume)
+            return await self._run(spec, params, secrets, recorder, resume, sessions)
 
     async def _run(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
-                   recorder: RunRecorder, resume: Continuation | None) -> RunResult:
-        run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock())
-        work = asyncio.create_task(self._run_steps(run, resume))
+                   recorder: RunRecorder, resume: Continuation | None,
+                   sessions: LoginSessions | None = None) -> RunResult:
+        run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock(), sessions=sessions)
+        work = asyncio.create_task(self._run_on_browser(run, resume))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
         result: RunResult | None = None
         limit = resume.remaining_s if resume is not None and resume.remaining_s is not None else spec.limits.max_seconds
@@ -314,9 +324,57 @@ class Runner:
                 return False
         return True
 
+    async def _run_on_browser(self, run: _Run, resume: Continuation | None) -> RunResult:
+        """Run the steps; when the browser crashed under the run and the pool's crash policy says
+        so, run them once more on a fresh browser (the trace keeps the lost attempt). The new
+        attempt goes on after the last action journaled as done (in the session saved with it), or
+        from where this one started; it is not made when a journaled action was under way (it
+        may or may not have taken effect) or the automation has agent steps (their actions are
+        not journaled) -- the same rules as a retry after a lost worker (venus_rpa.runs.recovery)."""
+        attempt, start = 0, resume
+        while True:
+            try:
+                result = await self._run_steps(run, start)
+            except EnvironmentLost as exc:  # no browser to start on (launch failed, no free slot)
+                return RunResult("failed", str(exc))
+            context = run.env.context if run.env is not None else None
+            if result.status != "failed" or not self.host.retry_after_crash(context, attempt=attempt):
+                return result
+            if (run.last_action is not None and run.last_action.status != "done") or any(
+                    isinstance(step, S.AgentStep) for step in run.spec.steps):
+                return result
+            attempt += 1
+            log.warning("the browser of a run crashed (%s); running it again on a fresh browser", result.reason)
+            start = self._after_last_done(run, resume)
+            run.page_steps, run.captchas_solved, run.guard = [], set(), None
+            run.output.clear()  # the new attempt starts from the output saved with its starting point
+
+    @staticmethod
+    def _after_last_done(run: _Run, resume: Continuation | None) -> Continuation | None:
+        """Where a crash retry starts: after the run's last action journaled as done, else where the
+        lost attempt started; the trace goes on after the lost attempt's records."""
+        done = run.last_done
+        if done is None:
+            return replace(resume, next_index=run.next_index) if resume is not None else None
+        return Continuation(wait={}, position=done.position + 1, next_index=run.next_index, output=dict(done.output),
+                            session=done.storage_state or {}, url=done.url_after)
+
     async def _run_steps(self, run: _Run, resume: Continuation | None) -> RunResult:
         spec = run.spec
-        run.env = env = await self.host.new_environment(allowed_domains=spec.allowed_domains, secrets=run.secrets)
+        try:
+            plan = sign_in_plan(spec, run.params, offset=1 if spec.start_url else 0)
+        except ConfigurationError as exc:
+            return RunResult("failed", str(exc))
+        sign_in = SignInBlock(plan, sessions=run.sessions, allowed_domains=spec.allowed_domains,
+                              emit=lambda **fields: run.emit(StepRecord(0, "sign_in", **{"status": "succeeded", **fields})))
+        # A continuation holds the newer session of this same run: it wins over a saved sign-in
+        # session, which is only loaded when there is none (a fresh run, or a retry saved without one).
+        saved = await sign_in.load() if resume is None or not resume.session else None
+        if resume is not None and saved is not None:
+            resume = replace(resume, session=saved.state)
+        run.env = env = await self.host.new_environment(
+            allowed_domains=spec.allowed_domains, secrets=run.secrets,
+            storage_state=saved.state if saved is not None and resume is None else None)
         output: dict[str, Any] = run.output
         if resume is not None:
             output.update(resume.output)
@@ -343,14 +401,21 @@ class Runner:
                     run.pipe.hold = True
                 if position and agent_resume is None:  # the gate looks at every page the run has opened
                     await self._gate_and_replay(run, executor, run.page_steps, output)
+                if sign_in.starts(position) and agent_resume is None and await sign_in.still_signed_in(env):
+                    position, run.page_steps = sign_in.plan.last + 1, []
+                    continue
                 if isinstance(step, S.AgentStep):
                     output.update(await self._agent_step(run, step, agent_resume))
                     agent_resume, run.page_steps = None, []
+                    if sign_in.ends(position):
+                        await self._sign_in_save(sign_in, env)
                     position += 1
                     continue
                 url_before = env.page.url
                 done = await self._explicit(run, executor, step, output)
                 run.page_steps = [*run.page_steps, done] if env.page.url == url_before else []
+                if sign_in.ends(position):
+                    await self._sign_in_save(sign_in, env)
                 position += 1
             await self._gate_and_replay(run, executor, run.page_steps, output)
             return await self._verdict(spec, env, output)
@@ -378,6 +443,13 @@ class Runner:
             await self._refill(run, executor)
         except (StepError, EnvironmentLost) as exc:
             raise _Failed(run.next_index, "restore the session", run.secrets.scrub(str(exc))) from None
+
+    @staticmethod
+    async def _sign_in_save(sign_in: SignInBlock, env) -> None:
+        try:
+            await sign_in.save(env)
+        except SignInFailed as exc:
+            raise _Failed(exc.index, "sign-in check", str(exc)) from None
 
     async def _explicit(self, run: _Run, executor: ExplicitExecutor, step, output: dict[str, Any]):
         """Run one explicit step; returns the step as done (a reviewer's edit, if any) or raises _Failed."""
@@ -545,6 +617,7 @@ class Runner:
         entry, run.acting = run.acting, None
         if entry is None:
             return
+        run.last_action = entry
         entry.status = "done" if record.status == "succeeded" else "failed"
         if entry.status == "done":
             entry.url_after = run.env.page.url
@@ -554,6 +627,7 @@ class Runner:
                 log.warning("could not save the session after %s", entry.name, exc_info=True)
             entry.output = run.secrets.scrub_data({**run.output, **record.output})
             entry.next_index = run.next_index + 1  # this step's record takes run.next_index
+            run.last_done = entry
         await run.recorder.action_done(entry)
 
     async def _verdict(self, spec: S.AutomationSpec, env, output: dict[str, Any]) -> RunResult:

@@ -65,6 +65,8 @@ class _Step(BaseModel):
 
     name: str = Field(default="", max_length=200, description="What this step does, for people.")
     timeout_s: float = Field(default=10.0, gt=0, le=300, description="How long to wait for the target.")
+    sign_in: bool | None = Field(default=None, description="Part of the sign-in block (see `SignIn`): skipped "
+                                                           "while a saved session is still signed in.")
 
     @model_validator(mode="before")
     @classmethod
@@ -265,6 +267,41 @@ class SafetySettings(BaseModel):
                             block_nav_out=self.block_nav_out)
 
 
+class SignInCheck(BaseModel):
+    """How a run tells it is signed in: every set condition must hold on the current page. Used
+    before the sign-in block when a saved session was applied (holds: the block is skipped), and
+    after the block ran (must hold, else the sign-in failed and nothing is saved)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text_visible: str | None = Field(default=None, max_length=500, description='e.g. "Sign out".')
+    url_contains: str | None = Field(default=None, max_length=500)
+    url_excludes: str | None = Field(default=None, max_length=500, description='e.g. "/login".')
+    timeout_s: float = Field(default=3.0, gt=0, le=60, description="How long to wait for the text to appear.")
+
+    @model_validator(mode="after")
+    def _something(self) -> "SignInCheck":
+        if not (self.text_visible or self.url_contains or self.url_excludes):
+            raise ValueError("the signed-in check needs text_visible, url_contains or url_excludes")
+        return self
+
+
+class SignIn(BaseModel):
+    """Persistent login: the steps marked `sign_in` (one consecutive block) sign in with
+    `credential`. After they succeed and `check` holds, the browser session (cookies and local
+    storage) is saved encrypted for (workspace, credential, domain); the next run starts with it and
+    skips the block while `check` holds, and signs in again (refreshing the session) when not.
+    `credential`: default, the one credential the marked steps type. `domain`: default, the start
+    URL's host; sessions hold only cookies and storage of hosts that both the automation's allowed
+    domains and the credential's domains permit."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    credential: str = Field(default="", max_length=80)
+    domain: str = Field(default="", max_length=255)
+    check: SignInCheck
+
+
 class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -290,6 +327,16 @@ class AutomationSpec(BaseModel):
     model_grounding: bool = Field(
         default=False, description="Ask the model where a click/fill target is when the DOM grounder cannot find it."
     )
+    sign_in: SignIn | None = None
+
+    @field_validator("sign_in", mode="before")
+    @classmethod
+    def _no_sign_in(cls, value: Any) -> Any:
+        return None if value == {} else value  # stored as {} when the automation has no sign-in block
+
+    def sign_in_positions(self) -> list[int]:
+        """Indices (in `steps`) of the steps marked as sign-in steps."""
+        return [i for i, step in enumerate(self.steps) if step.sign_in]
 
 
 def template_params(text: str) -> set[str]:

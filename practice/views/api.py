@@ -7,6 +7,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
+from practice import sessions
 from practice.accounts import accounts
 from practice.records import records
 from practice.store import expenses
@@ -29,6 +30,14 @@ def reset_api(request: HttpRequest) -> JsonResponse:
     records.reset()
     lab.lookups_reset()
     return JsonResponse({"status": "reset"})
+
+
+@csrf_exempt  # Called by test code without a browser session.
+@require_POST
+def sessions_end_api(request: HttpRequest) -> JsonResponse:
+    """Sign every session out, server side (as a site does when sessions expire): a browser that
+    kept its cookie is signed out on its next request and must sign in again."""
+    return JsonResponse({"status": "ended", "generation": sessions.end_all()})
 
 
 @require_GET

@@ -14,6 +14,7 @@ from django.utils.crypto import constant_time_compare
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 
 from practice.accounts import accounts
+from practice import sessions
 from practice.captcha import service as captcha
 
 DEFAULT_AFTER_LOGIN = "/expenses/new"
@@ -77,6 +78,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
             if user:
                 request.session.cycle_key()
                 request.session["user"] = user
+                request.session[sessions.KEY] = sessions.current()
                 request.session.pop("draft", None)
                 rotate_token(request)
                 return redirect(_safe_next(request, next_url) or DEFAULT_AFTER_LOGIN)

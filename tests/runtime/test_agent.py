@@ -2,7 +2,7 @@
 site, with the model test double (`FakeModel`, a real local OpenAI-compatible server) answering
 in the UI-Venus-2 format at points measured on the real page (`practice_layout`). No Django.
 
-One Chromium (one `BrowserHost`) and one FakeModel serve the module from one event loop; every
+One Chromium (one `BrowserPool`) and one FakeModel serve the module from one event loop; every
 run gets a fresh browser context and a fresh model client, exactly as worker runs do.
 """
 
@@ -25,7 +25,8 @@ from tests.helpers.layout import practice_layout
 from workers import actions as A
 from workers import steps as S
 from workers.agent import AgentConfig, AgentLoop
-from workers.envs.browser import BrowserConfig, BrowserHost
+from workers.envs.browser import BrowserConfig
+from workers.envs.pool import BrowserPool
 from workers.policies.client import ModelClient, ModelSettings
 from workers.runner import RunResult, Runner, StepRecord
 from workers.secrets import Credential, SecretBox
@@ -44,7 +45,7 @@ class Browser:
     """Runs coroutines on the module's event loop, where its Chromium lives."""
 
     loop: asyncio.AbstractEventLoop
-    host: BrowserHost
+    host: BrowserPool
     base_url: str
 
     def run(self, coro: Awaitable) -> Any:
@@ -54,7 +55,7 @@ class Browser:
 @pytest.fixture(scope="module")
 def browser(practice_url) -> Browser:
     loop = asyncio.new_event_loop()
-    host = BrowserHost(BrowserConfig(egress_allow_private=("127.0.0.1",)))
+    host = BrowserPool(BrowserConfig(egress_allow_private=("127.0.0.1",)))
     try:
         yield Browser(loop, host, practice_url)
     finally:

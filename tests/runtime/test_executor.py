@@ -1,7 +1,7 @@
 """The explicit-step executor and the run loop, in a real Chromium against the practice site.
 
-One Chromium (one `BrowserHost`) serves the whole module from one event loop; each test gets a
-fresh isolated browser context through `BrowserHost.new_environment`, exactly as runs do.
+One Chromium (one `BrowserPool`) serves the whole module from one event loop; each test gets a
+fresh isolated browser context through `BrowserPool.new_environment`, exactly as runs do.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import pytest
 from pydantic import TypeAdapter
 
 from workers import steps as S
-from workers.envs.browser import BrowserConfig, BrowserEnvironment, BrowserHost
+from workers.envs.browser import BrowserConfig, BrowserEnvironment
+from workers.envs.pool import BrowserPool
 from workers.errors import StepError
 from workers.executor import ExplicitExecutor, StepOutcome
 from workers.runner import Runner, RunRecorder, StepRecord
@@ -40,7 +41,7 @@ class Browser:
     """Runs coroutines on the module's event loop, where its Chromium lives."""
 
     loop: asyncio.AbstractEventLoop
-    host: BrowserHost
+    host: BrowserPool
     base_url: str
 
     def run(self, coro: Awaitable) -> Any:
@@ -66,7 +67,7 @@ class Browser:
 @pytest.fixture(scope="module")
 def browser(practice_url) -> Browser:
     loop = asyncio.new_event_loop()
-    host = BrowserHost(BrowserConfig(egress_allow_private=("127.0.0.1",)))
+    host = BrowserPool(BrowserConfig(egress_allow_private=("127.0.0.1",)))
     try:
         yield Browser(loop, host, practice_url)
     finally:

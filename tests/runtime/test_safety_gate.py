@@ -22,7 +22,8 @@ from tests.helpers.fake_model import FakeModel, venus
 from workers import steps as S
 from workers.agent import AgentConfig, AgentLoop
 from workers.durable import Continuation
-from workers.envs.browser import BrowserConfig, BrowserEnvironment, BrowserHost
+from workers.envs.browser import BrowserConfig, BrowserEnvironment
+from workers.envs.pool import BrowserPool
 from workers.gates.context import build_context, probe_element, probe_focus, probe_point
 from workers.gates.guard import SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
@@ -45,7 +46,7 @@ def secrets() -> SecretBox:
 @dataclass
 class Browser:
     loop: asyncio.AbstractEventLoop
-    host: BrowserHost
+    host: BrowserPool
     base_url: str
 
     def run(self, coro: Awaitable) -> Any:
@@ -77,7 +78,7 @@ class Browser:
 @pytest.fixture(scope="module")
 def browser(practice_url) -> Browser:
     loop = asyncio.new_event_loop()
-    host = BrowserHost(BrowserConfig(egress_allow_private=("127.0.0.1",)))
+    host = BrowserPool(BrowserConfig(egress_allow_private=("127.0.0.1",)))
     try:
         yield Browser(loop, host, practice_url)
     finally:
@@ -384,7 +385,7 @@ def test_an_edited_fill_types_the_reviewers_value(browser):
 def test_an_approval_is_not_applied_to_a_changed_page_the_step_is_reviewed_again(browser):
     async def change_then_approve(question: ReviewQuestion) -> ReviewDecision:
         if len(recorder.questions) == 1:  # the page changes while the first review is pending
-            page = browser.host._browser.contexts[-1].pages[-1]
+            page = browser.host.open_contexts()[-1].pages[-1]
             await page.evaluate("document.querySelector('#order-total').textContent = '$999.00'")
         return ReviewDecision("approve")
 
@@ -414,7 +415,7 @@ def test_past_the_hold_window_the_run_parks_and_its_continuation_resumes_it_in_a
 
     assert parked.status == "parked", parked.reason
     assert time.monotonic() - started < 30  # the run did not wait for the decision
-    assert browser.host._browser.contexts == []  # the run's context is closed
+    assert browser.host.open_contexts() == []  # the run's context is closed
     assert orders(browser) == []
     (question,) = waiting.questions
     continuation = Continuation.from_json(json.loads(json.dumps(parked.continuation.to_json())))  # as stored

@@ -46,6 +46,8 @@ API = {
     "review-reject": {"POST": "D"},
     "review-edit": {"POST": "D"},
     "credential-list": {"GET": "R", "POST": "W"},
+    "credential-session-list": {"GET": "R", "DELETE": "W"},
+    "credential-session-detail": {"DELETE": "W"},
     "schedule-list": {"GET": "R", "POST": "W"},
     "schedule-detail": {"GET": "R", "PATCH": "W", "DELETE": "W"},
     "schedule-pause": {"POST": "W"},
@@ -86,6 +88,9 @@ DASHBOARD = {
     "dashboard:review-respond": {"POST": "C"},
     "dashboard:review-decide": {"POST": "D"},
     "dashboard:credentials": {"GET": "R"},
+    "dashboard:credential-detail": {"GET": "R"},
+    "dashboard:credential-sessions-revoke": {"POST": "W"},
+    "dashboard:credential-session-revoke": {"POST": "W"},
     "dashboard:devices": {"GET": "R"},
     "dashboard:device-workers": {"GET": "R"},
     "dashboard:workspace-settings": {"GET": "R", "POST": "O"},
@@ -169,12 +174,29 @@ def world(personas) -> World:
     endpoint, _ = callback_endpoint_create(workspace=personas.workspace, user=owner, url="http://127.0.0.1:9/cb",
                                            enabled=False)
     delivery = CallbackDelivery.objects.create(endpoint=endpoint, run=run, payload={}, status="failed")
-    values = {"slug": automation.slug, "run_id": run.pk, "review_id": review.pk, "schedule_id": schedule.pk,
+    credential, session = _login_session(personas.workspace)
+    values = {"name": credential.name, "session_id": session.pk,"slug": automation.slug, "run_id": run.pk, "review_id": review.pk, "schedule_id": schedule.pk,
               "trigger_id": trigger.pk, "endpoint_id": endpoint.pk, "delivery_id": delivery.pk, "index": 0,
               "path": step.screenshot.name, "public_id": trigger.public_id}
     users = {"viewer": personas.viewer, "editor": personas.teammate, "reviewer": reviewer, "owner": owner,
              "outsider": personas.outsider}
     return World(users, values)
+
+
+def _login_session(workspace):
+    """A credential with a saved sign-in session (persistent logins)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from venus_rpa.automations.services import credential_set, login_session_save
+
+    credential = credential_set(workspace=workspace, name="authz-login", domains=["127.0.0.1"],
+                                fields={"username": "u", "password": "authz-password"})
+    session = login_session_save(workspace=workspace, credential_name=credential.name, domain="127.0.0.1",
+                                 state={"cookies": [], "origins": []}, allowed_domains=["127.0.0.1"],
+                                 expires_at=timezone.now() + timedelta(days=1))
+    return credential, session
 
 
 def _url(name: str, values: dict) -> str:

@@ -13,7 +13,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from workers.envs.browser import BrowserConfig, BrowserHost
+from workers.envs.browser import BrowserConfig
+from workers.envs.pool import BrowserPool
 from workers.errors import StepError
 from workers.secrets import SecretBox
 
@@ -58,9 +59,9 @@ def site() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def host() -> Iterator[tuple[asyncio.AbstractEventLoop, BrowserHost]]:
+def host() -> Iterator[tuple[asyncio.AbstractEventLoop, BrowserPool]]:
     loop = asyncio.new_event_loop()
-    host = BrowserHost(BrowserConfig(egress_allow_private=("127.0.0.1",)))
+    host = BrowserPool(BrowserConfig(egress_allow_private=("127.0.0.1",)))
     yield loop, host
     loop.run_until_complete(host.close())
     loop.close()
@@ -167,7 +168,7 @@ def test_pages_on_the_allowed_domain_still_work_through_the_guard(host, site):
 
 def test_loopback_is_refused_without_the_operator_setting(site):
     loop = asyncio.new_event_loop()
-    bare = BrowserHost(BrowserConfig())
+    bare = BrowserPool(BrowserConfig())
     try:
         message = expect_block((loop, bare), lambda env: env.goto(site + "/"))
     finally:

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from venus_rpa.automations.models import Automation, AutomationVersion, Credential
+from venus_rpa.automations.models import Automation, AutomationVersion, Credential, LoginSession
 
 
 class VersionInline(admin.TabularInline):
@@ -36,3 +36,13 @@ class CredentialAdmin(admin.ModelAdmin):
     list_display = ("name", "workspace", "domains", "field_names", "updated_at")
     exclude = ("ciphertext",)  # never shown, even encrypted
     readonly_fields = ("field_names",)
+
+
+@admin.register(LoginSession)
+class LoginSessionAdmin(admin.ModelAdmin):
+    list_display = ("credential", "domain", "workspace", "saved_at", "last_used_at", "expires_at")
+    exclude = ("ciphertext",)  # a saved session is a secret: never shown, even encrypted
+    readonly_fields = ("workspace", "credential", "domain", "saved_at", "last_used_at", "expires_at", "saved_by_run_id")
+
+    def has_add_permission(self, request):
+        return False

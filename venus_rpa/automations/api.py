@@ -31,6 +31,9 @@ class DefinitionSerializer(StrictSerializer):
     captcha = serializers.DictField(required=False)
     safety = serializers.DictField(required=False)
     model_grounding = serializers.BooleanField(required=False)
+    sign_in = serializers.DictField(required=False, help_text=(
+        'Persistent login for the steps marked "sign_in": {"check": {"text_visible" | "url_contains" | '
+        '"url_excludes"}, "credential", "domain"}; {} for none.'))
     change_note = serializers.CharField(required=False, allow_blank=True, max_length=300)
 
 
@@ -143,3 +146,42 @@ class CredentialListApi(APIView):
         data.is_valid(raise_exception=True)
         credential = services.credential_set(workspace=workspace, **data.validated_data)
         return Response(CredentialOutSerializer(credential).data, status=status.HTTP_201_CREATED)
+
+
+class LoginSessionOutSerializer(serializers.Serializer):
+    """A saved sign-in session's metadata. Its content (cookies, storage) is never returned."""
+
+    id = serializers.IntegerField()
+    domain = serializers.CharField()
+    saved_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(allow_null=True)
+    expires_at = serializers.DateTimeField()
+    saved_by_run = serializers.IntegerField(source="saved_by_run_id", allow_null=True)
+
+
+class LoginSessionListApi(APIView):
+    @extend_schema(responses=LoginSessionOutSerializer(many=True))
+    def get(self, request, name: str):
+        credential = selectors.credential_get(workspace=request_workspace(request), name=name)
+        return Response(LoginSessionOutSerializer(selectors.login_session_list(credential=credential), many=True).data)
+
+    @extend_schema(request=None, responses={204: None})
+    def delete(self, request, name: str):
+        """Revoke every saved session of the credential (owner or editor)."""
+        workspace = request_workspace(request)
+        credential = selectors.credential_get(workspace=workspace, name=name)
+        require_write(request, workspace)
+        services.login_session_revoke(credential=credential)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class LoginSessionDetailApi(APIView):
+    @extend_schema(request=None, responses={204: None})
+    def delete(self, request, name: str, session_id: int):
+        """Revoke one saved session (owner or editor); the next run signs in again."""
+        workspace = request_workspace(request)
+        credential = selectors.credential_get(workspace=workspace, name=name)
+        session = selectors.login_session_get(credential=credential, session_id=session_id)
+        require_write(request, workspace)
+        services.login_session_revoke(credential=credential, session=session)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -11,7 +11,8 @@ from urllib.parse import urlsplit
 from django.core.validators import slug_re
 from django.utils.text import slugify
 
-from workers import patterns
+from workers import egress, patterns
+from workers.sign_in import sign_in_credential, sign_in_domain
 from workers.steps import AutomationSpec, ExtractStep, GotoStep
 
 SLUG_MAX = 80
@@ -79,3 +80,48 @@ def credential_fields_problem(names: Any) -> str | None:
         return (f"Field names use letters, digits, '_' and '-' only (no dots or spaces, at most 64 "
                 f"characters): {shown}")
     return None
+
+
+def sign_in_problems(spec: AutomationSpec, *, allowed_domains: list[str], credentials: dict[str, Any],
+                     fields: dict[str, list[str]]) -> dict[str, Any]:
+    """Check the persistent-login block (steps marked `sign_in` and the `sign_in` section) and
+    return the section in stored form, with its credential and domain made explicit ({} when the
+    automation has none). Problems go to `fields` ("sign_in", "sign_in.domain", "steps.N.sign_in").
+    `credentials`: the automation's credentials that exist, by name (objects with `domains`)."""
+    positions = spec.sign_in_positions()
+    if spec.sign_in is None:
+        if positions:
+            fields["sign_in"] = ["Say how a run can tell it is signed in (a text such as \"Sign out\", or a URL "
+                                 "condition), so a saved session can be checked before the sign-in steps are skipped."]
+        return {}
+    if not positions:
+        fields.setdefault("sign_in", []).append("Mark the steps that sign in (sign_in: true on each).")
+        return {}
+    gaps = [i for i in range(positions[0], positions[-1] + 1) if i not in positions]
+    for index in gaps:
+        fields.setdefault(f"steps.{index}.sign_in", []).append(
+            "The sign-in steps must follow each other: mark this step too, or move it out of the block.")
+    credential = sign_in_credential(spec)
+    if not credential:
+        fields.setdefault("sign_in.credential", []).append(
+            "Name the credential the sign-in steps use (they type none, or several).")
+    elif credential not in credentials:
+        fields.setdefault("sign_in.credential", []).append(
+            f"{credential!r} is not one of this automation's credentials.")
+    domain = sign_in_domain(spec)
+    if not domain or "{" in domain:
+        fields.setdefault("sign_in.domain", []).append(
+            "Give the domain the session belongs to (the start URL has no fixed host).")
+        return {}
+    try:
+        domain = egress.domain_normalize(domain)
+    except ValueError as exc:
+        fields.setdefault("sign_in.domain", []).append(str(exc))
+        return {}
+    if not egress.domain_allowed(domain, allowed_domains):
+        fields.setdefault("sign_in.domain", []).append(f"{domain} is not among the allowed domains.")
+    cred = credentials.get(credential)
+    if cred is not None and cred.domains and not egress.domain_allowed(domain, cred.domains):
+        fields.setdefault("sign_in.domain", []).append(
+            f"The credential {credential!r} may not be used on {domain} (its domains: {', '.join(cred.domains)}).")
+    return {**spec.sign_in.model_dump(mode="json", exclude_none=True), "credential": credential, "domain": domain}

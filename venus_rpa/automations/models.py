@@ -56,6 +56,8 @@ class AutomationVersion(models.Model):
     model_grounding = models.BooleanField(
         default=False, help_text="Ask the model for click/fill targets the DOM grounder cannot find."
     )
+    sign_in = models.JSONField(default=dict, blank=True, help_text="Persistent login: credential, domain and the "
+                                                                  "signed-in check of the steps marked sign_in.")
     change_note = models.CharField(max_length=300, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -63,7 +65,7 @@ class AutomationVersion(models.Model):
     # Fields that make up the definition: a change in any of them makes a new version.
     DEFINITION_FIELDS = (
         "surface", "start_url", "allowed_domains", "goal", "steps", "param_schema", "credentials",
-        "success_criteria", "output_schema", "limits", "captcha", "safety", "model_grounding",
+        "success_criteria", "output_schema", "limits", "captcha", "safety", "model_grounding", "sign_in",
     )
 
     class Meta:
@@ -103,3 +105,26 @@ class Credential(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class LoginSession(models.Model):
+    """A browser session (Playwright storage state: cookies, local storage) saved after an
+    automation's sign-in steps, for one (workspace, credential, domain); encrypted at rest like
+    credentials. Runs of any automation of the workspace that signs in with this credential on
+    this domain start with it. Never shown, never returned: only its metadata is."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="login_sessions")
+    credential = models.ForeignKey(Credential, on_delete=models.CASCADE, related_name="sessions")
+    domain = models.CharField(max_length=255)
+    ciphertext = models.TextField()
+    saved_at = models.DateTimeField()
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField()
+    saved_by_run_id = models.BigIntegerField(null=True, blank=True, help_text="The run that signed in.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["credential", "domain"], name="login_session_per_domain")]
+        ordering = ["domain"]
+
+    def __str__(self) -> str:
+        return f"{self.credential} @ {self.domain}"

@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
 from venus_rpa.accounts.models import Workspace
-from venus_rpa.automations.models import Automation, Credential
+from venus_rpa.automations.models import Automation, Credential, LoginSession
 
 
 def automation_list(*, workspace: Workspace) -> QuerySet[Automation]:
@@ -20,3 +20,18 @@ def automation_get(*, workspace: Workspace, slug: str) -> Automation:
 
 def credential_list(*, workspace: Workspace) -> QuerySet[Credential]:
     return Credential.objects.filter(workspace=workspace)
+
+
+def credential_get(*, workspace: Workspace, name: str) -> Credential:
+    """The workspace's credential with this name, or 404 (also for other workspaces' names)."""
+    return get_object_or_404(credential_list(workspace=workspace), name=name)
+
+
+def login_session_list(*, credential: Credential) -> QuerySet[LoginSession]:
+    """The credential's saved sign-in sessions (metadata only is ever shown), by domain."""
+    return LoginSession.objects.filter(credential=credential, workspace=credential.workspace).defer("ciphertext")
+
+
+def login_session_get(*, credential: Credential, session_id: int) -> LoginSession:
+    """One of the credential's saved sessions, or 404."""
+    return get_object_or_404(login_session_list(credential=credential), pk=session_id)

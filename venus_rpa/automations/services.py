@@ -3,26 +3,30 @@ entry point (API, dashboard, seed command)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 import jsonschema
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Max
+from django.utils import timezone
 from django.views.decorators.debug import sensitive_variables
 from pydantic import ValidationError as PydanticValidationError
 
 from venus_rpa.accounts.models import Workspace
 from venus_rpa.automations import checks, governance
-from venus_rpa.automations.crypto import encrypt_fields
-from venus_rpa.automations.models import Automation, AutomationVersion, Credential
+from venus_rpa.automations.crypto import decrypt_json, encrypt_fields, encrypt_json
+from venus_rpa.automations.models import Automation, AutomationVersion, Credential, LoginSession
 from venus_rpa.core.errors import Conflict, InvalidInput
 from workers import egress, patterns
+from workers.sign_in import state_permitted
 from workers.steps import SECRET_RE, AutomationSpec, template_params
 
 DEFINITION_DEFAULTS: dict[str, Any] = {
     "surface": "web", "start_url": "", "allowed_domains": [], "goal": "", "steps": [], "param_schema": {},
     "credentials": [], "success_criteria": {}, "output_schema": {}, "limits": {}, "captcha": {}, "safety": {},
-    "model_grounding": False,
+    "model_grounding": False, "sign_in": {},
 }
 
 
@@ -84,13 +88,14 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any]) -> 
             if errors:
                 fields.setdefault("param_schema", []).append(f"Default of {name!r} is invalid: {errors[0].message}")
     credentials = list(dict.fromkeys(data["credentials"]) | dict.fromkeys(sorted(used_creds)))
-    known = set(Credential.objects.filter(workspace=workspace, name__in=credentials).values_list("name", flat=True))
-    if set(credentials) - known:
-        fields["credentials"] = [f"Unknown credential(s): {', '.join(sorted(set(credentials) - known))}"]
+    known = {c.name: c for c in Credential.objects.filter(workspace=workspace, name__in=credentials)}
+    if set(credentials) - set(known):
+        fields["credentials"] = [f"Unknown credential(s): {', '.join(sorted(set(credentials) - set(known)))}"]
+    sign_in = checks.sign_in_problems(spec, allowed_domains=domains, credentials=known, fields=fields)
     if fields:
         raise InvalidInput("The automation definition is invalid.", fields=fields)
     normalised = spec.model_dump(mode="json", exclude_none=True)
-    return {**data, **normalised, "credentials": credentials, "allowed_domains": domains}
+    return {**data, **normalised, "credentials": credentials, "allowed_domains": domains, "sign_in": sign_in}
 
 
 def _allowed_domains_clean(data: dict[str, Any], fields: dict[str, list[str]]) -> list[str]:
@@ -186,8 +191,86 @@ def credential_set(*, workspace: Workspace, name: str, fields: dict[str, str], d
         raise InvalidInput("A credential needs string fields.", fields={"fields": ["Give at least one name: value pair."]})
     if problem := checks.credential_fields_problem(fields):
         raise InvalidInput("A credential field name is invalid.", fields={"fields": [problem]})
-    credential, _ = Credential.objects.update_or_create(
+    credential, created = Credential.objects.update_or_create(
         workspace=workspace, name=name,
         defaults={"domains": domains, "field_names": sorted(fields), "ciphertext": encrypt_fields(fields)},
     )
+    if not created:  # new values or domains: sessions signed in with the old ones are not this credential's
+        credential.sessions.all().delete()
     return credential
+
+
+# -- saved sign-in sessions (persistent logins) ---------------------------------------------------
+
+def _session_domains(*, credential: Credential, allowed_domains: list[str]) -> list[list[str]]:
+    """The domain lists a session must satisfy: the automation's, and the credential's own (a
+    credential without domains is typed on the automation's allowed domains, see SecretBox)."""
+    return [list(allowed_domains), list(credential.domains or allowed_domains)]
+
+
+def _session_credential(*, workspace, name: str, domain: str, allowed_domains: list[str]) -> Credential:
+    credential = Credential.objects.filter(workspace=workspace, name=name).first()
+    if credential is None:
+        raise InvalidInput(f"Unknown credential {name!r}.", fields={"credential": ["Unknown credential."]})
+    if not domain or not all(egress.domain_allowed(domain, d) for d in _session_domains(
+            credential=credential, allowed_domains=allowed_domains)):
+        raise InvalidInput(f"A session of {name!r} may not be kept for {domain!r}.",
+                           fields={"domain": ["Not permitted by the allowed domains and the credential's domains."]})
+    return credential
+
+
+def login_session_save(*, workspace, credential_name: str, domain: str, state: dict[str, Any],
+                       expires_at: datetime, allowed_domains: list[str], run_id: int | None = None) -> LoginSession:
+    """Store (replace) the sign-in session for (workspace, credential, domain), encrypted, holding
+    only cookies and storage of permitted hosts; it expires at `expires_at`, or sooner
+    (VENUS_LOGIN_SESSION_MAX_AGE_SECONDS)."""
+    credential = _session_credential(workspace=workspace, name=credential_name, domain=domain,
+                                     allowed_domains=allowed_domains)
+    permit = _session_domains(credential=credential, allowed_domains=allowed_domains)
+    now = timezone.now()
+    expires_at = min(expires_at, now + timedelta(seconds=settings.VENUS_LOGIN_SESSION_MAX_AGE_SECONDS))
+    session, _ = LoginSession.objects.update_or_create(credential=credential, domain=domain, defaults={
+        "workspace": workspace, "saved_at": now, "last_used_at": None, "expires_at": expires_at,
+        "saved_by_run_id": run_id,
+        "ciphertext": encrypt_json(state_permitted(state, domain=domain, permit=permit)),
+    })
+    return session
+
+
+def login_session_take(*, workspace, credential_name: str, domain: str,
+                       allowed_domains: list[str]) -> tuple[LoginSession, dict[str, Any]] | None:
+    """The unexpired session for (workspace, credential, domain) with its decrypted state (only
+    permitted hosts), marked used now; None when there is none or it may not be used here."""
+    try:
+        credential = _session_credential(workspace=workspace, name=credential_name, domain=domain,
+                                         allowed_domains=allowed_domains)
+    except InvalidInput:
+        return None
+    now = timezone.now()
+    session = LoginSession.objects.filter(workspace=workspace, credential=credential, domain=domain,
+                                          expires_at__gt=now).first()
+    if session is None:
+        return None
+    try:
+        state = decrypt_json(session.ciphertext, what="saved session")
+    except ValueError:
+        session.delete()  # stored under another key: useless, sign in again
+        return None
+    LoginSession.objects.filter(pk=session.pk).update(last_used_at=now)
+    permit = _session_domains(credential=credential, allowed_domains=allowed_domains)
+    return session, state_permitted(state, domain=domain, permit=permit)
+
+
+def login_session_discard(*, workspace, credential_name: str, domain: str) -> None:
+    """Forget a session the site no longer accepts (the automation's check found it signed out)."""
+    LoginSession.objects.filter(workspace=workspace, credential__name=credential_name, domain=domain).delete()
+
+
+def login_session_revoke(*, credential: Credential, session: LoginSession | None = None) -> int:
+    """Revoke one saved session of the credential (`session`, found through
+    `selectors.login_session_get`) or all of them; the next run signs in again."""
+    sessions = LoginSession.objects.filter(credential=credential, workspace=credential.workspace)
+    if session is not None:
+        sessions = sessions.filter(pk=session.pk)
+    deleted, _ = sessions.delete()
+    return deleted

@@ -67,3 +67,20 @@ def demo_expense_definition(practice_url: str) -> dict:
         "safety": {"pre_approved": [["AUTH", "sign in"], ["SHARE", "receipt"], ["SEND", "submit expense"],
                                     ["SEND", "new expense report"]]},
     }
+
+
+def demo_signed_in_expense_definition(practice_url: str) -> dict:
+    """The demo expense automation with a persistent login: it opens the expense form (the site
+    sends signed-out visitors to /login and back), marks its three sign-in steps, and tells a
+    signed-in page by "Sign out" on a URL other than /login. Runs after the first start signed in."""
+    definition = demo_expense_definition(practice_url)
+    steps = [dict(step) for step in definition["steps"]]
+    for step in steps[:3]:
+        step["sign_in"] = True
+    return {
+        **definition,
+        "start_url": practice_url.rstrip("/") + "/expenses/new",
+        "steps": steps,
+        "sign_in": {"credential": PRACTICE_CREDENTIAL,
+                    "check": {"text_visible": "Sign out", "url_excludes": "/login"}},
+    }

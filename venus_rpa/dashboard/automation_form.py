@@ -107,6 +107,7 @@ class AutomationEditor:
                         "solvers": list(dict.fromkeys(s for s in solvers if s)),
                         "max_attempts": data.get("captcha_max_attempts", "").strip() or 3},
             "model_grounding": data.get("model_grounding") == "on",
+            "sign_in": editor.sign_in_from_post(data, self.steps),
         }
 
     # -- errors ------------------------------------------------------------------------------
@@ -154,6 +155,15 @@ class AutomationEditor:
     def limits(self) -> dict[str, Any]:
         limits = {**DEFAULT_LIMITS, **(self.definition.get("limits") or {})}
         return {k: f"{v:g}" if isinstance(v, float) else v for k, v in limits.items()}
+
+    @property
+    def sign_in(self) -> dict[str, Any]:
+        """The sign-in box's values: credential, domain and the check's fields."""
+        section = self.definition.get("sign_in") or {}
+        check = section.get("check") or {}
+        if isinstance(check.get("timeout_s"), float):
+            check = {**check, "timeout_s": f"{check['timeout_s']:g}"}
+        return {"credential": section.get("credential", ""), "domain": section.get("domain", ""), **check}
 
     @property
     def criteria(self) -> dict[str, Any]:

@@ -34,6 +34,7 @@ KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "extract": ("target", "into", "attribute", "all", "pattern"),
     "agent": ("goal", "max_actions", "repeat_limit", "into"),
 }
+SIGN_IN_CHECK_KEYS = ("text_visible", "url_contains", "url_excludes", "timeout_s")
 TARGET_KEYS = ("text", "role", "name", "label", "placeholder", "css", "nth")
 BOOL_FIELDS = {"checked", "absent", "all"}
 # Sent even when empty, so the service names the missing value on the right row.
@@ -96,7 +97,7 @@ def step_rows_from_post(data: QueryDict) -> list[StepRow]:
         prefix = f"s-{uid}-"
         values = {k[len(prefix):]: v for k, v in data.items() if k.startswith(prefix)}
         kind = values.pop("kind", "click")
-        for name in BOOL_FIELDS:
+        for name in (*BOOL_FIELDS, "sign_in"):
             values[name] = values.get(name) == "on"
         rows.append(StepRow(uid=uid, kind=kind if kind in STEP_KINDS else "click", values=values))
     return rows
@@ -110,6 +111,8 @@ def step_from_row(row: StepRow) -> dict[str, Any]:
         step["name"] = str(values["name"]).strip()
     if str(values.get("timeout_s", "")).strip():
         step["timeout_s"] = str(values["timeout_s"]).strip()
+    if values.get("sign_in"):
+        step["sign_in"] = True
     for name in KIND_FIELDS[row.kind]:
         optional = name.endswith("?")
         name = name.rstrip("?")
@@ -123,6 +126,18 @@ def step_from_row(row: StepRow) -> dict[str, Any]:
         elif str(values.get(name, "")) != "" or name in REQUIRED_TEXT:
             step[name] = values.get(name, "")
     return step
+
+
+def sign_in_from_post(data: QueryDict, steps: list[StepRow]) -> dict[str, Any]:
+    """The `sign_in` section from the editor's Sign-in box ({} when no step is marked and the box
+    is empty). The service judges it (a marked step without a check is an error there)."""
+    check = {key: data.get(f"sign_in_{key}", "").strip() for key in SIGN_IN_CHECK_KEYS}
+    check = {k: v for k, v in check.items() if v}
+    section = {key: data.get(f"sign_in_{key}", "").strip() for key in ("credential", "domain")}
+    section = {k: v for k, v in section.items() if v}
+    if not check and not section and not any(row.values.get("sign_in") for row in steps):
+        return {}
+    return {**section, "check": check}
 
 
 # -- parameter schema ----------------------------------------------------------------------------

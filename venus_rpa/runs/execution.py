@@ -9,16 +9,19 @@ is its bridge to the database, the live event stream and the review queue (the `
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone as dt_timezone
 
+from celery.signals import worker_process_shutdown, worker_shutdown
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 from django.utils import timezone
 
+from venus_rpa.automations.sessions import login_sessions_for
 from venus_rpa.runs.events import apublish_run_event, publish_run_event, step_event
 from venus_rpa.runs.journal import JournalingRecorder
 from venus_rpa.runs.models import Run, RunStatus, Step
@@ -31,7 +34,8 @@ from workers.captcha.gate import CaptchaGate
 from workers.captcha.local import LocalCaptchaSolver
 from workers.captcha.model import ModelCaptchaSolver
 from workers.durable import Continuation, Parked
-from workers.envs.browser import BrowserConfig, BrowserHost
+from workers.envs.browser import BrowserConfig
+from workers.envs.pool import BrowserPool, PoolSettings
 from workers.policies.client import ModelClient, ModelSettings, Sampling
 from workers.errors import StepError
 from workers.gates.guard import SafetyGate
@@ -42,7 +46,7 @@ from workers.runner import Runner, StepRecord, scrub_record
 from workers.secrets import SecretBox, install_log_scrubbing, scrubbing_logs
 
 log = logging.getLogger(__name__)
-_host: BrowserHost | None = None
+_host: BrowserPool | None = None
 
 
 _agent: AgentLoop | None = None
@@ -80,13 +84,36 @@ def captcha_gate() -> CaptchaGate:
     return _captcha
 
 
-def browser_host() -> BrowserHost:
-    """This worker process's browser host (one Chromium, launched on first use)."""
+def browser_host() -> BrowserPool:
+    """This worker process's browser pool (Chromium launched on first use, closed at exit)."""
     global _host
     if _host is None:
-        _host = BrowserHost(BrowserConfig(executable_path=settings.VENUS_CHROMIUM_PATH, headless=settings.VENUS_HEADLESS,
-                                          egress_allow_private=tuple(settings.VENUS_EGRESS_ALLOW_PRIVATE)))
+        _host = BrowserPool(
+            BrowserConfig(executable_path=settings.VENUS_CHROMIUM_PATH, headless=settings.VENUS_HEADLESS,
+                          egress_allow_private=tuple(settings.VENUS_EGRESS_ALLOW_PRIVATE)),
+            PoolSettings(max_browsers=settings.VENUS_BROWSERS_PER_WORKER,
+                         contexts_per_browser=settings.VENUS_CONTEXTS_PER_BROWSER,
+                         recycle_after_runs=settings.VENUS_BROWSER_RECYCLE_RUNS,
+                         memory_ceiling_mb=settings.VENUS_BROWSER_MEMORY_CEILING_MB,
+                         crash_policy=settings.VENUS_BROWSER_CRASH_POLICY,
+                         health_interval_s=settings.VENUS_BROWSER_HEALTH_SECONDS,
+                         acquire_timeout_s=settings.VENUS_BROWSER_ACQUIRE_TIMEOUT_SECONDS,
+                         idle_close_s=settings.VENUS_BROWSER_IDLE_CLOSE_SECONDS))
+        atexit.register(browser_pool_close)
     return _host
+
+
+@worker_shutdown.connect
+@worker_process_shutdown.connect
+def browser_pool_close(**_: object) -> None:
+    """Close this process's browser pool (worker shutdown, interpreter exit); idempotent."""
+    global _host
+    pool, _host = _host, None
+    if pool is not None:
+        try:
+            runtime_loop.run(asyncio.wait_for(pool.close(), 30))
+        except Exception:  # shutting down: Chromium still dies with this process (workers.envs.chromium)
+            log.warning("closing the browser pool failed", exc_info=True)
 
 
 class DjangoRecorder(JournalingRecorder):
@@ -370,13 +397,16 @@ def _drive(run: Run, *, resume: Continuation | None) -> None:
     retry: Resume | None = None
     if resume is None and run.attempt > 1:  # a retry after a lost worker: after its last done action
         retry = run_resume_point(run=run)
+    sessions = login_sessions_for(run=run)  # persistent logins (automations.sessions)
 
     async def go():
         recorder = DjangoRecorder(run_id, secrets=secrets, pending=resume.wait if resume else None)
         try:
-            return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder, resume=resume or retry)
+            return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder, resume=resume or retry,
+                                    sessions=sessions)
         finally:
             await recorder.close()
+            await sessions.close()
 
     try:
         result = runtime_loop.run(go())

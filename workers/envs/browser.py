@@ -1,4 +1,5 @@
-"""The browser surface: one Chromium per worker process, one isolated context per run.
+"""The browser surface: one isolated context per run, on a Chromium of the worker's pool
+(`workers.envs.pool`).
 
 Playwright always launches the system Chromium through `executable_path`; its own browser
 download cannot work on our hosts.
@@ -13,10 +14,10 @@ import logging
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
-from playwright.async_api import Browser, BrowserContext, Error as PlaywrightError, Page, Playwright, async_playwright
+from playwright.async_api import BrowserContext, Error as PlaywrightError, Page
 
 from workers import actions as A
-from workers.egress import PrivateAllowList, domain_allowed, off_domain_message
+from workers.egress import domain_allowed, off_domain_message
 from workers.envs.base import ActionOutcome, Observation
 from workers.envs.egress_guard import EgressGuard
 from workers.envs.masking import SecretMask
@@ -69,59 +70,6 @@ class BrowserConfig:
     # The operator's exceptions to "public addresses only" (VENUS_EGRESS_ALLOW_PRIVATE): hosts,
     # addresses or CIDR networks, optionally with ":port". Empty: runs reach public hosts only.
     egress_allow_private: tuple[str, ...] = ()
-
-
-class BrowserHost:
-    """Owns Playwright and the Chromium process of this worker; relaunches after a crash.
-
-    Must be used from one event loop (the runtime loop thread).
-    """
-
-    def __init__(self, config: BrowserConfig) -> None:
-        self.config = config
-        self.allow_private = PrivateAllowList.parse(config.egress_allow_private)  # malformed: fails at start
-        self._playwright: Playwright | None = None
-        self._browser: Browser | None = None
-        self._lock = asyncio.Lock()
-
-    async def browser(self) -> Browser:
-        async with self._lock:
-            if self._browser is not None and self._browser.is_connected():
-                return self._browser
-            if self._playwright is None:
-                self._playwright = await async_playwright().start()
-            log.info("launching chromium at %s", self.config.executable_path)
-            self._browser = await self._playwright.chromium.launch(
-                executable_path=self.config.executable_path, headless=self.config.headless, args=CHROMIUM_ARGS
-            )
-            return self._browser
-
-    async def new_context(self, egress: EgressGuard, **options) -> BrowserContext:
-        """A run's context: the set-up every run gets (viewport, no downloads, the navigation
-        counter) with its egress guard installed before any page exists. `options` go to
-        Playwright (a saved `storage_state` when a released session is restored)."""
-        browser = await self.browser()
-        await egress.start()
-        context = await browser.new_context(viewport=VIEWPORT, accept_downloads=False, **egress.context_options(),
-                                            **options)
-        await context.add_init_script(NAV_COUNTER_SCRIPT)
-        await egress.install(context)
-        return context
-
-    async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox,
-                              storage_state: dict | None = None) -> "BrowserEnvironment":
-        """A fresh context and page; `storage_state` restores a saved session (a resumed run)."""
-        egress = EgressGuard(list(allowed_domains), allow_private=self.allow_private)
-        context = await self.new_context(egress, **({"storage_state": storage_state} if storage_state else {}))
-        page = await context.new_page()
-        return BrowserEnvironment(context, page, allowed_domains=allowed_domains, secrets=secrets, egress=egress)
-
-    async def close(self) -> None:
-        if self._browser is not None:
-            await self._browser.close()
-        if self._playwright is not None:
-            await self._playwright.stop()
-        self._browser = self._playwright = None
 
 
 class BrowserEnvironment:
@@ -368,7 +316,7 @@ class BrowserEnvironment:
         try:
             await self.context.close()
         except PlaywrightError:
-            pass  # the browser may already be gone; the host relaunches it for the next run
+            pass  # the browser may already be gone; the pool launches another for the next run
         if self.egress is not None:
             await self.egress.stop()  # a restored session (safety review) starts it again
 

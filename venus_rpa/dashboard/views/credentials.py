@@ -1,5 +1,6 @@
 """Credentials: names, field names and domains only. Secrets are write-only: typed once here,
-encrypted by `credential_set`, never shown again."""
+encrypted by `credential_set`, never shown again. A credential's page lists the sign-in sessions
+saved for it (domain and dates only) and lets editors revoke them."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ import re
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
 from django.utils.text import slugify
 from django.views.decorators.debug import sensitive_post_parameters, sensitive_variables
 
 from venus_rpa.automations.checks import credential_fields_problem
-from venus_rpa.automations.selectors import credential_list
-from venus_rpa.automations.services import credential_set
+from venus_rpa.automations.selectors import credential_get, credential_list, login_session_get, login_session_list
+from venus_rpa.automations.services import credential_set, login_session_revoke
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.dashboard.access import member_view, require_write
 
@@ -64,3 +67,21 @@ def credential_index(request: HttpRequest) -> HttpResponse:
         status = 400
     context["credentials"] = credential_list(workspace=workspace)
     return render(request, "dashboard/credentials.html", context, status=status)
+
+
+@member_view()
+def credential_detail(request: HttpRequest, name: str) -> HttpResponse:
+    credential = credential_get(workspace=request.access.workspace, name=name)
+    return render(request, "dashboard/credential_detail.html", {
+        "credential": credential, "sessions": login_session_list(credential=credential), "now": timezone.now()})
+
+
+@require_POST
+@member_view(write=True)
+def credential_session_revoke(request: HttpRequest, name: str, session_id: int | None = None) -> HttpResponse:
+    credential = credential_get(workspace=request.access.workspace, name=name)
+    session = login_session_get(credential=credential, session_id=session_id) if session_id is not None else None
+    count = login_session_revoke(credential=credential, session=session)
+    what = f"the session for {session.domain}" if session else f"{count} saved session{'s' if count != 1 else ''}"
+    messages.success(request, f"Revoked {what}; the next run signs in again.")
+    return redirect("dashboard:credential-detail", name=credential.name)
