@@ -10,10 +10,17 @@ Sections (each a function taking the `Bench` and returning figures; add new ones
   context, recycled after every run), `pooled_speedup`.
 - `pool_memory`: `pss_mb_per_concurrent_run` — PSS (not RSS) of the worker process and its whole
   Chromium tree with 1, 4 and 8 runs open at once, and the cost of each additional run.
+- `login_reuse`, `waiting_for_review`, `batch`, `faults` (in `_load.py`): `login_reuse_speedup`,
+  `new_run_start_ms_p50` with 50 runs waiting for review, a batch of 200 demo runs through the
+  API and one batch per fault (worker, Redis, PostgreSQL, Chromium killed or restarted) with
+  `lost` and `duplicated`.
 - `orphans` (last): `orphan_processes_after` — processes any benchmark worker left running, after
-  workers that stopped normally and one SIGKILLed with 8 runs in flight.
+  workers that stopped normally, one SIGKILLed with 8 runs in flight and the fault batches.
 
-    .venv/bin/python benchmarks/throughput.py [--runs 50] [--only browser_pool,pool_memory]
+    .venv/bin/python benchmarks/throughput.py [--runs 50] [--batch 200] [--fault-batch 12]
+        [--only browser_pool,pool_memory,login_reuse,waiting_for_review,batch,faults]
+
+About 40 minutes on 2 cores with the defaults.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import _load
 from _stack import practice_site, setup_django, start_postgres
 
 DEMO_PARAMS = {"amount": "42.50", "category": "Travel"}
@@ -43,6 +51,7 @@ class Bench:
 
     args: argparse.Namespace
     practice_url: str
+    redis_url: str
     logs: Path
     worker_pids: list[int] = field(default_factory=list)
 
@@ -64,12 +73,18 @@ class Bench:
             self.worker_pids.append(proc.pid)
             yield proc
 
-    def submit(self, count: int, *, prefix: str) -> list[int]:
+    def submit(self, count: int, *, prefix: str, automation=None, params: dict | None = None) -> list[int]:
+        """Start `count` runs with `run_start` (the service the API calls); demo runs by default."""
         from venus_rpa.runs.services import run_start
 
-        automation = self.automation
-        return [run_start(automation=automation, params={**DEMO_PARAMS, "title": f"{prefix}-{i}"}).pk
+        automation = automation or self.automation
+        return [run_start(automation=automation,
+                          params={**DEMO_PARAMS, "title": f"{prefix}-{i}"} if params is None else params).pk
                 for i in range(count)]
+
+    @staticmethod
+    def wait_terminal(run_ids: list[int], *, timeout: float) -> dict[str, int]:
+        return wait_terminal(run_ids, timeout=timeout)
 
 
 def wait_terminal(run_ids: list[int], *, timeout: float) -> dict[str, int]:
@@ -213,13 +228,21 @@ def orphans(bench: Bench) -> dict:
 SECTIONS: dict[str, Callable[[Bench], dict]] = {
     "browser_pool": browser_pool,
     "pool_memory": pool_memory,
+    "login_reuse": _load.login_reuse,
+    "waiting_for_review": _load.waiting_for_review,
+    "batch": _load.batch,
+    "faults": _load.faults,
     "orphans": orphans,  # keep last: it counts what every earlier section's workers left
 }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--runs", type=int, default=50, help="demo runs per browser-pool mode")
+    parser.add_argument("--batch", type=int, default=200, help="demo runs submitted at once through the API")
+    parser.add_argument("--fault-batch", type=int, default=12, help="demo runs per fault")
+    parser.add_argument("--parked", type=int, default=50, help="runs waiting for review beside the new runs")
+    parser.add_argument("--login-rounds", type=int, default=5, help="sign-in / reuse pairs measured")
     parser.add_argument("--only", default="", help="comma-separated section names (orphans always runs)")
     args = parser.parse_args()
     os.environ.setdefault("DATABASE_URL", start_postgres())
@@ -231,12 +254,13 @@ def main() -> None:
     figures: dict = {"benchmark": "throughput", "cores": os.cpu_count()}
     with practice_site(quiet=True) as base, tempfile.TemporaryDirectory(prefix="venus-bench-logs-") as logs:
         call_command("seed_demo", practice_url=base, stdout=open(os.devnull, "w"))
-        bench = Bench(args, base, Path(logs))
+        bench = Bench(args, base, os.environ["REDIS_URL"], Path(logs))
         for name in chosen:
             started = time.monotonic()
             figures.update(SECTIONS[name](bench))
             figures.setdefault("seconds", {})[name] = round(time.monotonic() - started, 1)
-    figures["targets"] = {"pooled_speedup": 1.5, "pss_mb_per_additional_run": 120, "orphan_processes_after": 0}
+    figures["targets"] = {"pooled_speedup": 1.5, "pss_mb_per_additional_run": 120, "orphan_processes_after": 0,
+                          "new_run_start_ms_p50": 1000, "lost": 0, "duplicated": 0}
     print(json.dumps(figures, indent=2))
 
 

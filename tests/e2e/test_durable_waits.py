@@ -15,6 +15,7 @@ from tests.e2e.conftest import wait_for_run
 from tests.e2e.test_agent_end_to_end import create_agent_automation
 from tests.e2e.test_runs_end_to_end import api_client
 from tests.e2e.test_safety_end_to_end import checkout_automation, client_for, orders
+from tests.helpers.definitions import delete_account_definition
 from tests.helpers.fake_model import Reply, venus
 from tests.helpers.worker import celery_worker
 
@@ -256,20 +257,9 @@ def test_a_parked_captcha_for_a_person_resumes_with_the_answer(one_thread, demo,
 def delete_account_automation(demo, practice_url: str):
     """Sign in and delete the account: one risky action (DEL), reviewed."""
     from venus_rpa.automations.services import automation_create
-    from venus_rpa.core.demo import PRACTICE_CREDENTIAL
 
-    login = "{{credentials.%s.%%s}}" % PRACTICE_CREDENTIAL
-    return automation_create(workspace=demo["workspace"], user=None, slug="delete-account", name="Delete", definition={
-        "start_url": practice_url + "/login", "allowed_domains": ["127.0.0.1"],
-        "steps": [
-            {"kind": "fill", "target": "Username", "value": login % "username"},
-            {"kind": "fill", "target": "Password", "value": login % "password"},
-            {"kind": "click", "target": {"role": "button", "name": "Sign in"}},
-            {"kind": "wait_for", "url_contains": "/expenses/new"},
-            {"kind": "goto", "url": "/account/delete"},
-            {"kind": "click", "target": {"role": "button", "name": "Delete my account"}},
-        ],
-    })
+    return automation_create(workspace=demo["workspace"], user=None, slug="delete-account", name="Delete",
+                             definition=delete_account_definition(practice_url))
 
 
 @pytest.mark.timeout(900)

@@ -1,4 +1,4 @@
-"""Faults for the load and fault tests and `benchmarks/faults.py`: a batch of demo runs, faults
+"""Faults for the load and fault tests and `benchmarks/throughput.py`: a batch of demo runs, faults
 injected into real processes (a Celery worker, Redis, PostgreSQL, Chromium), and the count of
 runs lost (not terminal in the end) and actions done twice (an expense filed twice on the
 practice site)."""
