@@ -115,15 +115,43 @@ def filed_twice(practice_url: str, prefix: str) -> int:
 def _throughput(bench: Bench, mode: str, env: dict) -> dict:
     from venus_rpa.runs.models import Run
 
-    with bench.worker(f"bench-{mode}", env=env):
+    with bench.worker(f"bench-{mode}", env=env) as proc:
+        meter = CpuMeter(proc.pid, mode)  # before the driver and the first Chromium start
         wait_terminal(bench.submit(1, prefix=f"warm-{mode}"), timeout=120)  # imports, first connections
-        started = time.time()
+        started, cpu_before = time.time(), meter.read()
         ids = bench.submit(bench.args.runs, prefix=f"bench-{mode}")
         counts = wait_terminal(ids, timeout=60 * 30)
+        cpu = meter.read() - cpu_before if cpu_before is not None else None
         last = max(f.timestamp() for f in Run.objects.filter(pk__in=ids).values_list("finished_at", flat=True) if f)
+    meter.close()
     minutes = (last - started) / 60
     return {"runs": len(ids), "statuses": counts, "minutes": round(minutes, 2),
-            "runs_per_min": round(len(ids) / minutes, 1), "duplicated": filed_twice(bench.practice_url, f"bench-{mode}-")}
+            "runs_per_min": round(len(ids) / minutes, 1), "cpu_s_per_run": round(cpu / len(ids), 2) if cpu is not None else None,
+            "duplicated": filed_twice(bench.practice_url, f"bench-{mode}-")}
+
+
+class CpuMeter:
+    """CPU seconds used by a worker and every process it ever started, dead ones included: the
+    worker goes into its own cpuacct cgroup (v1; children inherit it), so a Chromium launched for
+    one run and gone is counted too. Where cgroups cannot be made, `read()` returns None."""
+
+    ROOT = Path("/sys/fs/cgroup/cpuacct")
+
+    def __init__(self, pid: int, name: str) -> None:
+        self.group: Path | None = self.ROOT / f"venus-bench-{name}-{pid}"
+        try:
+            self.group.mkdir()
+            (self.group / "cgroup.procs").write_text(str(pid))
+        except OSError:
+            self.group = None
+
+    def read(self) -> float | None:
+        return int((self.group / "cpuacct.usage").read_text()) / 1e9 if self.group else None
+
+    def close(self) -> None:
+        if self.group:
+            with contextlib.suppress(OSError):
+                self.group.rmdir()
 
 
 def browser_pool(bench: Bench) -> dict:
@@ -133,6 +161,9 @@ def browser_pool(bench: Bench) -> dict:
         "runs_per_min": pooled["runs_per_min"],
         "runs_per_min_launch_each": each["runs_per_min"],
         "pooled_speedup": round(pooled["runs_per_min"] / each["runs_per_min"], 2),
+        # What a CPU-bound host gains, measured apart from other load on the machine.
+        "pooled_cpu_saving": round(each["cpu_s_per_run"] / pooled["cpu_s_per_run"], 2)
+        if pooled["cpu_s_per_run"] else None,
         "throughput_detail": {"pooled": pooled, "launch_each": each, "concurrency": 4},
     }
 
