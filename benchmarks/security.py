@@ -30,6 +30,7 @@ import httpx
 from _probe_site import EscapeSite
 from _stack import ROOT, practice_site, setup_django, wait_http
 
+from tests.helpers.definitions import checkout_steps
 from tests.helpers.servers import free_port
 
 SECRET = "Zq8vault-Secret-7731"
@@ -220,30 +221,10 @@ def _probe_card_review(p: Probes, s: Stack, exposures: dict) -> None:
     """Card number and CVC typed from parameters: review titles and the decided history."""
     from venus_rpa.reviews.models import ReviewRequest
 
-    login = "{{credentials.practice-login.%s}}"
     definition = {
         "start_url": s.practice + "/login", "allowed_domains": ["127.0.0.1"], "credentials": ["practice-login"],
         "param_schema": {"type": "object", "properties": {"card": {"type": "string"}, "cvc": {"type": "string"}}},
-        "steps": [
-            {"kind": "fill", "target": "Username", "value": login % "username"},
-            {"kind": "fill", "target": "Password", "value": login % "password"},
-            {"kind": "click", "target": {"role": "button", "name": "Sign in"}},
-            {"kind": "wait_for", "url_contains": "/expenses/new"},
-            {"kind": "goto", "url": "/shop"},
-            {"kind": "click", "target": {"role": "button", "name": "Add to cart", "nth": 0}},
-            {"kind": "goto", "url": "/shop/checkout"},
-            {"kind": "fill", "target": "Full name", "value": "Ada Lovelace"},
-            {"kind": "fill", "target": "Address", "value": "12 Analytical Row"},
-            {"kind": "fill", "target": "City", "value": "London"},
-            {"kind": "fill", "target": "Postal code", "value": "N1 9GU"},
-            {"kind": "select", "target": "Country", "option": "United Kingdom"},
-            {"kind": "fill", "target": "Name on card", "value": "Ada Lovelace"},
-            {"kind": "fill", "target": "Card number", "value": "{{card}}"},
-            {"kind": "fill", "target": "Expiry (MM/YY)", "value": "12/39"},
-            {"kind": "fill", "target": "CVC", "value": "{{cvc}}"},
-            {"kind": "click", "target": {"role": "button", "name": "Place order"}},
-            {"kind": "wait_for", "text": "Order placed"},
-        ],
+        "steps": checkout_steps(card="{{card}}", cvc="{{cvc}}"),
     }
     s.automation("sec-card", definition)
     run_id = s.run("sec-card", {"card": CARD, "cvc": CVC})

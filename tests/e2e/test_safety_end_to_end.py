@@ -13,6 +13,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.e2e.conftest import wait_for_run
+from tests.helpers.definitions import checkout_steps
 from tests.helpers.worker import celery_worker
 
 pytestmark = pytest.mark.e2e
@@ -39,34 +40,14 @@ def checkout_automation(demo, practice_url: str, *, card_number: str = "{{creden
                         safety: dict | None = None, slug: str = "checkout"):
     """Sign in, put a mug in the cart, fill the checkout form and place the order."""
     from venus_rpa.automations.services import automation_create, credential_set
-    from venus_rpa.core.demo import PRACTICE_CREDENTIAL
 
     workspace = demo["workspace"]
     credential_set(workspace=workspace, name="test-card", fields=CARD, domains=["127.0.0.1"])
-    login = "{{credentials.%s.%%s}}" % PRACTICE_CREDENTIAL
     return automation_create(workspace=workspace, user=None, slug=slug, name="Buy a mug", definition={
         "start_url": practice_url + "/login",
         "allowed_domains": ["127.0.0.1"],
-        "steps": [
-            {"kind": "fill", "target": "Username", "value": login % "username"},
-            {"kind": "fill", "target": "Password", "value": login % "password"},
-            {"kind": "click", "target": {"role": "button", "name": "Sign in"}},
-            {"kind": "wait_for", "url_contains": "/expenses/new"},
-            {"kind": "goto", "url": "/shop"},
-            {"kind": "click", "target": {"role": "button", "name": "Add to cart", "nth": 0}},
-            {"kind": "goto", "url": "/shop/checkout"},
-            {"kind": "fill", "target": "Full name", "value": "Ada Lovelace"},
-            {"kind": "fill", "target": "Address", "value": "12 Analytical Row"},
-            {"kind": "fill", "target": "City", "value": "London"},
-            {"kind": "fill", "target": "Postal code", "value": "N1 9GU"},
-            {"kind": "select", "target": "Country", "option": "United Kingdom"},
-            {"kind": "fill", "target": "Name on card", "value": "{{credentials.test-card.name}}"},
-            {"kind": "fill", "name": "Card number", "target": "Card number", "value": card_number},
-            {"kind": "fill", "target": "Expiry (MM/YY)", "value": "{{credentials.test-card.expiry}}"},
-            {"kind": "fill", "target": "CVC", "value": "{{credentials.test-card.cvc}}"},
-            {"kind": "click", "name": "Place the order", "target": {"role": "button", "name": "Place order"}},
-            {"kind": "wait_for", "name": "Order placed", "text": "Order placed"},
-        ],
+        "steps": checkout_steps(card=card_number, cvc="{{credentials.test-card.cvc}}",
+                                holder="{{credentials.test-card.name}}", expiry="{{credentials.test-card.expiry}}"),
         "success_criteria": {"text_visible": "Order placed", "url_contains": "/shop/orders/ORD-"},
         "safety": safety or {},
     })

@@ -19,3 +19,31 @@ def delete_account_definition(practice_url: str) -> dict:
             {"kind": "click", "target": {"role": "button", "name": "Delete my account"}},
         ],
     }
+
+
+def checkout_steps(*, card: str, cvc: str, holder: str = "Ada Lovelace", expiry: str = "12/39") -> list[dict]:
+    """Sign in, put a mug in the cart, fill the checkout form and place the order (one risky
+    action, PAY); the card fields take the given values or templates."""
+    from venus_rpa.core.demo import PRACTICE_CREDENTIAL
+
+    login = "{{credentials.%s.%%s}}" % PRACTICE_CREDENTIAL
+    return [
+        {"kind": "fill", "target": "Username", "value": login % "username"},
+        {"kind": "fill", "target": "Password", "value": login % "password"},
+        {"kind": "click", "target": {"role": "button", "name": "Sign in"}},
+        {"kind": "wait_for", "url_contains": "/expenses/new"},
+        {"kind": "goto", "url": "/shop"},
+        {"kind": "click", "target": {"role": "button", "name": "Add to cart", "nth": 0}},
+        {"kind": "goto", "url": "/shop/checkout"},
+        {"kind": "fill", "target": "Full name", "value": "Ada Lovelace"},
+        {"kind": "fill", "target": "Address", "value": "12 Analytical Row"},
+        {"kind": "fill", "target": "City", "value": "London"},
+        {"kind": "fill", "target": "Postal code", "value": "N1 9GU"},
+        {"kind": "select", "target": "Country", "option": "United Kingdom"},
+        {"kind": "fill", "target": "Name on card", "value": holder},
+        {"kind": "fill", "name": "Card number", "target": "Card number", "value": card},
+        {"kind": "fill", "target": "Expiry (MM/YY)", "value": expiry},
+        {"kind": "fill", "target": "CVC", "value": cvc},
+        {"kind": "click", "name": "Place the order", "target": {"role": "button", "name": "Place order"}},
+        {"kind": "wait_for", "name": "Order placed", "text": "Order placed"},
+    ]
