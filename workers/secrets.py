@@ -35,22 +35,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, quote_plus, urlsplit
 
+from workers.egress import domain_allowed
 from workers.errors import StepError
 from workers.steps import SECRET_RE
 
 MASK = "••••"
 FRAGMENT = 4  # secrets this long or longer are masked by any fragment of this many characters
 WHOLE_ONLY = 3  # shorter secrets (down to this) are masked whole only; shorter still, not at all
-
-
-def host_matches(host: str, domains: list[str]) -> bool:
-    """True if host is one of domains or a subdomain of one ("example.com" covers "a.example.com")."""
-    host = host.lower().rstrip(".")
-    for domain in domains:
-        domain = domain.lower().strip().lstrip("*.").rstrip(".")
-        if domain and (host == domain or host.endswith("." + domain)):
-            return True
-    return False
 
 
 # Identifiers, not secrets: shown on pages anyway (a signed-in name, a cardholder). They are not
@@ -181,7 +172,7 @@ class SecretBox:
                 raise StepError(
                     f"credential {name!r} has no domains and the automation allows any site: set the credential's domains"
                 )
-            if not host_matches(host, domains):
+            if not domain_allowed(host, domains):
                 raise StepError(f"credential {name!r} may only be typed on {', '.join(domains)}, not on {host or url!r}")
             return cred.fields[field_name]
 

@@ -7,7 +7,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from workers import steps as S
 from workers.errors import StepError
-from workers.secrets import Credential, SecretBox, host_matches
+from workers.egress import domain_allowed
+from workers.secrets import Credential, SecretBox
 
 STEP = TypeAdapter(S.Step)
 
@@ -310,7 +311,7 @@ def test_scrub_keeps_very_short_values_and_clean_text():
     assert SecretBox().scrub("nothing to hide") == "nothing to hide"
 
 
-# --- host_matches ----------------------------------------------------------------------
+# --- domain_allowed ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -327,8 +328,8 @@ def test_scrub_keeps_very_short_values_and_clean_text():
         ("127.0.0.1", ["127.0.0.1"]),
     ],
 )
-def test_host_matches_the_domain_and_its_subdomains(host, domains):
-    assert host_matches(host, domains)
+def test_domain_allowed_the_domain_and_its_subdomains(host, domains):
+    assert domain_allowed(host, domains)
 
 
 @pytest.mark.parametrize(
@@ -343,5 +344,5 @@ def test_host_matches_the_domain_and_its_subdomains(host, domains):
         ("", ["example.com"]),
     ],
 )
-def test_host_matches_refuses_other_hosts(host, domains):
-    assert not host_matches(host, domains)
+def test_domain_allowed_refuses_other_hosts(host, domains):
+    assert not domain_allowed(host, domains)

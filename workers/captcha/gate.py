@@ -22,7 +22,7 @@ from workers.captcha import act
 from workers.captcha.detect import LOCAL_KINDS, Widget, detect
 from workers.durable import Parked
 from workers.errors import StepError
-from workers.secrets import host_matches
+from workers.egress import domain_allowed
 from workers.steps import CaptchaPolicy
 
 log = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ class CaptchaGate:
         if not policy.enabled:
             raise StepError(f"a CAPTCHA ({widget.kind}) is on the page and this automation's CAPTCHA handling is off")
         host = urlsplit(env.page.url).hostname or ""
-        authorised = bool(allowed_domains) and host_matches(host, allowed_domains)
+        authorised = bool(allowed_domains) and domain_allowed(host, allowed_domains)
         order = [s for s in policy.solvers if authorised or s == "human"]
         if widget.kind == "third_party":  # risk-scored widgets are never automated
             order = [s for s in order if s == "human"]

@@ -44,7 +44,8 @@ from workers.gates.review import ReviewDecision, ReviewQuestion, describe_action
 from workers.gates.safety import Verdict, action_fields, classify
 from workers.gates.safety.urls import host_of
 from workers.policies.parser import format_action
-from workers.secrets import SecretBox, host_matches
+from workers.egress import domain_allowed
+from workers.secrets import SecretBox
 
 MAX_ROUNDS = 4  # reviews of one action before "the page kept changing" ends it
 STEP = TypeAdapter(S.Step)
@@ -131,7 +132,7 @@ class ActionGuard:
                               for d in (cred.domains or self.secrets.default_domains)]
         ctx = build_context(probe, fields, allowed_domains=self.allowed_domains, credential_domains=credential_domains,
                             model_thought=thought)
-        signing_in = self._sign_in_domains and host_matches(host_of(probe.url), self._sign_in_domains)
+        signing_in = self._sign_in_domains and domain_allowed(host_of(probe.url), self._sign_in_domains)
         return classify(ctx, self._sign_in_policy if signing_in else self._policy)
 
     def _risk(self, verdict: Verdict, probe: Probe | None, review: dict[str, Any]) -> dict[str, Any]:

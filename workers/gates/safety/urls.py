@@ -6,7 +6,7 @@ import re
 from urllib.parse import unquote, urljoin, urlsplit
 
 from workers.gates.safety import values
-from workers.secrets import host_matches
+from workers.egress import domain_allowed
 
 EXECUTABLE = (".exe", ".msi", ".dmg", ".pkg", ".apk", ".deb", ".rpm", ".sh", ".bat", ".cmd", ".ps1", ".appimage", ".jar",
               ".scr", ".vbs", ".msix", ".appx", ".run", ".xpi", ".crx", ".ipa")
@@ -39,7 +39,7 @@ def resolve(href: str, base: str) -> str:
 
 
 def in_scope(host: str, domains: list[str]) -> bool:
-    return bool(host) and host_matches(host, domains)
+    return bool(host) and domain_allowed(host, domains)
 
 
 def registrable(host: str) -> str:
@@ -72,7 +72,7 @@ def lookalike_of(host: str, domains: list[str] | tuple[str, ...]) -> str | None:
     own_name = own.split(".")[0]
     for domain in domains:
         domain = domain.lower().strip().lstrip("*.")
-        if not domain or host_matches(host, [domain]):
+        if not domain or domain_allowed(host, [domain]):
             continue
         name = registrable(domain).split(".")[0]
         if domain in host or (len(name) >= 4 and name in tokens and own != registrable(domain)):
