@@ -24,6 +24,7 @@ import time
 FAULTS = ("worker_kill", "redis_restart", "postgres_restart", "chromium_kill")
 FAST_HEARTBEAT = {"VENUS_HEARTBEAT_SECONDS": "0.5", "VENUS_HEARTBEAT_STALE_SECONDS": "3"}
 KEEP = ("submitted", "terminal", "lost", "duplicated")
+TERMINAL = ("succeeded", "failed", "cancelled", "timed_out")
 
 
 def api_client():
@@ -112,8 +113,11 @@ def waiting_for_review(bench, *, probes: int = 10) -> dict:
         waiting = bench.submit(parked, prefix="review", automation=risky, params={})
         deadline = time.monotonic() + 900
         while RunContinuation.objects.filter(run__in=waiting).count() < parked:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the {parked} runs did not all park within 900 s")
+            ended = Run.objects.filter(pk__in=waiting, status__in=TERMINAL)
+            if ended.exists() or time.monotonic() > deadline:
+                reasons = sorted({r.status_reason[:200] for r in ended})
+                raise RuntimeError(f"{RunContinuation.objects.filter(run__in=waiting).count()} of {parked} runs "
+                                   f"parked; {ended.count()} ended: {reasons}")
             time.sleep(0.5)
         pending = ReviewRequest.objects.filter(run__in=waiting, status="pending").count()
         for i in range(probes):

@@ -29,7 +29,9 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -186,22 +188,25 @@ def worker_pss_mb(pid: int) -> dict[str, float]:
     return {"total": sum(parts.values()), **parts}
 
 
-def _parked_version(bench: Bench):
-    from venus_rpa.automations.services import automation_update
+def _parked_automation(bench: Bench):
+    """The demo automation plus a last step that waits on its page: runs stay open to be measured.
+    A copy, so the demo automation the other sections run is left as it is."""
+    from venus_rpa.automations.services import automation_create
 
-    automation = bench.automation
-    return automation_update(automation=automation, user=None, change_note="benchmark: park on the last page",
-                             definition={"steps": [*automation.current_version.steps, PARKED_STEP]})
+    demo = bench.automation
+    definition = {**demo.current_version.definition, "steps": [*demo.current_version.steps, PARKED_STEP]}
+    return automation_create(workspace=demo.workspace, user=None, slug=f"bench-parked-{time.time_ns()}",
+                             name="Demo expense, kept open (benchmark)", definition=definition)
 
 
-def _pss_with(bench: Bench, concurrency: int, *, kill: bool) -> dict[str, float]:
+def _pss_with(bench: Bench, automation, concurrency: int, *, kill: bool) -> dict[str, float]:
     import signal
 
     from venus_rpa.runs.models import Run
     from venus_rpa.runs.services import run_cancel
 
     with bench.worker(f"bench-mem{concurrency}", concurrency=concurrency) as proc:
-        ids = bench.submit(concurrency, prefix=f"mem{concurrency}")
+        ids = bench.submit(concurrency, prefix=f"mem{concurrency}", automation=automation)
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:  # every run open at once, parked on its last page
             parked = [r for r in Run.objects.filter(pk__in=ids) if r.steps.count() >= 16]
@@ -218,6 +223,7 @@ def _pss_with(bench: Bench, concurrency: int, *, kill: bool) -> dict[str, float]
         if kill:  # the orphan check: a worker SIGKILLed with every run in flight
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
+            _end_lost(ids)
         else:
             for run in Run.objects.filter(pk__in=ids):
                 run_cancel(run=run)
@@ -225,9 +231,27 @@ def _pss_with(bench: Bench, concurrency: int, *, kill: bool) -> dict[str, float]
     return min(samples, key=lambda s: abs(s["total"] - statistics.median(x["total"] for x in samples)))
 
 
+def _end_lost(run_ids: list[int]) -> None:
+    """Runs of the killed worker: asked to stop, then ended by the sweep as beat would (cancelled,
+    not retried), so they free their workspace's slots for the next sections."""
+    from venus_rpa.runs.models import Run
+    from venus_rpa.runs.recovery import runs_sweep
+    from venus_rpa.runs.services import run_cancel
+
+    for run in Run.objects.filter(pk__in=run_ids).exclude(status__in=_load.TERMINAL):
+        run_cancel(run=run)
+    with _load.fast_sweep():
+        deadline = time.monotonic() + 60
+        while Run.objects.filter(pk__in=run_ids).exclude(status__in=_load.TERMINAL).exists():
+            if time.monotonic() > deadline:
+                raise RuntimeError("the killed worker's runs were not ended by the sweep within 60 s")
+            runs_sweep()
+            time.sleep(1)
+
+
 def pool_memory(bench: Bench) -> dict:
-    _parked_version(bench)
-    measured = {n: _pss_with(bench, n, kill=n == 8) for n in (1, 4, 8)}
+    automation = _parked_automation(bench)
+    measured = {n: _pss_with(bench, automation, n, kill=n == 8) for n in (1, 4, 8)}
     totals = {n: m["total"] for n, m in measured.items()}
     return {
         "pss_mb_per_concurrent_run": {str(n): round(total / n, 1) for n, total in totals.items()},
@@ -283,13 +307,21 @@ def main() -> None:
 
     chosen = [name for name in SECTIONS if not args.only or name in args.only.split(",") or name == "orphans"]
     figures: dict = {"benchmark": "throughput", "cores": os.cpu_count()}
-    with practice_site(quiet=True) as base, tempfile.TemporaryDirectory(prefix="venus-bench-logs-") as logs:
+    logs = Path(tempfile.mkdtemp(prefix="venus-bench-logs-"))  # kept when a section fails
+    with practice_site(quiet=True) as base:
         call_command("seed_demo", practice_url=base, stdout=open(os.devnull, "w"))
-        bench = Bench(args, base, os.environ["REDIS_URL"], Path(logs))
+        bench = Bench(args, base, os.environ["REDIS_URL"], logs)
         for name in chosen:
             started = time.monotonic()
-            figures.update(SECTIONS[name](bench))
+            try:
+                figures.update(SECTIONS[name](bench))
+            except Exception as exc:  # one section failing does not lose the others' figures
+                figures.setdefault("errors", {})[name] = f"{type(exc).__name__}: {exc}"
+                figures["worker_logs"] = str(logs)
             figures.setdefault("seconds", {})[name] = round(time.monotonic() - started, 1)
+            print(f"{name}: {json.dumps(figures.get('errors', {}).get(name, 'done'))}", file=sys.stderr, flush=True)
+    if "errors" not in figures:
+        shutil.rmtree(logs, ignore_errors=True)
     figures["targets"] = {"pooled_speedup": 1.5, "pss_mb_per_additional_run": 120, "orphan_processes_after": 0,
                           "new_run_start_ms_p50": 1000, "lost": 0, "duplicated": 0}
     print(json.dumps(figures, indent=2))

@@ -168,6 +168,18 @@ def test_a_lost_run_is_not_retried_past_its_attempts(automation):
     assert run.status == "failed" and "gave up after 2 attempt(s)" in run.status_reason
 
 
+def test_a_lost_run_someone_asked_to_stop_ends_cancelled_instead_of_being_retried(automation):
+    from venus_rpa.runs.recovery import runs_sweep
+    from venus_rpa.runs.services import run_cancel
+
+    run = running_run(automation)
+    run_cancel(run=run)  # the worker that would have stopped it is gone
+    assert runs_sweep()["cancelled"] == [run.pk]
+    run.refresh_from_db()
+    assert run.status == "cancelled" and run.attempt == 1
+    assert run.status_reason.startswith("cancelled by user; worker lost")
+
+
 def test_a_run_with_a_fresh_heartbeat_is_left_alone(automation):
     from venus_rpa.runs.recovery import runs_sweep
 

@@ -117,7 +117,7 @@ def _drop_unacked(tags: list[str]) -> None:
 def runs_sweep() -> dict[str, list[int]]:
     """One pass of recovery (see the module docstring). Returns the run ids it acted on."""
     messages = broker_messages()
-    done = {"resent": [], "abandoned": [], "retried": [], "failed": []}
+    done = {"resent": [], "abandoned": [], "retried": [], "failed": [], "cancelled": []}
     for run_id, outcome in _sweep_stale_heartbeats().items():
         done[outcome].append(run_id)
     if messages is not None:
@@ -199,7 +199,9 @@ def _sweep_stale_heartbeats() -> dict[int, str]:
             if run is None:
                 continue
             outcome, reason = _after_worker_lost(run, stale_s)
-            if outcome == "retried":
+            if outcome == "cancelled":
+                run_finish(run_id=run_id, status=RunStatus.CANCELLED, reason=reason)
+            elif outcome == "retried":
                 Run.objects.filter(pk=run_id).update(status=RunStatus.QUEUED, status_reason=reason, heartbeat_at=None,
                                                      attempt=F("attempt") + 1, worker="")
                 transaction.on_commit(lambda run_id=run_id: run_enqueue(run_id=run_id))
@@ -210,8 +212,10 @@ def _sweep_stale_heartbeats() -> dict[int, str]:
 
 
 def _after_worker_lost(run: Run, stale_s: float) -> tuple[str, str]:
-    """("retried" | "failed", reason) for an active run whose worker is gone."""
+    """("retried" | "failed" | "cancelled", reason) for an active run whose worker is gone."""
     lost = f"worker lost: no heartbeat for over {stale_s:g}s"
+    if run.cancel_requested_at is not None:  # someone asked it to stop: never start it again
+        return "cancelled", f"cancelled by user; {lost} before it could stop"
     doubt = run.actions.filter(status=ActionStatus.INTENT).order_by("position").first()
     if doubt is not None:
         return "failed", (f"{lost}, while '{doubt.name or doubt.kind}' (step at position {doubt.position}) was being "
