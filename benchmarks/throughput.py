@@ -194,7 +194,7 @@ def _parked_automation(bench: Bench):
     from venus_rpa.automations.services import automation_create
 
     demo = bench.automation
-    definition = {**demo.current_version.definition, "steps": [*demo.current_version.steps, PARKED_STEP]}
+    definition = {**demo.current_version.definition(), "steps": [*demo.current_version.steps, PARKED_STEP]}
     return automation_create(workspace=demo.workspace, user=None, slug=f"bench-parked-{time.time_ns()}",
                              name="Demo expense, kept open (benchmark)", definition=definition)
 
