@@ -13,7 +13,9 @@ decides. Usable means:
 
 Words are compared as people read them (case, whitespace and quote style ignored; see
 `workers.targeting`). The grounder keeps looking until the page holds still and the match is
-unique, or the step's timeout passes: a panel still drawing is not called ambiguous. One match:
+unique, or the step's timeout passes: a panel still drawing is not called ambiguous, and a loose
+match (words that only start or appear in a longer name) is held for a second in case the exact
+one is still being drawn. One match:
 act on it. Several at the timeout: an error that describes each one as a person sees it and
 proposes the scoped target that picks it (`workers.ambiguity`). None: "not found", with why.
 """
@@ -33,6 +35,9 @@ from workers.targeting import PROBE_JS, ROLES, Purpose, name_pattern, normalise
 
 POLL_S = 0.1
 STABLE_S = 0.15  # the same answer this far apart counts as a page holding still
+# A loose match (the words start or appear in a longer name) waits longer: a panel still drawing
+# may be about to show the exact one (apps draw 300-800 ms after the page loads).
+LOOSE_STABLE_S = 1.0
 TOOLTIP_CSS = ("[title], [data-tooltip], [data-title], [data-original-title], [data-bs-original-title], "
                "[aria-description], [aria-describedby], :has(> svg > title)")
 NAMED_FIELDS_CSS = "input[name], select[name], textarea[name], input[id], select[id], textarea[id]"
@@ -55,6 +60,7 @@ class Tier:
     locator: Locator
     match: str | None = None  # a check only the probe can do (see targeting.PROBE_JS)
     fitted: bool = True  # whether the action's fit applies (not to explicit role or CSS targets)
+    loose: bool = False  # the words only start or appear in the name
 
 
 @dataclass
@@ -63,6 +69,7 @@ class Found:
     locator: Locator  # the tier's visible elements; `picked` indexes into it
     picked: list[int]
     infos: list[dict]
+    loose: bool = False
 
     @property
     def signature(self) -> tuple:
@@ -90,16 +97,18 @@ def _text_tiers(page: Page, text: str, purpose: Purpose) -> list[Tier]:
     tiers: list[Tier] = []
     for how, mark in (("exact", ""), ("prefix", "^"), ("contains", "~")):
         pattern = name_pattern(text, how)
-        labelled = Tier(f"label {mark}{text!r}", page.get_by_label(pattern).or_(page.get_by_placeholder(pattern)))
+        loose = how != "exact"
+        labelled = Tier(f"label {mark}{text!r}", page.get_by_label(pattern).or_(page.get_by_placeholder(pattern)),
+                        loose=loose)
         named = Tier(f"{'control' if purpose in ('click', 'any') else 'input'} named {mark}{text!r}",
-                     _roles_union(page, roles, pattern))
+                     _roles_union(page, roles, pattern), loose=loose)
         tiers += [named, labelled] if purpose in ("click", "any") else [labelled, named]
         if how == "exact" and purpose in ("fill", "select", "check", "input"):
             tiers.append(Tier(f"field name {text!r}", page.locator(NAMED_FIELDS_CSS), match="name_attr"))
         if how != "prefix":
-            tiers.append(Tier(f"text {mark}{text!r}", page.get_by_text(pattern)))
+            tiers.append(Tier(f"text {mark}{text!r}", page.get_by_text(pattern), loose=loose))
             tiers.append(Tier(f"tooltip {mark}{text!r}", page.locator(TOOLTIP_CSS),
-                              match="tooltip" if how == "exact" else "tooltip~"))
+                              match="tooltip" if how == "exact" else "tooltip~", loose=loose))
     return tiers
 
 
@@ -111,14 +120,16 @@ def _tiers(page: Page, target: Target, purpose: Purpose) -> list[Tier]:
         if not target.name:
             return [Tier(f"role {target.role}", page.get_by_role(target.role), fitted=False)]
         return [Tier(f"role {target.role} {mark}{target.name!r}",
-                     page.get_by_role(target.role, name=name_pattern(target.name, how)), fitted=False)
+                     page.get_by_role(target.role, name=name_pattern(target.name, how)), fitted=False,
+                     loose=how != "exact")
                 for how, mark in (("exact", ""), ("prefix", "^"), ("contains", "~"))]
     if target.label:
-        return [Tier(f"label {mark}{target.label!r}", page.get_by_label(name_pattern(target.label, how)))
+        return [Tier(f"label {mark}{target.label!r}", page.get_by_label(name_pattern(target.label, how)),
+                     loose=how != "exact")
                 for how, mark in (("exact", ""), ("prefix", "^"), ("contains", "~"))]
     if target.placeholder:
         return [Tier(f"placeholder {mark}{target.placeholder!r}",
-                     page.get_by_placeholder(name_pattern(target.placeholder, how)))
+                     page.get_by_placeholder(name_pattern(target.placeholder, how)), loose=how != "exact")
                 for how, mark in (("exact", ""), ("contains", "~"))]
     return _text_tiers(page, target.text or "", purpose)
 
@@ -169,7 +180,7 @@ async def _scan(page: Page, target: Target, purpose: Purpose, misses: Misses, *,
             continue
         picked = _pick(infos, target, tier.fitted and strict, misses)
         if picked:
-            return Found(tier.strategy, locator, picked, infos)
+            return Found(tier.strategy, locator, picked, infos, tier.loose)
     return None
 
 
@@ -194,7 +205,7 @@ async def _resolve(page: Page, target: Target, purpose: Purpose, timeout_s: floa
         signature = found.signature if found else None
         if signature != last:
             last, since = signature, now
-        elif usable and now - since >= STABLE_S:
+        elif usable and now - since >= (LOOSE_STABLE_S if found.loose else STABLE_S):
             return found
         if now >= deadline:
             if found is not None:

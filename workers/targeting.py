@@ -51,6 +51,8 @@ def _body(text: str) -> str:
             out.append(f"[{re.escape(DOUBLE_QUOTES)}]")
         elif char == " ":
             out.append(r"\s+")
+        elif char == "/":  # Playwright writes the pattern into a /.../ selector without escaping it
+            out.append(r"\/")
         else:
             out.append(re.escape(char))
     return "".join(out)
