@@ -41,7 +41,6 @@ LOOSE_STABLE_S = 1.0
 TOOLTIP_CSS = ("[title], [data-tooltip], [data-title], [data-original-title], [data-bs-original-title], "
                "[aria-description], [aria-describedby], :has(> svg > title)")
 NAMED_FIELDS_CSS = "input[name], select[name], textarea[name], input[id], select[id], textarea[id]"
-_LEGACY = {"input": "input"}  # purposes callers pass; kept for upload and older callers
 
 
 @dataclass
@@ -153,7 +152,7 @@ def _one_per_destination(picked: list[int], infos: list[dict]) -> list[int]:
     return [i for i in picked if not infos[i]["href"] or i in keep]
 
 
-def _pick(infos: list[dict], target: Target, fitted: bool, misses: Misses) -> list[int]:
+def _pick(infos: list[dict], target: Target, fitted: bool, misses: Misses, collapse: bool) -> list[int]:
     picked = [i for i, info in enumerate(infos) if info["matches"]]
     if fitted:
         misses.unfit += [infos[i] for i in picked if not infos[i]["fits"]]
@@ -167,10 +166,11 @@ def _pick(infos: list[dict], target: Target, fitted: bool, misses: Misses) -> li
             return []
         nearest = min(infos[i]["distance"] for i in picked)
         picked = [i for i in picked if infos[i]["distance"] <= nearest + 1]
-    return _one_per_destination(picked, infos)
+    return _one_per_destination(picked, infos) if collapse else picked
 
 
-async def _scan(page: Page, target: Target, purpose: Purpose, misses: Misses, *, strict: bool) -> Found | None:
+async def _scan(page: Page, target: Target, purpose: Purpose, misses: Misses, *, strict: bool,
+                collapse: bool) -> Found | None:
     args = {"purpose": purpose, "text": normalise(target.text or ""),
             "near": normalise(target.near) if target.near else None, "match": None}
     for tier in _tiers(page, target, purpose):
@@ -178,30 +178,33 @@ async def _scan(page: Page, target: Target, purpose: Purpose, misses: Misses, *,
         infos = await locator.evaluate_all(PROBE_JS, {**args, "match": tier.match})
         if not infos:
             continue
-        picked = _pick(infos, target, tier.fitted and strict, misses)
+        picked = _pick(infos, target, tier.fitted and strict, misses, collapse)
         if picked:
             return Found(tier.strategy, locator, picked, infos, tier.loose)
     return None
 
 
-async def _find(page: Page, target: Target, purpose: Purpose, misses: Misses) -> Found | None:
-    found = await _scan(page, target, purpose, misses, strict=True)
+async def _find(page: Page, target: Target, purpose: Purpose, misses: Misses, collapse: bool) -> Found | None:
+    found = await _scan(page, target, purpose, misses, strict=True, collapse=collapse)
     if found is None and purpose == "click":  # nothing actionable: a click on plain text still works
-        found = await _scan(page, target, purpose, Misses(), strict=False)
+        found = await _scan(page, target, purpose, Misses(), strict=False, collapse=collapse)
     return found
 
 
-async def _resolve(page: Page, target: Target, purpose: Purpose, timeout_s: float) -> Found:
-    """Poll until the answer is usable (unique, or nth exists) and held still, or the time is up."""
+async def _resolve(page: Page, target: Target, purpose: Purpose, timeout_s: float, *, every: bool = False) -> Found:
+    """Poll until the answer is usable (unique, or nth exists; with `every`, any match) and held
+    still, or the time is up. With `every`, links to one address are each kept (an extract of
+    every link); otherwise they are one target."""
+    collapse = not every
     deadline = time.monotonic() + timeout_s
     last: tuple | None = None
     since = 0.0
     while True:
         misses = Misses()
-        found = await _find(page, target, purpose, misses)
+        found = await _find(page, target, purpose, misses, collapse)
         now = time.monotonic()
-        usable = found is not None and (len(found.picked) > target.nth if target.nth is not None
-                                        else len(found.picked) == 1)
+        usable = found is not None and (every or (len(found.picked) > target.nth if target.nth is not None
+                                                  else len(found.picked) == 1))
         signature = found.signature if found else None
         if signature != last:
             last, since = signature, now
@@ -226,14 +229,14 @@ def _picked_locator(found: Found) -> Locator:
 
 async def locate_all(page: Page, target: Target, *, purpose: Purpose, timeout_s: float) -> tuple[str, Locator, int]:
     """Every usable match of the first tier that has one: (strategy, locator, count), waiting up to
-    timeout_s for one to appear."""
-    found = await _resolve(page, target, _LEGACY.get(purpose, purpose), timeout_s)
+    timeout_s for one to appear and the page to hold still."""
+    found = await _resolve(page, target, purpose, timeout_s, every=True)
     return found.strategy, _picked_locator(found), len(found.picked)
 
 
 async def locate(page: Page, target: Target, *, purpose: Purpose, timeout_s: float, with_box: bool = True) -> Grounded:
     """Find exactly one visible element for target, waiting up to timeout_s for it to appear."""
-    found = await _resolve(page, target, _LEGACY.get(purpose, purpose), timeout_s)
+    found = await _resolve(page, target, purpose, timeout_s)
     count = len(found.picked)
     if target.nth is not None:
         if target.nth >= count:

@@ -408,3 +408,14 @@ def test_target_rejects_empty_or_lone_scopes_with_a_clear_error(data, problem):
     with pytest.raises(ValidationError) as info:
         S.Target.model_validate(data)
     assert problem in str(info.value)
+
+
+def test_extract_all_keeps_every_link_and_does_not_wait_for_a_unique_match(pages):
+    async def body(page, ex):
+        t0 = time.monotonic()
+        outcome = await ex.run(step(kind="extract", target={"css": "li a"}, into="links", all=True, timeout_s=10))
+        return outcome.output["links"], time.monotonic() - t0
+
+    links, took = pages.run(PRODUCTS, body)
+    assert links == ["", "Walnut desk lamp", "", "Oak shelf"]  # image links have no text
+    assert took < 3
