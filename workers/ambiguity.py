@@ -28,7 +28,8 @@ def describe(info: dict) -> str:
     """e.g. `input[email] "Email address" (placeholder "you@example.com", name "email") in "Log In"`."""
     words = _words(info)
     extras = [f'{key} "{info[key]}"' for key in ("placeholder", "name") if info.get(key) and info[key] != words]
-    shown = f'{info["kind"]} "{words}"' + (f" ({', '.join(extras)})" if extras else "")
+    shown = (f'{info["kind"]} "{words}"' if words else f"{info['kind']} without a label") + \
+        (f" ({', '.join(extras)})" if extras else "")
     if info["regions"]:
         shown += f' in "{info["regions"][0]}"'
     return shown
