@@ -12,12 +12,12 @@ decides. Usable means:
 - several links to one destination (a product's image and its title) count once.
 
 Words are compared as people read them (case, whitespace and quote style ignored; see
-`workers.targeting`). The grounder keeps looking until the page holds still and the match is
-unique, or the step's timeout passes: a panel still drawing is not called ambiguous, and a loose
-match (words that only start or appear in a longer name) is held for a second in case the exact
-one is still being drawn. One match:
-act on it. Several at the timeout: an error that describes each one as a person sees it and
-proposes the scoped target that picks it (`workers.ambiguity`). None: "not found", with why.
+`workers.targeting`). The grounder keeps looking until the page holds still (its DOM unchanged,
+or the same answer twice, for 150 ms) and the match is unique, or the step's timeout passes: a
+panel still drawing is not called ambiguous, and a loose match (words that only start or appear
+in a longer name) is held for a second in case the exact one is still being drawn. One match: act
+on it. Several at the timeout: an error that describes each one as a person sees it and proposes
+the scoped target that picks it (`workers.ambiguity`). None: "not found", with why.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
-from playwright.async_api import Locator, Page
+from playwright.async_api import Error as PlaywrightError, Locator, Page
 
 from workers.ambiguity import ambiguous_message, describe, not_found_hint
 from workers.errors import StepError
@@ -38,6 +38,17 @@ STABLE_S = 0.15  # the same answer this far apart counts as a page holding still
 # A loose match (the words start or appear in a longer name) waits longer: a panel still drawing
 # may be about to show the exact one (apps draw 300-800 ms after the page loads).
 LOOSE_STABLE_S = 1.0
+# Milliseconds since the page's DOM last changed (a MutationObserver installed on first use). A
+# unique exact match on a page that has not changed for STABLE_S is taken on the first look.
+QUIET_JS = """() => {
+  const key = Symbol.for('venus.quiet');
+  if (!window[key]) {
+    const state = window[key] = {last: performance.now()};
+    new MutationObserver(() => { state.last = performance.now(); })
+      .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  }
+  return performance.now() - window[key].last;
+}"""
 TOOLTIP_CSS = ("[title], [data-tooltip], [data-title], [data-original-title], [data-bs-original-title], "
                "[aria-description], [aria-describedby], :has(> svg > title)")
 NAMED_FIELDS_CSS = "input[name], select[name], textarea[name], input[id], select[id], textarea[id]"
@@ -201,11 +212,14 @@ async def _resolve(page: Page, target: Target, purpose: Purpose, timeout_s: floa
     since = 0.0
     while True:
         misses = Misses()
+        quiet_ms = await _quiet_ms(page)
         found = await _find(page, target, purpose, misses, collapse)
         now = time.monotonic()
         usable = found is not None and (every or (len(found.picked) > target.nth if target.nth is not None
                                                   else len(found.picked) == 1))
         signature = found.signature if found else None
+        if usable and not found.loose and quiet_ms >= STABLE_S * 1000:
+            return found
         if signature != last:
             last, since = signature, now
         elif usable and now - since >= (LOOSE_STABLE_S if found.loose else STABLE_S):
@@ -216,6 +230,13 @@ async def _resolve(page: Page, target: Target, purpose: Purpose, timeout_s: floa
             raise StepError(f"target {target.describe()} not found on {page.url} after {timeout_s:g}s"
                             f"{not_found_hint(target, purpose, misses.unfit, misses.out_of_scope, misses.near_missing)}")
         await asyncio.sleep(POLL_S)
+
+
+async def _quiet_ms(page: Page) -> float:
+    try:
+        return float(await page.evaluate(QUIET_JS))
+    except PlaywrightError:  # a navigation replaced the document: nothing has held still yet
+        return 0.0
 
 
 def _picked_locator(found: Found) -> Locator:
