@@ -34,6 +34,12 @@ ALLOWED_HOSTS = ["127.0.0.1", "localhost"] + [
 PRACTICE_USER = os.environ.get("PRACTICE_USER", "demo")
 PRACTICE_PASSWORD = os.environ.get("PRACTICE_PASSWORD", "demo-password")
 
+# A second account with two-step sign-in: after the password, /login/code asks for the one-time
+# code of an authenticator app set up with this TOTP secret (base32; a practice value, public).
+PRACTICE_2FA_USER = os.environ.get("PRACTICE_2FA_USER", "otp-demo")
+PRACTICE_2FA_PASSWORD = os.environ.get("PRACTICE_2FA_PASSWORD", "otp-demo-password")
+PRACTICE_2FA_SECRET = os.environ.get("PRACTICE_2FA_SECRET", "VQZ3DYJ7NCMX4LHWT5EKGRAUBP2SIO6F")
+
 # Test hook: GET /api/captcha/<challenge_id> returns a CAPTCHA's expected answer. It defeats
 # the CAPTCHAs by design, so it is off unless PRACTICE_TEST_HOOKS=1 (tests start the site
 # with it); never enable it where the site is exposed to automations under evaluation.

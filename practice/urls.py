@@ -10,6 +10,7 @@ from practice.views import account, api, auth, docs, expenses, lab, mail, regist
 urlpatterns = [
     path("", auth.home_view),
     path("login", auth.login_view),
+    path("login/code", auth.login_code_view),
     path("logout", auth.logout_view),
     path("register", register.register_view),
     path("register/done", register.register_done_view),

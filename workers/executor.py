@@ -20,6 +20,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
 
 from workers import patterns, steps as S
+from workers.choosing import choose
 from workers.envs.browser import BrowserEnvironment
 from workers.envs.masking import MASK_ATTR
 from workers.errors import StepError
@@ -124,7 +125,7 @@ class ExplicitExecutor:
         return StepOutcome(grounding=found.record())
 
     async def _fill(self, step: S.FillStep) -> StepOutcome:
-        step, found = await self._cleared(step, "input", model=True)
+        step, found = await self._cleared(step, "fill", model=True)
         value = self.env.secrets.reveal(step.value, url=self.page.url)
         secret = self.env.secrets.has_placeholder(step.value)  # the field is masked before it holds the value
         if isinstance(found, Pointed):
@@ -150,22 +151,12 @@ class ExplicitExecutor:
         return point, {"strategy": "model grounding", "instruction": instruction, "point": list(point)}
 
     async def _select(self, step: S.SelectStep) -> StepOutcome:
-        step, found = await self._cleared(step, "input")
-        labels = await found.locator.evaluate("el => el.options ? Array.from(el.options).map(o => [o.label, o.value]) : null")
-        if labels is None:
-            raise StepError(f"target {step.target.describe()} is not a select element")
-        wanted = step.option.strip().casefold()
-        choice = next((value for label, value in labels if label.strip().casefold() == wanted), None)
-        if choice is None:
-            choice = next((value for _, value in labels if value == step.option), None)
-        if choice is None:
-            names = ", ".join(repr(label) for label, _ in labels)
-            raise StepError(f"option {step.option!r} not in {step.target.describe()} (options: {names})")
-        await found.locator.select_option(value=choice, timeout=step.timeout_s * 1000)
+        step, found = await self._cleared(step, "select")
+        await choose(self.page, found.locator, option=step.option, what=step.target.describe(), timeout_s=step.timeout_s)
         return StepOutcome(grounding=found.record())
 
     async def _check(self, step: S.CheckStep) -> StepOutcome:
-        step, found = await self._cleared(step, "input")
+        step, found = await self._cleared(step, "check")
         await found.locator.set_checked(step.checked, timeout=step.timeout_s * 1000)
         return StepOutcome(grounding=found.record())
 

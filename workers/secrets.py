@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, quote_plus, urlsplit
 
+from workers import totp
 from workers.egress import domain_allowed
 from workers.errors import StepError
 from workers.steps import SECRET_RE
@@ -74,10 +75,12 @@ def _base64_forms(value: str) -> set[str]:
 class Scrubber:
     """Masks given secret values in text (see the module docstring for what counts as a leak)."""
 
-    def __init__(self, values: Iterable[str], *, public: Iterable[str] = ()) -> None:
+    def __init__(self, values: Iterable[str], *, public: Iterable[str] = (), whole_only: Iterable[str] = ()) -> None:
         """`values`: the secrets. `public`: identifiers (usernames); a fragment of a secret that
-        also occurs in one of them is not masked on its own (whole secrets still are)."""
-        self._whole: set[str] = set()
+        also occurs in one of them is not masked on its own (whole secrets still are).
+        `whole_only`: short-lived secrets masked only whole (one-time codes: six digits whose
+        fragments are any year or amount)."""
+        self._whole: set[str] = {v for v in whole_only if v and len(v) >= WHOLE_ONLY}
         self._grams: set[str] = set()
         for value in {v for v in values if v and len(v) >= WHOLE_ONLY}:
             forms = {value} | _url_forms(value)
@@ -149,12 +152,17 @@ class Credential:
 
 @dataclass(eq=False)
 class SecretBox:
-    """Holds decrypted credentials for one run, in memory only."""
+    """Holds decrypted credentials for one run, in memory only.
+
+    A credential's `totp` field is a TOTP secret: its placeholder types the current one-time code
+    (`workers.totp`), computed at typing time. The codes typed during the run are remembered in
+    memory only, so they are masked (whole) like every other vault value until the run ends."""
 
     credentials: dict[str, Credential] = field(default_factory=dict)
     # Where a credential without domains of its own may be typed: the automation's allowed domains.
     default_domains: list[str] = field(default_factory=list)
     _scrubber: tuple[tuple, Scrubber] | None = field(default=None, repr=False)
+    _codes: list[str] = field(default_factory=list, repr=False)
 
     def reveal(self, text: str, *, url: str) -> str:
         """Replace credential placeholders in text; refuse off-domain or unknown ones."""
@@ -174,9 +182,20 @@ class SecretBox:
                 )
             if not domain_allowed(host, domains):
                 raise StepError(f"credential {name!r} may only be typed on {', '.join(domains)}, not on {host or url!r}")
+            if field_name == totp.TOTP_FIELD:
+                return self._one_time_code(name, cred.fields[field_name])
             return cred.fields[field_name]
 
         return SECRET_RE.sub(sub, text)
+
+    def _one_time_code(self, name: str, secret: str) -> str:
+        try:
+            value = totp.code(secret)
+        except totp.TotpSecretError as exc:
+            raise StepError(f"credential {name!r}: its totp field is not a usable TOTP secret ({exc})") from None
+        if value not in self._codes:
+            self._codes.append(value)
+        return value
 
     @staticmethod
     def has_placeholder(text: str) -> bool:
@@ -197,9 +216,9 @@ class SecretBox:
     @property
     def scrubber(self) -> Scrubber:
         """The scrubber for the current values (rebuilt if credentials change)."""
-        key = (tuple(sorted(self.values())), tuple(sorted(self.public_values())))
+        key = (tuple(sorted(self.values())), tuple(sorted(self.public_values())), tuple(self._codes))
         if self._scrubber is None or self._scrubber[0] != key:
-            self._scrubber = (key, Scrubber(key[0], public=key[1]))
+            self._scrubber = (key, Scrubber(key[0], public=key[1], whole_only=key[2]))
         return self._scrubber[1]
 
     def scrub(self, text: str, *, fragments: bool = True) -> str:

@@ -25,9 +25,12 @@ TARGET_ROLES = Literal[
 class Target(BaseModel):
     """What to act on, found without a model.
 
-    A plain string means "the element whose accessible name, label, placeholder or text is
-    this". The object form narrows it: a role and name, a label, a placeholder, exact text, or
-    (last resort) a CSS selector. `nth` picks one of several matches on purpose.
+    A plain string means "the element whose accessible name, label, placeholder, text or
+    tooltip is this" (case, spacing and the kind of quote do not matter). The object form
+    narrows it: a role and name, a label, a placeholder, exact text, or (last resort) a CSS
+    selector. `within` keeps matches inside a region named by its heading, legend, landmark
+    label, dialog title or form label ("Log In"); `near` keeps the matches closest to a visible
+    text. `nth` picks one of several matches on purpose.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -39,14 +42,29 @@ class Target(BaseModel):
     placeholder: str | None = None
     css: str | None = None
     nth: int | None = Field(default=None, ge=0)
+    within: str | None = Field(default=None, max_length=200,
+                               description="Heading, legend, landmark, dialog or form name of the region.")
+    near: str | None = Field(default=None, max_length=200, description="A visible text the target is closest to.")
+
+    @field_validator("within", "near")
+    @classmethod
+    def _words(cls, value: str | None, info) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError(f"{info.field_name} needs visible words (a heading, a label), not an empty string")
+        return value
 
     @model_validator(mode="after")
     def _one_way(self) -> "Target":
         if not any([self.text, self.role, self.label, self.placeholder, self.css]):
-            raise ValueError("a target needs text, role, label, placeholder or css")
+            raise ValueError("a target needs text, role, label, placeholder or css"
+                             + (" (within and near only narrow one of these)" if self.within or self.near else ""))
         return self
 
     def describe(self) -> str:
+        scope = (f" within {self.within!r}" if self.within else "") + (f" near {self.near!r}" if self.near else "")
+        return self._what() + scope
+
+    def _what(self) -> str:
         if self.role:
             return f"{self.role} {self.name!r}" if self.name else self.role
         for key in ("label", "placeholder", "text", "css"):

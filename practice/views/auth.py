@@ -1,4 +1,5 @@
-"""Sign-in, sign-out and the ``login_required`` guard (session-based, no auth app)."""
+"""Sign-in (with a one-time code for the two-step account), sign-out and the ``login_required``
+guard (session-based, no auth app)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+import pyotp
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import rotate_token
@@ -18,6 +20,7 @@ from practice import sessions
 from practice.captcha import service as captcha
 
 DEFAULT_AFTER_LOGIN = "/expenses/new"
+PENDING = "pending_two_step"  # session key: the user who gave the right password, until the code
 
 View = Callable[..., HttpResponse]
 
@@ -44,12 +47,14 @@ def _safe_next(request: HttpRequest, candidate: str) -> str | None:
 
 
 def _credentials_user(username: str, password: str) -> str | None:
-    """The canonical username for valid credentials (demo account or registered), else None."""
+    """The canonical username for valid credentials (a demo account or registered), else None."""
     # Compare both fields in constant time so timing says nothing about which was wrong.
-    user_ok = constant_time_compare(username, settings.PRACTICE_USER)
-    password_ok = constant_time_compare(password, settings.PRACTICE_PASSWORD)
-    if user_ok and password_ok:
-        return username
+    for user, secret in ((settings.PRACTICE_USER, settings.PRACTICE_PASSWORD),
+                         (settings.PRACTICE_2FA_USER, settings.PRACTICE_2FA_PASSWORD)):
+        user_ok = constant_time_compare(username, user)
+        password_ok = constant_time_compare(password, secret)
+        if user_ok and password_ok:
+            return username
     account = accounts.authenticate(username, password)
     return account.username if account else None
 
@@ -75,17 +80,42 @@ def login_view(request: HttpRequest) -> HttpResponse:
             context["error"] = captcha.CAPTCHA_FAILED  # the credentials are not even looked at
         else:
             user = _credentials_user(username, request.POST.get("password", ""))
-            if user:
+            if user == settings.PRACTICE_2FA_USER:  # the password is half of it: the code comes next
                 request.session.cycle_key()
-                request.session["user"] = user
-                request.session[sessions.KEY] = sessions.current()
-                request.session.pop("draft", None)
-                rotate_token(request)
-                return redirect(_safe_next(request, next_url) or DEFAULT_AFTER_LOGIN)
+                request.session[PENDING] = {"user": user, "next": next_url}
+                return redirect("/login/code")
+            if user:
+                return _signed_in(request, user, next_url)
             context["error"] = "Invalid username or password."
     if captcha_kind:
         context["captcha"] = captcha.new_widget(captcha_kind)
     return render(request, "practice/login.html", context)
+
+
+def _signed_in(request: HttpRequest, user: str, next_url: str) -> HttpResponse:
+    request.session.cycle_key()
+    request.session.pop(PENDING, None)
+    request.session["user"] = user
+    request.session[sessions.KEY] = sessions.current()
+    request.session.pop("draft", None)
+    rotate_token(request)
+    return redirect(_safe_next(request, next_url) or DEFAULT_AFTER_LOGIN)
+
+
+def login_code_view(request: HttpRequest) -> HttpResponse:
+    """The second step of a two-step sign-in: the authenticator app's current six-digit code
+    (the previous and next 30-second windows are accepted too, for clock drift)."""
+    pending = request.session.get(PENDING)
+    if not pending:
+        return redirect("/login")
+    context: dict[str, Any] = {"error": None}
+    if request.method == "POST":
+        code = "".join(request.POST.get("code", "").split())
+        totp = pyotp.TOTP(settings.PRACTICE_2FA_SECRET)
+        if len(code) == 6 and code.isdigit() and totp.verify(code, valid_window=1):
+            return _signed_in(request, pending["user"], pending["next"])
+        context["error"] = "That code is not valid. Enter the current code from your authenticator app."
+    return render(request, "practice/login_code.html", context)
 
 
 def logout_view(request: HttpRequest) -> HttpResponse:

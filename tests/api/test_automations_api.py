@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 
+import json
+
 import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -213,6 +215,23 @@ def test_click_target_with_no_way_to_find_it_is_a_400_naming_the_target(owner):
     definition = simple_definition(steps=[{"kind": "click", "target": {"nth": 1}}])
     error = assert_error(owner.post(LIST, payload(definition), format="json"), 400, "invalid")
     assert "steps.0.click.target" in error["fields"], error["fields"]
+
+
+@pytest.mark.django_db
+def test_a_target_scoped_within_a_region_and_near_a_text_is_accepted_as_given(owner):
+    target = {"label": "Email address", "within": "Log In", "near": "Forgot password?"}
+    definition = simple_definition(steps=[{"kind": "fill", "target": target, "value": "a@b.example"}])
+    response = owner.post(LIST, payload(definition), format="json")
+    assert response.status_code == 201, response.json()
+    assert Automation.objects.get().current_version.steps[0]["target"] == target
+
+
+@pytest.mark.django_db
+def test_an_empty_within_is_a_400_naming_the_target(owner):
+    definition = simple_definition(steps=[{"kind": "click", "target": {"text": "Save", "within": " "}}])
+    error = assert_error(owner.post(LIST, payload(definition), format="json"), 400, "invalid")
+    assert any(key.startswith("steps.0.click.target") for key in error["fields"]), error["fields"]
+    assert "within needs visible words" in json.dumps(error["fields"])
 
 
 @pytest.mark.django_db

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -130,3 +132,36 @@ def test_credentials_are_scoped_to_the_callers_workspace(owner, outsider, person
     assert decrypt_fields(practice_credential.ciphertext)["password"] == PRACTICE_PASSWORD
     assert [c["name"] for c in owner.get(URL).json()] == ["practice-login"]
     assert Credential.objects.filter(name="practice-login").count() == 2
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("secret, stored", [
+    ("JBSWY3DPEHPK3PXP", "JBSWY3DPEHPK3PXP"),
+    ("jbsw y3dp ehpk 3pxp", "JBSWY3DPEHPK3PXP"),
+    ("otpauth://totp/Acme:ann?secret=JBSWY3DPEHPK3PXP&issuer=Acme", "JBSWY3DPEHPK3PXP"),
+])
+def test_a_totp_secret_is_accepted_in_the_forms_sites_show_it(owner, personas, secret, stored):
+    response = owner.post(URL, body(fields={"username": USERNAME, "totp": secret}), format="json")
+
+    assert response.status_code == 201, response.json()
+    assert response.json()["field_names"] == ["totp", "username"]
+    assert "JBSW" not in response.content.decode()
+    credential = Credential.objects.get(workspace=personas.workspace, name="erp")
+    assert decrypt_fields(credential.ciphertext)["totp"] == stored
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("secret, problem", [
+    ("123456", "letters A-Z and digits 2-7 only"),
+    ("JBSWY3DP", "at least 16 base32 characters"),
+    ("otpauth://hotp/Acme?secret=JBSWY3DPEHPK3PXP&counter=1", "Only time-based codes"),
+    ("otpauth://totp/Acme?secret=JBSWY3DPEHPK3PXP&digits=8", "Only 6-digit codes every 30 seconds"),
+    ("   ", "The TOTP secret is empty"),
+])
+def test_a_bad_totp_secret_is_a_400_naming_the_field(owner, personas, secret, problem):
+    response = owner.post(URL, body(fields={"username": USERNAME, "totp": secret}), format="json")
+
+    error = assert_error(response, 400)
+    assert problem in json.dumps(error["fields"]["fields.totp"])
+    assert "JBSWY3DP" not in json.dumps(error)  # the message never repeats the value
+    assert not Credential.objects.filter(workspace=personas.workspace).exists()

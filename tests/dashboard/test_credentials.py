@@ -31,3 +31,28 @@ def test_bad_input_is_shown_inline(editor_client):
     html = response.content.decode()
     assert "Use lowercase letters" in html and "letters, digits" in html
     assert not Credential.objects.exists()
+
+
+TOTP_KEY = "JBSW Y3DP EHPK 3PXP JBSW Y3DP"  # a setup key as sites show it: grouped, any case
+
+
+def test_a_totp_secret_is_stored_in_canonical_form_and_never_shown(editor_client, personas):
+    response = editor_client.post("/credentials/", {
+        "name": "erp", "domains": "erp.example.com", "field_name": ["username", "password"],
+        "field_value": ["ann", "hunter2"], "totp_secret": TOTP_KEY.lower()}, follow=True)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<code>totp</code>" in html and "jbsw" not in html.lower()
+    credential = Credential.objects.get(workspace=personas.workspace, name="erp")
+    assert decrypt_fields(credential.ciphertext) == {"username": "ann", "password": "hunter2",
+                                                     "totp": "JBSWY3DPEHPK3PXPJBSWY3DP"}
+
+
+def test_a_bad_totp_secret_is_refused_inline_without_repeating_it(editor_client):
+    response = editor_client.post("/credentials/", {
+        "name": "erp", "field_name": ["password"], "field_value": ["hunter2"], "totp_secret": "not-a-key-0189"})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "A TOTP secret is base32: letters A-Z and digits 2-7 only" in html
+    assert "not-a-key-0189" not in html
+    assert not Credential.objects.exists()

@@ -202,6 +202,7 @@ def test_step_rows_round_trip_every_kind():
         {"kind": "extract", "target": {"css": "#ref"}, "into": "ref", "pattern": "(EXP-\\d+)", "all": True},
         {"kind": "agent", "goal": "Find the invoice", "max_actions": 10},
         {"kind": "select", "target": "Category", "option": "Meals"},
+        {"kind": "fill", "target": {"label": "Email address", "within": "Log In", "near": "Forgot?"}, "value": "a"},
     ]
     for step in steps:
         row = editor.step_row_from_step(step)

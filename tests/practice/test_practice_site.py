@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
+import pyotp
 import pytest
 
 from tests.helpers.servers import ROOT, free_port
@@ -116,6 +117,49 @@ def test_login_redirects_to_new_expense_by_default(client: httpx.Client) -> None
     assert response.status_code == 302
     assert response.headers["location"] == "/expenses/new"
     assert client.get("/expenses/new").status_code == 200
+
+
+OTP_SECRET = "VQZ3DYJ7NCMX4LHWT5EKGRAUBP2SIO6F"  # practice/settings.py PRACTICE_2FA_SECRET
+
+
+def post_code(client: httpx.Client, code: str) -> httpx.Response:
+    return client.post("/login/code", data={"csrfmiddlewaretoken": csrf_token(client, "/login/code"), "code": code})
+
+
+def test_the_two_step_account_asks_for_a_one_time_code_after_its_password(client: httpx.Client) -> None:
+    response = sign_in(client, "otp-demo", "otp-demo-password", next_url="/expenses")
+    assert (response.status_code, response.headers["location"]) == (302, "/login/code")
+    assert client.get("/expenses").status_code == 302  # the password alone signs nobody in
+    page = client.get("/login/code").text
+    assert '<label for="code">One-time code</label>' in page and 'autocomplete="one-time-code"' in page
+    response = post_code(client, pyotp.TOTP(OTP_SECRET).now())
+    assert (response.status_code, response.headers["location"]) == (302, "/expenses")
+    assert "Signed in as <strong>otp-demo</strong>" in client.get("/expenses").text
+
+
+@pytest.mark.parametrize("code", ["000000", "12345", "abcdef", ""])
+def test_a_wrong_or_malformed_code_is_refused(client: httpx.Client, code: str) -> None:
+    if code == "000000" and pyotp.TOTP(OTP_SECRET).verify(code, valid_window=1):
+        code = "999999"  # one window in a million: the fixed guess happens to be valid
+    sign_in(client, "otp-demo", "otp-demo-password")
+    response = post_code(client, code)
+    assert response.status_code == 200
+    assert alerts(response.text) == ["That code is not valid. Enter the current code from your authenticator app."]
+    assert client.get("/expenses").status_code == 302
+
+
+def test_a_code_from_an_old_window_is_refused(client: httpx.Client) -> None:
+    sign_in(client, "otp-demo", "otp-demo-password")
+    stale = pyotp.TOTP(OTP_SECRET).at(dt.datetime.now() - dt.timedelta(minutes=2))
+    if pyotp.TOTP(OTP_SECRET).verify(stale, valid_window=1):
+        pytest.skip("the old code coincides with a current one")
+    assert post_code(client, stale).status_code == 200
+    assert client.get("/expenses").status_code == 302
+
+
+def test_the_code_page_without_a_password_first_goes_back_to_sign_in(client: httpx.Client) -> None:
+    response = client.get("/login/code")
+    assert (response.status_code, response.headers["location"]) == (302, "/login")
 
 
 @pytest.mark.parametrize(

@@ -253,7 +253,7 @@ def test_select_with_an_unknown_option_lists_the_options(browser):
 def test_select_on_something_that_is_not_a_select_fails_clearly(browser):
     async def body(env, ex):
         await log_in(ex)
-        return await expect_error(ex.run(step(kind="select", target="Title", option="Meals")))
+        return await expect_error(ex.run(step(kind="select", target="Title", option="Meals", timeout_s=1)))
 
     assert "is not a select element" in browser.session(body)
 

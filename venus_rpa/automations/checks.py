@@ -14,6 +14,7 @@ from django.utils.text import slugify
 from workers import egress, patterns
 from workers.sign_in import sign_in_credential, sign_in_domain
 from workers.steps import AutomationSpec, ExtractStep, GotoStep
+from workers.totp import TOTP_FIELD, TotpSecretError, normalise_secret
 
 SLUG_MAX = 80
 WEB_SCHEMES = ("http", "https")
@@ -79,6 +80,18 @@ def credential_fields_problem(names: Any) -> str | None:
         shown = ", ".join(repr(n) for n in bad)
         return (f"Field names use letters, digits, '_' and '-' only (no dots or spaces, at most 64 "
                 f"characters): {shown}")
+    return None
+
+
+def credential_totp_problem(fields: dict[str, str]) -> str | None:
+    """A `totp` field must hold a TOTP secret (base32, or the otpauth:// address of the QR code);
+    the message says what is wrong without repeating the value."""
+    if TOTP_FIELD not in fields:
+        return None
+    try:
+        normalise_secret(fields[TOTP_FIELD])
+    except TotpSecretError as exc:
+        return str(exc)
     return None
 
 

@@ -22,6 +22,7 @@ from venus_rpa.core.errors import Conflict, InvalidInput
 from workers import egress, patterns
 from workers.sign_in import state_permitted
 from workers.steps import SECRET_RE, AutomationSpec, template_params
+from workers.totp import TOTP_FIELD, normalise_secret
 
 DEFINITION_DEFAULTS: dict[str, Any] = {
     "surface": "web", "start_url": "", "allowed_domains": [], "goal": "", "steps": [], "param_schema": {},
@@ -186,11 +187,17 @@ def _version_create(*, automation: Automation, user, definition: dict[str, Any],
 
 @sensitive_variables("fields")  # the secret values, in this frame and every one below
 def credential_set(*, workspace: Workspace, name: str, fields: dict[str, str], domains: list[str]) -> Credential:
-    """Create or replace a credential. The secret values are encrypted before they are stored."""
+    """Create or replace a credential. The secret values are encrypted before they are stored.
+    A `totp` field is a TOTP secret (base32 or an otpauth:// address), checked and stored in
+    canonical form; `{{credentials.NAME.totp}}` then types the current one-time code."""
     if not fields or not all(isinstance(k, str) and isinstance(v, str) for k, v in fields.items()):
         raise InvalidInput("A credential needs string fields.", fields={"fields": ["Give at least one name: value pair."]})
     if problem := checks.credential_fields_problem(fields):
         raise InvalidInput("A credential field name is invalid.", fields={"fields": [problem]})
+    if problem := checks.credential_totp_problem(fields):
+        raise InvalidInput("The credential's TOTP secret is invalid.", fields={f"fields.{TOTP_FIELD}": [problem]})
+    if TOTP_FIELD in fields:  # stored in one form: the setup key without spaces, or the QR code's secret
+        fields = {**fields, TOTP_FIELD: normalise_secret(fields[TOTP_FIELD])}
     credential, created = Credential.objects.update_or_create(
         workspace=workspace, name=name,
         defaults={"domains": domains, "field_names": sorted(fields), "ciphertext": encrypt_fields(fields)},

@@ -35,7 +35,7 @@ KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "agent": ("goal", "max_actions", "repeat_limit", "into"),
 }
 SIGN_IN_CHECK_KEYS = ("text_visible", "url_contains", "url_excludes", "timeout_s")
-TARGET_KEYS = ("text", "role", "name", "label", "placeholder", "css", "nth")
+TARGET_KEYS = ("text", "role", "name", "label", "placeholder", "css", "nth", "within", "near")
 BOOL_FIELDS = {"checked", "absent", "all"}
 # Sent even when empty, so the service names the missing value on the right row.
 REQUIRED_TEXT = {"url", "value", "option", "filename", "key", "goal"}

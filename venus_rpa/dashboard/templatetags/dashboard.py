@@ -142,7 +142,7 @@ def section_errors(form, prefix: str) -> list[str]:
 
 @register.filter
 def has_advanced_target(values: dict) -> bool:
-    return any((values or {}).get(f"target_{k}") not in (None, "") for k in ("role", "name", "label", "placeholder", "css", "nth"))
+    return any((values or {}).get(f"target_{k}") not in (None, "") for k in ("role", "name", "label", "placeholder", "css", "nth", "within", "near"))
 
 
 @register.simple_tag

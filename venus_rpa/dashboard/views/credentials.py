@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from django.utils.text import slugify
 from django.views.decorators.debug import sensitive_post_parameters, sensitive_variables
 
-from venus_rpa.automations.checks import credential_fields_problem
+from venus_rpa.automations.checks import TOTP_FIELD, credential_fields_problem, credential_totp_problem
 from venus_rpa.automations.selectors import credential_get, credential_list, login_session_get, login_session_list
 from venus_rpa.automations.services import credential_set, login_session_revoke
 from venus_rpa.core.errors import ServiceError
@@ -28,6 +28,10 @@ def _form_from_post(request: HttpRequest) -> tuple[dict, dict[str, list[str]]]:
     name = post.get("name", "").strip()
     pairs = [(k.strip(), v) for k, v in zip(post.getlist("field_name"), post.getlist("field_value")) if k.strip()]
     errors: dict[str, list[str]] = {}
+    if totp_secret := post.get("totp_secret", "").strip():  # its own input: a setup key, not a typed value
+        pairs = [(k, v) for k, v in pairs if k != TOTP_FIELD] + [(TOTP_FIELD, totp_secret)]
+        if problem := credential_totp_problem(dict(pairs)):
+            errors["totp"] = [problem]
     if not name or slugify(name) != name:
         errors["name"] = ["Use lowercase letters, digits and dashes (it goes into {{credentials.NAME.FIELD}})."]
     if problem := credential_fields_problem([k for k, _ in pairs]):
@@ -38,11 +42,12 @@ def _form_from_post(request: HttpRequest) -> tuple[dict, dict[str, list[str]]]:
         errors.setdefault("fields", []).append(
             "Every field needs a value (a stored value is never shown, so type all of them again).")
     domains = [d for d in re.split(r"[\s,]+", post.get("domains", "")) if d]
-    form = {"name": name, "domains": " ".join(domains), "field_names": [k for k, _ in pairs] or DEFAULT_FIELDS}
+    form = {"name": name, "domains": " ".join(domains),
+            "field_names": [k for k, _ in pairs if k != TOTP_FIELD] or DEFAULT_FIELDS}
     return {"form": form, "fields": dict(pairs), "domains": domains}, errors
 
 
-@sensitive_post_parameters("field_value")
+@sensitive_post_parameters("field_value", "totp_secret")
 @sensitive_variables("parsed", "pairs", "post")
 @member_view()
 def credential_index(request: HttpRequest) -> HttpResponse:
@@ -59,7 +64,8 @@ def credential_index(request: HttpRequest) -> HttpResponse:
                 credential = credential_set(workspace=workspace, name=parsed["form"]["name"], fields=parsed["fields"],
                                             domains=parsed["domains"])
             except ServiceError as exc:
-                context["errors"] = exc.fields or {"name": [exc.message]}
+                context["errors"] = {k.replace(f"fields.{TOTP_FIELD}", "totp"): v
+                                     for k, v in (exc.fields or {"name": [exc.message]}).items()}
             else:
                 messages.success(request, f"{'Replaced' if replaced else 'Saved'} credential {credential.name}. "
                                           "Its values are stored encrypted and will not be shown again.")
