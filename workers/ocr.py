@@ -112,6 +112,6 @@ def find_text(image: bytes, text: str, *, lines: list[TextBox] | None = None) ->
 
 def normalise(text: str) -> str:
     """Compare texts as the recogniser reads them: no whitespace, no case, compatible forms
-    (full-width letters, ligatures) folded."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return "".join(ch for ch in folded if not ch.isspace())
+    (full-width letters, ligatures) folded, accents dropped (it often reads ü as u)."""
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    return "".join(ch for ch in folded if not ch.isspace() and not unicodedata.combining(ch))

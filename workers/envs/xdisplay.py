@@ -52,6 +52,14 @@ def _socket(display: str) -> Path:
     return Path(f"/tmp/.X11-unix/X{display.lstrip(':').split('.')[0]}")
 
 
+def free_display(start: int = 100) -> str:
+    """A display number no X server uses (no socket, no lock file), from `start` up."""
+    for number in range(start, start + 400):
+        if not _socket(f":{number}").exists() and not Path(f"/tmp/.X{number}-lock").exists():
+            return f":{number}"
+    raise EnvironmentLost(f"no free X display number from :{start}")
+
+
 def display_alive(display: str) -> bool:
     """Whether an X server answers on `display` (its socket accepts a client)."""
     import socket
@@ -81,16 +89,28 @@ class XServer:
     def start(self, timeout_s: float = 10.0) -> "XServer":
         if display_alive(self.display):
             raise EnvironmentLost(f"display {self.display} is already in use by another X server")
-        env = {**_base_env(), "DISPLAY": self.display}
+        self._config = Path(tempfile.mkdtemp(prefix="venus-openbox-")) / "rc.xml"
+        self._config.write_text(OPENBOX_RC)
+        env = {**_base_env(), "DISPLAY": self.display, "HOME": str(self._config.parent)}
         self.procs.append(subprocess.Popen(
             ["Xvfb", self.display, "-screen", "0", f"{self.width}x{self.height}x24", "-nolisten", "tcp", "-ac"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
-        _wait(lambda: display_alive(self.display), timeout_s, f"Xvfb {self.display} did not start")
-        self._config = Path(tempfile.mkdtemp(prefix="venus-openbox-")) / "rc.xml"
-        self._config.write_text(OPENBOX_RC)
+        xvfb = self.procs[0]
+        try:
+            _wait(lambda: xvfb.poll() is None and display_alive(self.display), timeout_s,
+                  f"Xvfb {self.display} did not start", failed=lambda: xvfb.poll() is not None)
+        except EnvironmentLost:
+            self.stop()
+            raise
         self.procs.append(subprocess.Popen(["openbox", "--config-file", str(self._config)], env=env,
                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
-        _wait(lambda: _wm_ready(env), timeout_s, f"openbox did not start on {self.display}")
+        wm = self.procs[1]
+        try:
+            _wait(lambda: _wm_ready(env), timeout_s, f"openbox did not start on {self.display}",
+                  failed=lambda: wm.poll() is not None)
+        except EnvironmentLost:
+            self.stop()
+            raise
         return self
 
     def stop(self) -> None:
@@ -171,7 +191,7 @@ class DesktopSession:
 
     def close(self) -> None:
         for proc in self.procs:
-            _kill_group(proc.pid)
+            _kill_group(proc)
         self.procs.clear()
         reap_display(self.display)
         if getattr(self, "home", None) is not None:
@@ -192,15 +212,15 @@ def reap_display(display: str) -> int:
     return killed
 
 
-def _kill_group(pid: int) -> None:
+def _kill_group(proc: subprocess.Popen) -> None:
     try:
-        os.killpg(pid, signal.SIGKILL)
+        os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        log.warning("process %s did not exit after SIGKILL", proc.pid)
 
 
 def _base_env() -> dict[str, str]:
@@ -210,10 +230,10 @@ def _base_env() -> dict[str, str]:
     return env
 
 
-def _wait(ready, timeout_s: float, message: str) -> None:
+def _wait(ready, timeout_s: float, message: str, failed=lambda: False) -> None:
     deadline = time.monotonic() + timeout_s
     while not ready():
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline or failed():
             raise EnvironmentLost(message)
         time.sleep(0.05)
 

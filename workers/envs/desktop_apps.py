@@ -1,0 +1,46 @@
+"""The desktop applications a run may start, by name.
+
+An automation's start (its `start_url` on the desktop surface) names one: `app:gnumeric`,
+`gnumeric`, or a display name such as `Spreadsheet`. Only these programs can be started: a start
+is never a shell command. Each runs in the run's session (`workers.envs.xdisplay.DesktopSession`)
+with its working folder `~/Documents`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workers.errors import StepError
+
+
+@dataclass(frozen=True)
+class DesktopApp:
+    """A program and the names it answers to. `{documents}` in argv is the session's Documents."""
+
+    key: str
+    argv: tuple[str, ...]
+    names: tuple[str, ...]
+    window: str  # text in the title of its main window (to know it is up)
+
+
+APPS: dict[str, DesktopApp] = {
+    app.key: app for app in (
+        DesktopApp("pcmanfm", ("pcmanfm", "--no-desktop", "{documents}"), ("file manager", "files", "pcmanfm"),
+                   "Documents"),
+        DesktopApp("gnumeric", ("gnumeric", "--no-splash"), ("spreadsheet", "gnumeric", "calc"), "Gnumeric"),
+        DesktopApp("mousepad", ("mousepad",), ("text editor", "editor", "mousepad"), "Mousepad"),
+    )
+}
+
+
+def app_named(start: str) -> DesktopApp:
+    """The application a start names (`app:KEY`, `KEY` or a display name; case ignored)."""
+    name = start.strip()
+    if name.lower().startswith("app:"):
+        name = name[4:]
+    name = name.strip("/ ").lower()
+    for app in APPS.values():
+        if name == app.key or name in app.names:
+            return app
+    known = ", ".join(f"app:{key}" for key in APPS)
+    raise StepError(f"unknown desktop application {start!r}; this worker can start {known}")
