@@ -77,7 +77,7 @@ def read_text(image: bytes) -> list[TextBox]:
 
     array = np.array(Image.open(io.BytesIO(image)).convert("RGB"))
     with _lock:
-        result, _ = _get_engine()(array)
+        result, _ = _get_engine()(array, use_cls=False)  # screen text is upright: no angle classifier (5x faster)
     lines: list[TextBox] = []
     for quad, text, score in result or []:
         if float(score) < MIN_SCORE or not str(text).strip():

@@ -61,8 +61,8 @@ def main() -> int:
         for i in range(min(count, 500)):
             try:
                 child = acc.getChildAtIndex(i)
-            except Exception:
-                continue
+            except Exception:  # an element that went away while walking: skip it
+                child = None
             walk(child, depth + 1, app, window)
 
     for index in range(desktop.childCount):

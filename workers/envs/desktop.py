@@ -33,7 +33,7 @@ from PIL import Image
 from workers import actions_desktop as D
 from workers.actions import map_point_for
 from workers.envs.base import ActionOutcome, Observation
-from workers.envs.desktop_apps import DesktopApp, app_named
+from workers.envs.desktop_apps import DesktopApp, app_named, document_path
 from workers.envs.xdisplay import DesktopSession, display_alive
 from workers.errors import EnvironmentLost, StepError
 
@@ -175,10 +175,13 @@ class DesktopEnvironment:
         return box.as_dict() if box is not None else probe.box
 
     # -- applications -----------------------------------------------------------------------
-    async def start_app(self, start: str) -> DesktopApp:
-        """Start the application `start` names and wait for its main window."""
+    async def start_app(self, start: str, *, document: str = "") -> DesktopApp:
+        """Start the application `start` names (opening `document`, a file of the run's Documents
+        folder, when given) and wait for its main window."""
         app = app_named(start)
         argv = [part.replace("{documents}", str(self.session.documents)) for part in app.argv]
+        if document:
+            argv.append(str(document_path(self.session.documents, document)))
         await self.x(self.session.launch, argv)
         self.app = app
         deadline = time.monotonic() + APP_START_S
@@ -191,6 +194,16 @@ class DesktopEnvironment:
                 return app
             await asyncio.sleep(0.1)
         raise StepError(f"{app.key} did not open a window within {APP_START_S:g}s")
+
+    async def goto_cell(self, address: str) -> None:
+        """Select a spreadsheet cell with the application's Go To keys."""
+        assert self.app is not None and self.app.goto_cell is not None  # noqa: S101 -- checked by the caller
+        for item in self.app.goto_cell:
+            if item == "{cell}":
+                await self.type_text(address)
+            else:
+                await self.key(item)
+            await asyncio.sleep(0.25)  # a dialog opening or closing
 
     # -- actions ----------------------------------------------------------------------------
     def px(self, box) -> tuple[int, int]:
@@ -322,7 +335,7 @@ class DesktopEnvironment:
         if self._grabber is not None:
             try:
                 self._grabber.close()
-            except Exception:
-                pass
+            except Exception:  # the X server may be gone already
+                log.debug("closing the screen grabber failed", exc_info=True)
             self._grabber = None
         self.session.close()

@@ -9,6 +9,7 @@ with its working folder `~/Documents`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from workers.errors import StepError
 
@@ -21,13 +22,15 @@ class DesktopApp:
     argv: tuple[str, ...]
     names: tuple[str, ...]
     window: str  # text in the title of its main window (to know it is up)
+    goto_cell: tuple[str, ...] | None = None  # keys that jump to a cell; "{cell}" is typed
 
 
 APPS: dict[str, DesktopApp] = {
     app.key: app for app in (
         DesktopApp("pcmanfm", ("pcmanfm", "--no-desktop", "{documents}"), ("file manager", "files", "pcmanfm"),
                    "Documents"),
-        DesktopApp("gnumeric", ("gnumeric", "--no-splash"), ("spreadsheet", "gnumeric", "calc"), "Gnumeric"),
+        DesktopApp("gnumeric", ("gnumeric", "--no-splash"), ("spreadsheet", "gnumeric", "calc"), "Gnumeric",
+                   goto_cell=("ctrl+g", "{cell}", "Return", "Escape")),
         DesktopApp("mousepad", ("mousepad",), ("text editor", "editor", "mousepad"), "Mousepad"),
     )
 }
@@ -44,3 +47,13 @@ def app_named(start: str) -> DesktopApp:
             return app
     known = ", ".join(f"app:{key}" for key in APPS)
     raise StepError(f"unknown desktop application {start!r}; this worker can start {known}")
+
+
+def document_path(documents: Path, name: str) -> Path:
+    """A file of the run's Documents folder that an application opens at start (never outside it)."""
+    path = (documents / name).resolve()
+    if not name or documents.resolve() not in path.parents:
+        raise StepError(f"{name!r} is not a file of the run's Documents folder")
+    if not path.is_file():
+        raise StepError(f"the run's Documents folder has no file {name!r}")
+    return path

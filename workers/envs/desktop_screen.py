@@ -61,7 +61,7 @@ class ScreenReader:
         return png, lines, tree
 
     def _lines(self, png: bytes) -> list[ocr.TextBox]:
-        key = hashlib.sha1(png).hexdigest()
+        key = hashlib.sha1(png, usedforsecurity=False).hexdigest()
         if key != self._ocr_key:
             self._ocr_lines, self._ocr_key = ocr.read_text(png), key
         return self._ocr_lines
@@ -101,6 +101,16 @@ class ScreenReader:
                 raise StepError(f"target {what!r} not found on the screen ({self.env.location()}) "
                                 f"after {timeout_s:g}s (accessibility names and OCR)")
             await asyncio.sleep(0.3)
+
+    async def lines_at(self, found: Found, *, every: bool = False) -> list[str]:
+        """The OCR text of the line(s) the target sits on (every such line with `every`)."""
+        png = await self.env.x(self.env.grab_png)
+        lines = await self.env.x(self._lines, png)
+        top, bottom = found.box.y, found.box.y + found.box.height
+        hits = [line for line in lines if top <= line.box.center[1] <= bottom
+                and line.box.x + line.box.width >= found.box.x]
+        hits.sort(key=lambda line: line.box.x)
+        return [line.text for line in hits] if every else [" ".join(line.text for line in hits)] if hits else []
 
     async def all_text(self) -> str:
         png = await self.env.x(self.env.grab_png)

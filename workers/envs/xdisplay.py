@@ -97,20 +97,24 @@ class XServer:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
         xvfb = self.procs[0]
         try:
-            _wait(lambda: xvfb.poll() is None and display_alive(self.display), timeout_s,
+            _wait(lambda: xvfb.poll() is None and display_alive(self.display) and _x_answers(env), timeout_s,
                   f"Xvfb {self.display} did not start", failed=lambda: xvfb.poll() is not None)
         except EnvironmentLost:
             self.stop()
             raise
-        self.procs.append(subprocess.Popen(["openbox", "--config-file", str(self._config)], env=env,
-                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
-        wm = self.procs[1]
-        try:
-            _wait(lambda: _wm_ready(env), timeout_s, f"openbox did not start on {self.display}",
-                  failed=lambda: wm.poll() is not None)
-        except EnvironmentLost:
-            self.stop()
-            raise
+        for attempt in range(3):  # openbox may lose a race with a server still settling: try again
+            wm = subprocess.Popen(["openbox", "--config-file", str(self._config)], env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, start_new_session=True)
+            try:
+                _wait(lambda: _wm_ready(env), timeout_s, f"openbox did not start on {self.display}",
+                      failed=lambda: wm.poll() is not None)
+            except EnvironmentLost:
+                if attempt == 2 or xvfb.poll() is not None:
+                    self.stop()
+                    raise
+                continue
+            self.procs.append(wm)
+            break
         return self
 
     def stop(self) -> None:
@@ -124,6 +128,11 @@ class XServer:
         self.procs.clear()
         if self._config is not None:
             shutil.rmtree(self._config.parent, ignore_errors=True)
+
+
+def _x_answers(env: dict[str, str]) -> bool:
+    """A real X client gets an answer (the socket exists a moment before the server serves)."""
+    return subprocess.run(["xprop", "-root", "-len", "0", "_NET_SUPPORTED"], env=env, capture_output=True).returncode == 0
 
 
 def _wm_ready(env: dict[str, str]) -> bool:
