@@ -72,19 +72,22 @@ def x_chord(chord: str) -> str:
 
 class DesktopEnvironment:
     """One run's desktop (see the module docstring). `lease_alive()` -> False once the display's
-    lease is lost; `on_close` is called with the session before it is torn down (artifacts)."""
+    lease is lost; `on_close(env)` is awaited before the session is torn down (artifacts),
+    `on_closed()` after (the lease is released)."""
 
     surface = "desktop"
     action_space = "desktop"
     captcha_detection = False
 
     def __init__(self, session: DesktopSession, *, secrets: Any, width: int, height: int,
-                 lease_alive=lambda: True, on_close=None) -> None:
+                 lease_alive=lambda: True, on_close=None, on_closed=None) -> None:
         self.session = session
         self.secrets = secrets
         self.width, self.height = width, height
         self.lease_alive = lease_alive
         self.on_close = on_close
+        self.on_closed = on_closed
+        self.lease: dict[str, Any] = {}
         self.app: DesktopApp | None = None
         self.cursor = (width // 2, height // 2)
         self.held_keys: list[str] = []
@@ -327,9 +330,12 @@ class DesktopEnvironment:
             log.warning("closing the desktop session on %s", self.session.display, exc_info=True)
         finally:
             self._closed = True
-            loop = asyncio.get_running_loop()
-            await loop.run_in_executor(self._thread, self._teardown)
-            self._thread.shutdown(wait=False)
+            try:
+                await asyncio.get_running_loop().run_in_executor(self._thread, self._teardown)
+            finally:
+                self._thread.shutdown(wait=False)
+                if self.on_closed is not None:
+                    await self.on_closed()
 
     def _teardown(self) -> None:
         if self._grabber is not None:
