@@ -185,6 +185,10 @@ class DesktopEnvironment:
         argv = [part.replace("{documents}", str(self.session.documents)) for part in app.argv]
         if document:
             argv.append(str(document_path(self.session.documents, document)))
+        for relative, content in app.config:
+            path = self.session.home / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content)
         await self.x(self.session.launch, argv)
         self.app = app
         deadline = time.monotonic() + APP_START_S

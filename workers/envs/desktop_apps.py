@@ -23,12 +23,15 @@ class DesktopApp:
     names: tuple[str, ...]
     window: str  # text in the title of its main window (to know it is up)
     goto_cell: tuple[str, ...] | None = None  # keys that jump to a cell; "{cell}" is typed
+    config: tuple[tuple[str, str], ...] = ()  # (path under HOME, content) written before it starts
 
 
 APPS: dict[str, DesktopApp] = {
     app.key: app for app in (
+        # No trash: a session's HOME is thrown away at the end of the run, so a trash would not
+        # keep anything; the file manager then says what it does ("Delete", asked first).
         DesktopApp("pcmanfm", ("pcmanfm", "--no-desktop", "{documents}"), ("file manager", "files", "pcmanfm"),
-                   "Documents"),
+                   "Documents", config=((".config/libfm/libfm.conf", "[config]\nuse_trash=0\nconfirm_del=1\n"),)),
         DesktopApp("gnumeric", ("gnumeric", "--no-splash"), ("spreadsheet", "gnumeric", "calc"), "Gnumeric",
                    goto_cell=("ctrl+g", "{cell}", "Return", "Escape")),
         DesktopApp("mousepad", ("mousepad",), ("text editor", "editor", "mousepad"), "Mousepad"),
