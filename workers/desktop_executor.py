@@ -138,9 +138,7 @@ class DesktopExecutor:
         step, _ = await self._cleared(step, target=False)
         value = self.env.secrets.reveal(step.value, url=self.env.location())
         await self.env.goto_cell(address)
-        await self.env.type_text(value)
-        await asyncio.sleep(0.1)  # the cell editor takes the text before Enter commits it
-        await self.env.key("Return")
+        await self.env.type_text(value + "\n")  # Enter commits the cell
         return StepOutcome(grounding={"strategy": "cell", "cell": address})
 
     async def _press(self, step: S.PressStep) -> StepOutcome:

@@ -103,15 +103,17 @@ class XServer:
             self.stop()
             raise
         for attempt in range(3):  # openbox may lose a race with a server still settling: try again
-            wm = subprocess.Popen(["openbox", "--config-file", str(self._config)], env=env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, start_new_session=True)
+            with open(self._config.parent / "openbox.log", "ab") as wm_log:
+                wm = subprocess.Popen(["openbox", "--config-file", str(self._config)], env=env, stdout=wm_log,
+                                      stderr=wm_log, start_new_session=True)
             try:
                 _wait(lambda: _wm_ready(env), timeout_s, f"openbox did not start on {self.display}",
                       failed=lambda: wm.poll() is not None)
             except EnvironmentLost:
                 if attempt == 2 or xvfb.poll() is not None:
+                    detail = (self._config.parent / "openbox.log").read_text(errors="replace")[-500:]
                     self.stop()
-                    raise
+                    raise EnvironmentLost(f"openbox did not start on {self.display}: {detail.strip()}") from None
                 continue
             self.procs.append(wm)
             break
@@ -155,6 +157,7 @@ class DesktopSession:
         if not display_alive(self.display):
             raise EnvironmentLost(f"display lost: no X server answers on {self.display}")
         reap_display(self.display)
+        _forget_accessibility_bus(self.display)
         self.home = Path(tempfile.mkdtemp(prefix="venus-desktop-"))
         for sub in ("Documents", ".config", ".cache", ".local/share", "runtime"):
             (self.home / sub).mkdir(parents=True, exist_ok=True)
@@ -203,8 +206,17 @@ class DesktopSession:
             _kill_group(proc)
         self.procs.clear()
         reap_display(self.display)
+        _forget_accessibility_bus(self.display)
         if getattr(self, "home", None) is not None:
             shutil.rmtree(self.home, ignore_errors=True)
+
+
+def _forget_accessibility_bus(display: str) -> None:
+    """Remove the AT-SPI bus address the last session's bus launcher left on the root window:
+    applications read it there first, and a stale one (a bus that died with its session) would
+    leave the next session without accessibility names."""
+    subprocess.run(["xprop", "-root", "-remove", "AT_SPI_BUS"], env={**_base_env(), "DISPLAY": display},
+                   capture_output=True, timeout=10)
 
 
 def reap_display(display: str) -> int:
