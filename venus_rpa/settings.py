@@ -399,3 +399,13 @@ VENUS_WORKER_METRICS_ADDR = env_str("VENUS_WORKER_METRICS_ADDR", "127.0.0.1")
 # (e.g. "127.0.0.1:8001" for the practice site). Empty in production.
 VENUS_EGRESS_ALLOW_PRIVATE = env_list("VENUS_EGRESS_ALLOW_PRIVATE", [])
 
+
+# --- The desktop surface (issue 11; docs/surfaces.md) ------------------------------------------
+# Desktop runs lease an X display of this machine (pool kind "display", tag host = hostname) and
+# start a fresh session on it: a throwaway HOME whose Documents folder is seeded from
+# VENUS_DESKTOP_SEED_DIR (the practice files; empty to seed nothing).
+VENUS_DESKTOP_SIZE = env_str("VENUS_DESKTOP_SIZE", "1280x800")
+VENUS_DESKTOP_SEED_DIR = env_str("VENUS_DESKTOP_SEED_DIR", str(BASE_DIR / "practice" / "desktop" / "seed"))
+VENUS_DESKTOP_ACQUIRE_TIMEOUT_SECONDS = env_float("VENUS_DESKTOP_ACQUIRE_TIMEOUT_SECONDS", 60.0)
+VENUS_DESKTOP_LEASE_SECONDS = env_float("VENUS_DESKTOP_LEASE_SECONDS", 60.0)
+VENUS_DESKTOP_HOST = env_str("VENUS_DESKTOP_HOST", "")  # the display pool's host tag; default: hostname

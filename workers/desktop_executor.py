@@ -32,10 +32,7 @@ from workers.errors import StepError
 from workers.gates.guard import ActionGuard, ActionSkipped
 from workers.journal import JOURNALED_KINDS
 
-try:  # the surface seam's outcome type; the web executor's until the seam is merged
-    from workers.envs.base import StepOutcome
-except ImportError:  # pragma: no cover
-    from workers.executor import StepOutcome
+from workers.envs.base import StepOutcome
 
 
 class DesktopExecutor:

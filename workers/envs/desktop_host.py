@@ -1,15 +1,16 @@
 """The desktop host of a worker: leases an X display per run and opens a fresh session on it.
 
 Contract (the surface seam's `Host`, `workers.envs.base`):
-- `new_environment()` leases a free display of this machine through the `DisplayLeases` port
-  (the Django side: `venus_rpa.pools.displays.RunDisplayLeases`), waiting up to
+- `new_environment(run_id=...)` leases a free display of this machine through the run's
+  `DisplayLeases` port (`leases_for(run_id)`; the Django side:
+  `venus_rpa.pools.displays.RunDisplayLeases`), waiting up to
   `acquire_timeout_s` for one, then starts a `DesktopSession` on it (throwaway HOME, its own
   D-Bus) and returns a `DesktopEnvironment`. No free display: `EnvironmentLost` with that reason.
 - While the run holds it, the lease is renewed every `ttl/3`; a renewal refused (the sweep
   reclaimed it) makes the environment's next call raise `EnvironmentLost`, so two runs never
   drive one display.
 - When the environment closes: the files the run created or changed in its Documents folder go
-  to `artifacts(name, bytes)` (the run's artifacts), held keys are released, the session's
+  to `artifacts_for(run_id)(name, bytes)` (the run's artifacts), held keys are released, the session's
   processes are killed, HOME is removed and the lease is released.
 - A desktop session cannot be saved: `suspend` keeps only the location, `restore` starts the
   same application again on a fresh session (unsaved work in it is gone), and a crashed display
@@ -66,36 +67,46 @@ class DesktopHost:
 
     surface = "desktop"
 
-    def __init__(self, config: DesktopConfig, leases: DisplayLeases,
-                 artifacts: Callable[[str, bytes], Awaitable[None]] | None = None) -> None:
+    def __init__(self, config: DesktopConfig, leases_for: Callable[[int | None], DisplayLeases],
+                 artifacts_for: Callable[[int | None], Callable[[str, bytes], Awaitable[None]] | None] | None = None,
+                 ) -> None:
+        """`leases_for(run_id)`: the run's lease port; `artifacts_for(run_id)`: where the run's
+        files go (None: they are not kept)."""
         self.config = config
-        self.leases = leases
-        self.artifacts = artifacts
+        self.leases_for = leases_for
+        self.artifacts_for = artifacts_for or (lambda run_id: None)
 
     async def new_environment(self, *, allowed_domains: list[str] | None = None, secrets: Any = None,
-                              storage_state: dict[str, Any] | None = None, **_: Any) -> DesktopEnvironment:
-        lease_id, display = await self._lease()
+                              storage_state: dict[str, Any] | None = None, run_id: int | None = None,
+                              ) -> DesktopEnvironment:
+        leases = self.leases_for(run_id)
+        lease_id, display = await self._lease(leases)
         alive = [True]
         try:
             session = await asyncio.to_thread(DesktopSession(display, self.config.seed_dir).start)
         except BaseException:
-            await self.leases.release(lease_id)
+            await leases.release(lease_id)
             raise
-        beat = asyncio.create_task(self._heartbeat(lease_id, alive))
+        beat = asyncio.create_task(self._heartbeat(leases, lease_id, alive))
+        artifacts = self.artifacts_for(run_id)
+
+        async def collect(env: DesktopEnvironment) -> None:
+            if artifacts is not None:
+                await _collect(env, artifacts)
 
         async def released() -> None:
             beat.cancel()
-            await self.leases.release(lease_id)
+            await leases.release(lease_id)
 
         env = DesktopEnvironment(session, secrets=secrets, width=self.config.width, height=self.config.height,
-                                 lease_alive=lambda: alive[0], on_close=self._collect, on_closed=released)
+                                 lease_alive=lambda: alive[0], on_close=collect, on_closed=released)
         env.lease = {"id": lease_id, "display": display}
         return env
 
-    async def _lease(self) -> tuple[int, str]:
+    async def _lease(self, leases: DisplayLeases) -> tuple[int, str]:
         deadline = time.monotonic() + self.config.acquire_timeout_s
         while True:
-            got = await self.leases.acquire()
+            got = await leases.acquire()
             if got is not None:
                 return got
             if time.monotonic() >= deadline:
@@ -103,25 +114,14 @@ class DesktopHost:
                                       "every display of the pool is leased to another run")
             await asyncio.sleep(0.5)
 
-    async def _heartbeat(self, lease_id: int, alive: list[bool]) -> None:
+    async def _heartbeat(self, leases: DisplayLeases, lease_id: int, alive: list[bool]) -> None:
         while alive[0]:
             await asyncio.sleep(self.config.lease_ttl_s / 3)
             try:
-                alive[0] = await self.leases.heartbeat(lease_id)
+                alive[0] = await leases.heartbeat(lease_id)
             except Exception:  # the database away for a moment: the lease lasts its ttl
                 log.warning("renewing the display lease %s failed", lease_id, exc_info=True)
         log.warning("the display lease %s was lost; the run's desktop stops", lease_id)
-
-    async def _collect(self, env: DesktopEnvironment) -> None:
-        """Hand the files the run created or changed to the artifact store."""
-        if self.artifacts is None:
-            return
-        for path in (await asyncio.to_thread(env.session.changed_files))[:MAX_ARTIFACTS]:
-            if path.stat().st_size > MAX_ARTIFACT_BYTES:
-                log.warning("artifact %s is too large to keep", path.name)
-                continue
-            name = str(path.relative_to(env.session.documents))
-            await self.artifacts(name, await asyncio.to_thread(path.read_bytes))
 
     # -- the rest of the Host seam ----------------------------------------------------------
     def explicit_executor(self, env: DesktopEnvironment, *, start_url: str = "", grounder: Any = None,
@@ -145,3 +145,12 @@ class DesktopHost:
 
     async def close(self) -> None:
         return None
+
+
+async def _collect(env: DesktopEnvironment, store: Callable[[str, bytes], Awaitable[None]]) -> None:
+    """Hand the files the run created or changed in its Documents folder to the artifact store."""
+    for path in (await asyncio.to_thread(env.session.changed_files))[:MAX_ARTIFACTS]:
+        if path.stat().st_size > MAX_ARTIFACT_BYTES:
+            log.warning("artifact %s is too large to keep", path.name)
+            continue
+        await store(str(path.relative_to(env.session.documents)), await asyncio.to_thread(path.read_bytes))

@@ -130,7 +130,8 @@ class ScreenReader:
         centre = point or (target and (target["rect"][0], target["rect"][1])) or None
         return Probe(url=self.env.location(), title=self.env.window_title, target=target,
                      nearby=_near(lines, centre) if centre else [], dialog=_dialog(tree, self.env),
-                     page_text=" ".join(line.text for line in lines)[:PAGE_TEXT_CHARS])
+                     page_text=" ".join(line.text for line in lines)[:PAGE_TEXT_CHARS],
+                     surface="desktop", window_title=self.env.window_title)
 
     async def probe_step(self, step: Any, found: Any) -> Probe:
         if step.kind == "goto" or found is None:
@@ -156,7 +157,8 @@ class ScreenReader:
             return await self.probe_point(None, focus=True), None
         if isinstance(action, (D.Click, D.DoubleClick, D.TripleClick, D.RightClick, D.MiddleClick, D.MouseUp)):
             return await self.probe_point(self.env.cursor), self.env.cursor
-        return Probe(url=self.env.location(), title=self.env.window_title), None
+        return Probe(url=self.env.location(), title=self.env.window_title, surface="desktop",
+                     window_title=self.env.window_title), None
 
 
 def _line_at(lines: list[ocr.TextBox], point: tuple[int, int]) -> ocr.TextBox | None:
