@@ -67,7 +67,7 @@ class RunDisplayLeases:
     async def release(self, lease_id: int) -> None:
         try:
             await self._db(lambda: services.lease_release(lease_id=lease_id))
-            await self._db(connection.close)
+            await self._db(lambda: connection.close())  # this thread's connection, looked up there
         finally:
             self._thread.shutdown(wait=False)
 
