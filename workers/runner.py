@@ -402,6 +402,8 @@ class Runner:
                 run.guard = self.safety.for_run(spec=spec, secrets=run.secrets, reviews=run.recorder,
                                                 wait_for_person=run.wait_for_person,
                                                 resumed_review=str((resume.wait if resume else {}).get("ref", "")))
+                if not getattr(run.host, "can_park", True):  # its session cannot be saved: hold it for the review
+                    run.guard.hold_s = None
             grounder = self.agent.ground if (self.agent and spec.model_grounding) else None
             executor = run.host.explicit_executor(env, start_url=spec.start_url, grounder=grounder, guard=run.guard)
             executor.before_act = lambda step, risk: self._intend(run, step, risk)

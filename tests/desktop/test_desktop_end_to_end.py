@@ -150,7 +150,8 @@ def test_an_agent_step_writes_and_saves_a_note_in_the_text_editor(desktop_worker
     [artifact] = run.artifacts.all()
     assert (artifact.name, artifact.file.read().decode()) == ("note.txt", "Grüße aus 北京\nsecond line")
     agent = list(run.steps.filter(kind="agent").order_by("index"))
-    assert agent[0].action["type"] == "Click" and agent[0].grounding["x"] > 0
+    assert agent[0].action["actions"][0]["type"] == "Click" and agent[0].grounding["mapped"][0]["x"] > 0
+    assert agent[0].grounding["viewport"] == {"width": 1280, "height": 800}
     assert run.output["result"] == "saved note.txt"
     system = desktop_model.requests[0]["messages"][0]["content"]
     assert "box=" in json.dumps(system)  # the desktop action space was prompted
@@ -189,7 +190,12 @@ def test_delete_in_the_file_manager_waits_in_review_and_another_run_gets_another
     risky.refresh_from_db()
     assert risky.status == "awaiting_review"  # still waiting
 
-    review_decide(review=review, user=None, decision="reject", comment="keep the report")
+    from tests.factories import UserFactory
+    from venus_rpa.accounts.models import Membership
+
+    rita = UserFactory(username="rita")
+    Membership.objects.create(workspace=pool, user=rita, role="reviewer")
+    review_decide(review=review, user=rita, decision="reject", comment="keep the report")
     risky = wait_for_run(risky.pk, statuses=TERMINAL, timeout=60)
     assert risky.status == "failed" and "keep the report" in risky.status_reason
     [held] = Lease.objects.filter(run=risky)

@@ -33,6 +33,7 @@ class Accessible:
     window: str = ""
     focused: bool = False
     editable: bool = False
+    default: bool = False  # the button Enter activates in its window
 
 
 def read_tree(env: dict[str, str], *, timeout_s: float = 8.0) -> list[Accessible]:
@@ -53,7 +54,8 @@ def read_tree(env: dict[str, str], *, timeout_s: float = 8.0) -> list[Accessible
             return []
         x, y, w, h = item["rect"]
         found.append(Accessible(item["role"], item["name"], Box(x, y, w, h), item.get("app", ""),
-                                item.get("window", ""), bool(item.get("focused")), bool(item.get("editable"))))
+                                item.get("window", ""), bool(item.get("focused")), bool(item.get("editable")),
+                                bool(item.get("default"))))
     return found
 
 
@@ -82,10 +84,15 @@ def focused(tree: list[Accessible]) -> Accessible | None:
     return next((item for item in tree if item.focused), None)
 
 
+def default_button(tree: list[Accessible], window: str) -> Accessible | None:
+    """The button Enter activates in `window` (a dialog's Save / OK), if it says so."""
+    return next((item for item in tree if item.default and item.window == window and item.name), None)
+
+
 def at_point(tree: list[Accessible], x: float, y: float) -> Accessible | None:
-    """The smallest named element whose box holds the point."""
+    """The smallest named (or editable) element whose box holds the point."""
     hits = [item for item in tree if item.box.x <= x < item.box.x + item.box.width
-            and item.box.y <= y < item.box.y + item.box.height and item.name]
+            and item.box.y <= y < item.box.y + item.box.height and (item.name or item.editable)]
     return min(hits, key=lambda item: item.box.width * item.box.height, default=None)
 
 

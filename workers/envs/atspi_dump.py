@@ -5,7 +5,7 @@ bindings are built for that interpreter, not for the project's virtualenv. `work
 starts it as a subprocess with the session's DISPLAY and D-Bus address, so it sees only that
 run's applications. Read-only: it never acts on an element.
 
-Output: {"role", "name", "rect": [x, y, w, h], "app", "focused", "editable", "window"} for every
+Output: {"role", "name", "rect": [x, y, w, h], "app", "focused", "editable", "default", "window"} for every
 showing element with a name or an interesting role, in tree order; bounded in depth and count so a
 spreadsheet's thousand cells cannot stall it.
 """
@@ -51,6 +51,7 @@ def main() -> int:
                     "role": role, "name": name[:300], "rect": rect, "app": app, "window": window,
                     "focused": states.contains(pyatspi.STATE_FOCUSED),
                     "editable": states.contains(pyatspi.STATE_EDITABLE),
+                    "default": states.contains(pyatspi.STATE_IS_DEFAULT),
                 }, ensure_ascii=False))
         if role in SKIP_CHILDREN or (depth > 2 and not showing):
             return

@@ -12,9 +12,10 @@ Contract (the surface seam's `Host`, `workers.envs.base`):
 - When the environment closes: the files the run created or changed in its Documents folder go
   to `artifacts_for(run_id)(name, bytes)` (the run's artifacts), held keys are released, the session's
   processes are killed, HOME is removed and the lease is released.
-- A desktop session cannot be saved: `suspend` keeps only the location, `restore` starts the
-  same application again on a fresh session (unsaved work in it is gone), and a crashed display
-  is not retried.
+- A desktop session cannot be saved (`can_park = False`): a run waiting for a review keeps its
+  display until the decision (the runner does not park it); where a run is parked anyway (an
+  agent's question), `suspend` keeps only the location and `restore` starts the same application
+  again on a fresh session (unsaved work in it is gone). A crashed display is not retried.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ class DesktopHost:
     """Hands out desktop environments on leased displays (see the module docstring)."""
 
     surface = "desktop"
+    can_park = False  # an application's state cannot be saved and restored
 
     def __init__(self, config: DesktopConfig, leases_for: Callable[[int | None], DisplayLeases],
                  artifacts_for: Callable[[int | None], Callable[[str, bytes], Awaitable[None]] | None] | None = None,

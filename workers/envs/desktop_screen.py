@@ -127,9 +127,13 @@ class ScreenReader:
             target = {"role": _aria(element.role) if element else "", "name": element.name[:200] if element else "",
                       "text": text_line.text[:200] if text_line else "", "class_name": element.role if element else "",
                       "rect": [box.x, box.y, box.width, box.height]}
+        if target is not None and element is not None and not target.get("name") and element.editable:
+            target["name"] = _label_of(element.box, lines)  # a field's label: the text left of it or above it
+        submit = atspi.default_button(tree, element.window) if element is not None and element.editable else None
         centre = point or (target and (target["rect"][0], target["rect"][1])) or None
         return Probe(url=self.env.location(), title=self.env.window_title, target=target,
                      nearby=_near(lines, centre) if centre else [], dialog=_dialog(tree, self.env),
+                     form_submit=submit.name if submit is not None else "",
                      page_text=" ".join(line.text for line in lines)[:PAGE_TEXT_CHARS],
                      surface="desktop", window_title=self.env.window_title)
 
@@ -137,6 +141,8 @@ class ScreenReader:
         if step.kind == "goto" or found is None:
             return await self.probe_point(None, focus=step.kind != "goto")
         probe = await self.probe_point(found.point)
+        if isinstance(found, Found) and found.strategy == "accessibility" and not found.name:
+            return probe  # an unnamed field (the focused one): the probe named it by its label
         if isinstance(found, Found):  # what grounding found is the target, whatever lies on top of it
             probe.target = {**(probe.target or {}), "rect": [found.box.x, found.box.y, found.box.width, found.box.height]}
             if found.strategy == "accessibility":
@@ -166,6 +172,17 @@ def _line_at(lines: list[ocr.TextBox], point: tuple[int, int]) -> ocr.TextBox | 
     hits = [line for line in lines if line.box.x - 4 <= x <= line.box.x + line.box.width + 4
             and line.box.y - 4 <= y <= line.box.y + line.box.height + 4]
     return min(hits, key=lambda line: line.box.width, default=None)
+
+
+def _label_of(box: ocr.Box, lines: list[ocr.TextBox]) -> str:
+    """The text a person reads as a field's label: on its row to its left, else just above it."""
+    top, bottom = box.y, box.y + box.height
+    left = [line for line in lines if top <= line.box.center[1] <= bottom and line.box.x + line.box.width <= box.x + 6]
+    if left:
+        return max(left, key=lambda line: line.box.x).text.strip(" :")[:120]
+    above = [line for line in lines if 0 <= box.y - (line.box.y + line.box.height) <= 30
+             and line.box.x < box.x + box.width and line.box.x + line.box.width > box.x]
+    return above[0].text.strip(" :")[:120] if above else ""
 
 
 def _near(lines: list[ocr.TextBox], point) -> list[str]:

@@ -112,7 +112,7 @@ class ActionGuard:
     secrets: SecretBox
     reviews: ReviewChannel
     wait_for_person: Callable[..., Awaitable[Any]]
-    hold_s: float = 30.0
+    hold_s: float | None = 30.0  # None: hold the session until the decision (a surface that cannot park)
     step: dict[str, Any] = field(default_factory=dict)  # the step being gated, for the review item
     resumed_review: str = ""
 
