@@ -131,15 +131,19 @@ class DesktopEnvironment:
         import mss
 
         if self._grabber is None:
-            import os
-
-            os.environ.setdefault("DISPLAY", self.session.display)
             self._grabber = mss.MSS(display=self.session.display)
-        try:
+        title = subprocess.Popen(["xdotool", "getactivewindow", "getwindowname"], env=self.session.env(),
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:  # the title is read while the screen is grabbed (two processes, one wait)
             shot = self._grabber.grab(self._grabber.monitors[1])
         except Exception as exc:
+            title.kill()
             raise EnvironmentLost(f"display lost: cannot capture {self.session.display}: {exc}") from exc
-        self.window_title = self._active_title()
+        finally:
+            try:
+                self.window_title = (title.communicate(timeout=10)[0] or "").strip()[:300]
+            except subprocess.TimeoutExpired:
+                title.kill()
         return Image.frombytes("RGB", shot.size, shot.rgb)
 
     def _grab_jpeg(self) -> bytes:
@@ -152,11 +156,6 @@ class DesktopEnvironment:
         out = io.BytesIO()
         self._grab().save(out, "PNG", compress_level=1)
         return out.getvalue()
-
-    def _active_title(self) -> str:
-        out = subprocess.run(["xdotool", "getactivewindow", "getwindowname"], env=self.session.env(),
-                             capture_output=True, text=True, timeout=10)
-        return out.stdout.strip()[:300]
 
     async def settle(self) -> None:
         await asyncio.sleep(0.05)
@@ -217,12 +216,14 @@ class DesktopEnvironment:
         return map_point_for("desktop", box, width=self.width, height=self.height)
 
     async def move(self, x: int, y: int) -> None:
-        await self.xdo("mousemove", "--sync", str(x), str(y))
+        await self.xdo("mousemove", str(x), str(y))  # no --sync: it waits forever when the pointer is already there
         self.cursor = (x, y)
 
     async def click_at(self, x: int, y: int, *, button: int = 1, repeat: int = 1) -> None:
-        await self.move(x, y)
-        await self.xdo("click", "--repeat", str(repeat), "--delay", "60", str(button))
+        """Move and click in one xdotool call (one process, not two)."""
+        await self.xdo("mousemove", str(x), str(y), "click", "--repeat", str(repeat), "--delay", "60",
+                       str(button))
+        self.cursor = (x, y)
 
     async def key(self, chord: str, *, repeat: int = 1) -> None:
         await self.xdo("key", "--clearmodifiers", "--repeat", str(repeat), "--delay", "30", x_chord(chord))
