@@ -36,7 +36,7 @@ def test_it_fills_spreadsheet_cells_from_values_and_saves_the_file(desktop):
         {"kind": "fill", "target": {"role": "cell", "name": "A3"}, "value": "Taxi Zürich 出租车"},
         {"kind": "fill", "target": {"role": "cell", "name": "B3"}, "value": "42.5"},
         {"kind": "press", "key": "ctrl+s"},
-        {"kind": "wait_for", "url_contains": "expenses.gnumeric - Gnumeric", "timeout_s": 20},
+        {"kind": "wait_for", "url_contains": "app://gnumeric/expenses.gnumeric", "timeout_s": 20},
     ])
     saved = desktop.session.changed_files()
     assert [p.name for p in saved] == ["expenses.gnumeric"]

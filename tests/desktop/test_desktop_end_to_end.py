@@ -75,7 +75,7 @@ EXPENSES = {
         {"kind": "fill", "name": "Item", "target": {"role": "cell", "name": "A3"}, "value": "{{item}}"},
         {"kind": "fill", "name": "Amount", "target": {"role": "cell", "name": "B3"}, "value": "{{amount}}"},
         {"kind": "press", "name": "Save", "key": "ctrl+s"},
-        {"kind": "wait_for", "url_contains": "expenses.gnumeric - Gnumeric", "timeout_s": 20},
+        {"kind": "wait_for", "url_contains": "app://gnumeric/expenses.gnumeric", "timeout_s": 20},
     ],
 }
 
