@@ -259,6 +259,10 @@ def _wait(ready, timeout_s: float, message: str, failed=lambda: False) -> None:
         time.sleep(0.05)
 
 
+def _interrupt(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """Run one display in the foreground until SIGTERM / Ctrl-C (supervised by `make up`)."""
     parser = argparse.ArgumentParser(description="Run an Xvfb display with openbox for the desktop surface.")
@@ -266,10 +270,11 @@ def main() -> None:
     parser.add_argument("--size", default="1280x800")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
-    server = XServer(args.display, width, height).start()
-    print(f"display {args.display} ready ({width}x{height}, openbox)", flush=True)
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    signal.signal(signal.SIGTERM, _interrupt)  # before anything starts: a stop mid-start still cleans up
+    server = XServer(args.display, width, height)
     try:
+        server.start()
+        print(f"display {args.display} ready ({width}x{height}, openbox)", flush=True)
         while all(proc.poll() is None for proc in server.procs):
             time.sleep(1)
         raise SystemExit("the display's Xvfb or openbox exited")
