@@ -9,7 +9,6 @@ import json
 import subprocess
 import tempfile
 import time
-from pathlib import Path
 
 import pytest
 
