@@ -232,7 +232,7 @@ class DesktopEnvironment:
         """Type `text` at the keyboard focus; each newline presses Enter."""
         for i, line in enumerate(text.split("\n")):
             if i:
-                await asyncio.sleep(0.15)  # let the toolkit take the typed text before Enter acts on it
+                await asyncio.sleep(0.3)  # let the toolkit take the typed text before Enter acts on it
                 await self.key("Return")
             if not line:
                 continue
