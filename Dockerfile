@@ -17,7 +17,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 #   download is never used).
 # fonts-liberation / fonts-wqy-microhei: Latin metrics and CJK glyphs, so Chinese pages render
 #   and screenshots sent to the model show real text instead of boxes.
-# xvfb / xdotool: desktop leases (an X display per lease) run inside the worker image.
+# xvfb / xdotool / openbox / x11-utils / xclip / dbus / at-spi2-core / python3-pyatspi /
+#   libatk-adaptor / libgail-common: the desktop surface (Xvfb displays with a window manager,
+#   input, clipboard for non-ASCII text, accessibility names read by the system python3).
+# pcmanfm / gnumeric / mousepad: the desktop practice applications (file manager, spreadsheet,
+#   text editor) that desktop automations start.
 # tini: PID 1 that reaps Chromium's child processes and forwards signals to Celery/daphne.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
@@ -27,13 +31,24 @@ RUN apt-get update \
         tini \
         xvfb \
         xdotool \
+        openbox \
+        x11-utils \
+        xclip \
+        dbus \
+        at-spi2-core \
+        python3-pyatspi \
+        libatk-adaptor \
+        libgail-common \
+        pcmanfm \
+        gnumeric \
+        mousepad \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
 
 # Dependencies first so code edits do not invalidate the pip layer.
-COPY requirements.txt /app/requirements.txt
-RUN pip install -r /app/requirements.txt
+COPY requirements.txt requirements-ocr.txt /app/
+RUN pip install -r /app/requirements.txt && pip install --no-deps -r /app/requirements-ocr.txt
 
 RUN groupadd --system venus \
     && useradd --system --gid venus --home-dir /home/venus --create-home --shell /usr/sbin/nologin venus

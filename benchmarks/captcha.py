@@ -57,7 +57,7 @@ async def run_type(kind: str, base: str, samples: int, concurrency: int) -> dict
                                                           status="running")
             spec, secrets = await sync_to_async(spec_for)(run=run), await sync_to_async(secrets_for)(run=run)
             recorder = DjangoRecorder(run.pk)
-            result = await Runner(browser_host(), captcha=captcha_gate()).run(spec, params={}, secrets=secrets,
+            result = await Runner({"web": browser_host()}, captcha=captcha_gate()).run(spec, params={}, secrets=secrets,
                                                                                 recorder=recorder)
             await recorder.close()
             events = await sync_to_async(list)(Step.objects.filter(run=run, kind="captcha").order_by("index"))

@@ -175,7 +175,7 @@ def _execute_in_thread(run, records: list, outcome: dict):
 
         recorder.record_step = keep
         try:
-            runner = Runner(browser_host(), heartbeat_s=5, safety=SafetyGate(hold_s=600))
+            runner = Runner({"web": browser_host()}, heartbeat_s=5, safety=SafetyGate(hold_s=600))
             outcome["result"] = await runner.run(spec, params={}, secrets=secrets, recorder=recorder)
         finally:
             await recorder.close()

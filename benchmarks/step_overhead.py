@@ -44,7 +44,7 @@ async def platform_run(host, spec, params, secrets, run_id: int, end_marks: list
 
     recorder = TimingRecorder(DjangoRecorder(run_id))
     runner = build_runner()  # what workers run: the CAPTCHA and safety gates on every step
-    runner.host = host
+    runner.hosts = {"web": host}
     result = await runner.run(spec, params=params, secrets=secrets, recorder=recorder)
     end = time.time()
     await recorder.inner.close()

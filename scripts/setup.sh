@@ -5,6 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(chromium redis-server postgresql fonts-liberation fonts-dejavu-core fonts-wqy-microhei)
+# The desktop surface: Xvfb displays with openbox, input and clipboard, accessibility names (read by
+# the system python3's pyatspi), and the practice applications (docs/surfaces.md).
+DESKTOP_PACKAGES=(xvfb xdotool openbox x11-utils xclip dbus at-spi2-core python3-pyatspi libatk-adaptor libgail-common
+                  pcmanfm gnumeric mousepad)
 missing=()
 command -v chromium >/dev/null || missing+=(chromium fonts-liberation)
 command -v redis-server >/dev/null || missing+=(redis-server)
@@ -12,6 +16,9 @@ command -v redis-server >/dev/null || missing+=(redis-server)
 # Fonts the practice CAPTCHAs draw with (grep without -q: no SIGPIPE to fc-list under pipefail).
 fc-list 2>/dev/null | grep -i "WenQuanYi Micro Hei" >/dev/null || missing+=(fonts-wqy-microhei)
 fc-list 2>/dev/null | grep -i "DejaVu Sans" >/dev/null || missing+=(fonts-dejavu-core)
+for pkg in "${DESKTOP_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "==> installing system packages: ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -29,11 +36,14 @@ if [ ! -x .venv/bin/python ]; then
   echo "==> creating .venv with $($PYTHON --version)"
   "$PYTHON" -m venv .venv
 fi
-stamp=".venv/.installed-$(cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-16)"
+stamp=".venv/.installed-$(cat requirements.txt requirements-dev.txt requirements-ocr.txt | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   echo "==> installing Python packages"
   .venv/bin/pip install -q --upgrade pip
   .venv/bin/pip install -q -r requirements-dev.txt
+  # Without its dependencies: it asks for opencv-python, which would overwrite the cv2 of the
+  # pinned opencv-python-headless (requirements.txt); its other dependencies are pinned there.
+  .venv/bin/pip install -q --no-deps -r requirements-ocr.txt
   rm -f .venv/.installed-*
   touch "$stamp"
 fi

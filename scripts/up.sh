@@ -75,6 +75,12 @@ start practice $PY -m practice --host 127.0.0.1 --port "$PRACTICE_PORT"
 start web .venv/bin/daphne -b 127.0.0.1 -p "$WEB_PORT" venus_rpa.asgi:application
 start worker-agent .venv/bin/celery -A venus_rpa worker -Q agent --pool threads --concurrency 4 -n "agent@%h" --loglevel INFO
 start worker-default .venv/bin/celery -A venus_rpa worker -Q default --pool threads --concurrency 4 -n "default@%h" --loglevel INFO
+# The desktop surface: one Xvfb display with openbox, registered in the display pool, and a worker
+# on the desktop queue (docs/surfaces.md). VENUS_DESKTOP_DISPLAY picks another display number.
+export VENUS_DESKTOP_DISPLAY="${VENUS_DESKTOP_DISPLAY:-:99}"
+start display $PY -m workers.envs.xdisplay --display "$VENUS_DESKTOP_DISPLAY" --size "${VENUS_DESKTOP_SIZE:-1280x800}"
+$PY manage.py register_display "$VENUS_DESKTOP_DISPLAY" --size "${VENUS_DESKTOP_SIZE:-1280x800}"
+start worker-desktop .venv/bin/celery -A venus_rpa worker -Q desktop --pool threads --concurrency 1 -n "desktop@%h" --loglevel INFO
 start beat .venv/bin/celery -A venus_rpa beat --loglevel INFO
 # Flower reads FLOWER_BASIC_AUTH from its environment (kept off the command line, unlike --basic-auth).
 FLOWER_BASIC_AUTH="$FLOWER_BASIC_AUTH" start flower .venv/bin/celery -A venus_rpa flower --address=127.0.0.1 --port="$FLOWER_PORT"

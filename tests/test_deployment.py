@@ -20,7 +20,7 @@ import yaml  # PyYAML: a dependency of drf-spectacular (requirements.txt)
 REPO_ROOT = Path(__file__).resolve().parent.parent
 COMPOSE_FILE = REPO_ROOT / "docker-compose.yml"
 
-EXPECTED_SERVICES = {"postgres", "redis", "web", "worker", "worker-default", "beat", "flower", "vllm"}
+EXPECTED_SERVICES = {"postgres", "redis", "web", "worker", "worker-desktop", "worker-default", "beat", "flower", "vllm"}
 HISTORY_IMAGES = 2  # screenshots of earlier steps sent with each navigation call (protocol §5.1)
 
 # Dummy values for the variables the compose file marks as required (${VAR:?...}).
@@ -157,3 +157,11 @@ def test_redis_keeps_its_data_across_restarts():
     assert _flag_value(_command_args(redis), "--appendonly") == "yes"
     assert any("redisdata" in str(v) and "/data" in str(v) for v in redis["volumes"])
     assert redis["restart"] == "unless-stopped"
+
+
+def test_the_desktop_worker_runs_a_display_and_takes_only_desktop_runs():
+    service = _resolved_config()["services"]["worker-desktop"]
+    command = " ".join(service["command"])
+    assert "workers.envs.xdisplay --display :99" in command and "register_display :99" in command
+    assert "-Q desktop " in command
+    assert service["depends_on"]["web"]["condition"] == "service_healthy"

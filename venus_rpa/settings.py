@@ -239,18 +239,20 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# Celery: two queues; agent runs go to workers that hold a browser.
+# Celery: one queue per surface for runs (web: agent, android, desktop) and `default` for the rest.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-# Runs and parked runs' continuations go to the agent queue, whichever process sends them (the web
-# process, a worker whose run ended or parked and so admitted the next one, beat).
-VENUS_AGENT_QUEUE = env_str("VENUS_AGENT_QUEUE", "agent")
-CELERY_TASK_ROUTES = {"venus_rpa.runs.tasks.run_execute_task": {"queue": VENUS_AGENT_QUEUE},
-                      "venus_rpa.runs.tasks.run_resume_task": {"queue": VENUS_AGENT_QUEUE}}
+# Runs and parked runs' continuations go to their surface's queue, whichever process sends them (the
+# web process, a worker whose run ended or parked and so admitted the next one, beat); see
+# venus_rpa/runs/queues.py and docs/surfaces.md. A worker serves the surfaces of the queues it consumes.
+VENUS_AGENT_QUEUE = env_str("VENUS_AGENT_QUEUE", "agent")  # web runs (browser pool)
+VENUS_ANDROID_QUEUE = env_str("VENUS_ANDROID_QUEUE", "android")  # Android runs (leased devices)
+VENUS_DESKTOP_QUEUE = env_str("VENUS_DESKTOP_QUEUE", "desktop")  # desktop runs (leased displays)
+CELERY_TASK_ROUTES = ("venus_rpa.runs.queues.route_run_task",)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A message a worker took and never acknowledged (the worker was killed) goes back to its queue
@@ -396,3 +398,14 @@ VENUS_WORKER_METRICS_ADDR = env_str("VENUS_WORKER_METRICS_ADDR", "127.0.0.1")
 # addresses or CIDR networks, each optionally with ":port", comma-separated
 # (e.g. "127.0.0.1:8001" for the practice site). Empty in production.
 VENUS_EGRESS_ALLOW_PRIVATE = env_list("VENUS_EGRESS_ALLOW_PRIVATE", [])
+
+
+# --- The desktop surface (issue 11; docs/surfaces.md) ------------------------------------------
+# Desktop runs lease an X display of this machine (pool kind "display", tag host = hostname) and
+# start a fresh session on it: a throwaway HOME whose Documents folder is seeded from
+# VENUS_DESKTOP_SEED_DIR (the practice files; empty to seed nothing).
+VENUS_DESKTOP_SIZE = env_str("VENUS_DESKTOP_SIZE", "1280x800")
+VENUS_DESKTOP_SEED_DIR = env_str("VENUS_DESKTOP_SEED_DIR", str(BASE_DIR / "practice" / "desktop" / "seed"))
+VENUS_DESKTOP_ACQUIRE_TIMEOUT_SECONDS = env_float("VENUS_DESKTOP_ACQUIRE_TIMEOUT_SECONDS", 60.0)
+VENUS_DESKTOP_LEASE_SECONDS = env_float("VENUS_DESKTOP_LEASE_SECONDS", 60.0)
+VENUS_DESKTOP_HOST = env_str("VENUS_DESKTOP_HOST", "")  # the display pool's host tag; default: hostname

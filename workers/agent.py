@@ -38,6 +38,7 @@ from workers.policies.parser import ParseError, ParsedAnswer, format_action, par
 from workers.policies.prompts import load_prompt
 from workers.steps import AgentStep
 
+SCROLLS = frozenset({"Scroll", "Swipe"})  # repeating these is exploring, not being stuck
 CLICK_QUANTUM = 30  # normalised units (≈ 40 px on a 1280 px viewport) for loop detection
 
 
@@ -104,21 +105,22 @@ class AgentLoop:
         self.client = client
         self.config = config
 
-    async def _ask(self, messages: list[dict], sampling: Sampling) -> tuple[ParsedAnswer | None, Any, str]:
+    async def _ask(self, messages: list[dict], sampling: Sampling, space: str) -> tuple[ParsedAnswer | None, Any, str]:
         try:
             completion = await self.client.complete(messages, sampling)
         except (ModelUnavailable, ModelRequestError) as exc:
             raise StepError(str(exc)) from exc
         try:
-            return parse_answer(completion.content, completion.reasoning, surface="browser",
+            return parse_answer(completion.content, completion.reasoning, surface=space,
                                 finish_reason=completion.finish_reason), completion, ""
         except ParseError as exc:
             return None, completion, exc.message
 
-    async def decide(self, messages: list[dict]) -> tuple[ParsedAnswer, dict[str, Any], float]:
-        """One navigation decision; an unusable answer is re-asked once with the parse error."""
+    async def decide(self, messages: list[dict], *, space: str = "browser") -> tuple[ParsedAnswer, dict[str, Any], float]:
+        """One navigation decision in the action space `space` (browser, mobile, desktop); an
+        unusable answer is re-asked once with the parse error."""
         started = time.perf_counter()
-        parsed, completion, error = await self._ask(messages, self.config.sampling)
+        parsed, completion, error = await self._ask(messages, self.config.sampling, space)
         facts = {"calls": [completion.record()]}
         if parsed is None:
             retry = [*messages[:-1], _with_feedback(messages[-1], f"Your last answer could not be used: {error} "
@@ -126,7 +128,7 @@ class AgentLoop:
             first_raw = completion.content
             sampling = Sampling(**{**self.config.sampling.__dict__,
                                    "temperature": max(self.config.sampling.temperature, self.config.retry_temperature)})
-            parsed, completion, error2 = await self._ask(retry, sampling)
+            parsed, completion, error2 = await self._ask(retry, sampling, space)
             facts["calls"].append(completion.record())
             facts["reasked"] = {"error": error, "raw": first_raw[:4000]}
             if parsed is None:
@@ -138,7 +140,8 @@ class AgentLoop:
                        repeat_limit: int = 5, resume: dict[str, Any] | None = None) -> dict[str, Any]:
         """`resume`: the state a parked step left (`Parked.agent`); the step goes on at its
         pending turn (the question asked, or the actions not done yet)."""
-        prompt = load_prompt("browser", task=step.goal, current_date=date.today().isoformat(),
+        space = env.action_space  # the surface's UI-Venus action space and prompt
+        prompt = load_prompt(space, task=step.goal, current_date=date.today().isoformat(),
                              prompt_dir=self.config.prompt_dir)
         state = _AgentState.from_json(resume) if resume else _AgentState()
         state.keep_images = self.config.history_images
@@ -161,7 +164,8 @@ class AgentLoop:
             observe_ms = (time.perf_counter() - t0) * 1000
             # What the previous turn produced (errors, answers, select options) travels in history;
             # facts about the current screen come with this turn.
-            page_facts = "\n".join(x for x in (f"Current URL: {observation.url}", _notes(env)) if x)
+            where = f"Current URL: {observation.url}" if space == "browser" else ""
+            page_facts = "\n".join(x for x in (where, _notes(env)) if x)
             messages = build_messages(system=prompt.text, history=state.history, current_image=image,
                                       feedback=page_facts, n_images=self.config.history_images)
             model_facts = {"prompt_sha256": prompt.sha256, "prompt_source": prompt.source,
@@ -169,7 +173,7 @@ class AgentLoop:
                            "history_turns": len(state.history)}
             try:
                 async with asyncio.timeout(max(deadline() - time.monotonic(), 0.1)):
-                    parsed, facts, model_ms = await self.decide(messages)
+                    parsed, facts, model_ms = await self.decide(messages, space=space)
             except TimeoutError:
                 raise StepError(f"agent step ran out of its time budget ({step.timeout_s:g}s) waiting for the model") from None
             except _Unparsable as exc:
@@ -194,13 +198,13 @@ class AgentLoop:
         for position in range(start, len(parsed.actions)):
             action = parsed.actions[position]
             state.recent = (state.recent + [_signature(action)])[-repeat_limit:]
-            if len(state.recent) == repeat_limit and len(set(state.recent)) == 1 and not isinstance(action, A.Scroll):
+            if len(state.recent) == repeat_limit and len(set(state.recent)) == 1 and action.type not in SCROLLS:
                 hooks.emit(self._turn(turn, mapped, status="failed", error="stuck"))
                 raise StepError(f"the agent repeated {format_action(action)} {repeat_limit} times; stopped as stuck")
-            if isinstance(action, A.Finished):
+            if action.type in ("Finished", "Answer"):
                 done = action.content
                 break
-            if isinstance(action, A.CallUser):
+            if action.type == "CallUser":
                 hooks.emit(self._turn(turn, mapped))
                 asked = True
                 with state.parking(turn, "answer", position, question=action.content):
@@ -238,7 +242,8 @@ class AgentLoop:
         now) or do the actions that were not done, the gated one first."""
         pending, state.pending = state.pending, None
         parsed = ParsedAnswer(thought=pending["thought"], action_text=pending["action_text"],
-                              actions=[A.parse_browser_action(a) for a in pending["actions"]], raw=pending["raw"])
+                              actions=[A.parse_action(a, surface=env.action_space) for a in pending["actions"]],
+                              raw=pending["raw"])
         observation = await env.observe()
         turn = _Turn(parsed, decode_bytes(pending["image"]) or b"", observation, pending.get("model", {}), 0.0, 0.0,
                      time.perf_counter())

@@ -1,4 +1,6 @@
-"""The explicit-step executor: runs goto/click/fill/... on the browser without a model.
+"""The web's explicit-step executor (`workers.envs.base.StepExecutor`): runs goto/click/fill/...
+on the browser without a model. Other surfaces have their own with the same interface
+(`Host.explicit_executor`), e.g. `workers.envs.android.executor.AndroidExecutor`.
 
 Steps arrive with parameters already filled in; credential placeholders are revealed only at
 the moment of typing (`SecretBox.reveal`). Every failure is a `StepError` whose message says
@@ -14,25 +16,20 @@ from __future__ import annotations
 
 from urllib.parse import urljoin
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
 
 from workers import patterns, steps as S
 from workers.choosing import choose
+from workers.envs.base import StepOutcome
 from workers.envs.browser import BrowserEnvironment
 from workers.envs.masking import MASK_ATTR
 from workers.errors import StepError
 from workers.gates.guard import ActionGuard, ActionSkipped
 from workers.grounding import Grounded, locate, locate_all
 from workers.journal import JOURNALED_KINDS
-
-
-@dataclass
-class StepOutcome:
-    grounding: dict[str, Any] = field(default_factory=dict)
-    output: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -44,7 +41,7 @@ class Pointed:
 
 
 class ExplicitExecutor:
-    """Executes one explicit step on a browser environment."""
+    """Executes one explicit step on a browser environment (the web's `StepExecutor`)."""
 
     def __init__(self, env: BrowserEnvironment, *, start_url: str = "", grounder=None,
                  guard: ActionGuard | None = None) -> None:

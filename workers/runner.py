@@ -1,5 +1,13 @@
 """The run loop: executes an automation's steps on an environment and reports every step.
 
+Surfaces: the runner knows no surface. It takes a mapping surface -> `Host` (`workers.envs.base`:
+the web's browser pool, the Android device leases, the desktop display pool) and runs an
+automation on the host of its `surface`; a surface this worker has no host for fails the run at
+once with a `ConfigurationError` reason. Everything it reads of the screen goes through the
+`Environment` seam (`location()`, `text_visible()`, `session_state()`), explicit steps through
+the host's `StepExecutor`, and the CAPTCHA gate runs only where the environment can read a page
+(`captcha_detection`).
+
 Contract with the caller (the Celery task wires it to the database):
 - `RunRecorder.record_step` receives each finished step; records are delivered in order from a
   background task, so database writes and event publishing overlap the next step's work.
@@ -31,16 +39,15 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field, replace
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from typing import Any, Literal, Protocol
 
 from workers import patterns, steps as S
 from workers.agent import AgentLoop
 from workers.captcha.gate import CaptchaGate
-from workers.durable import Continuation, Parked, restore_session, save_session
-from workers.envs.pool import BrowserPool
+from workers.durable import Continuation, Parked
+from workers.envs.base import Host, StepExecutor
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
-from workers.executor import ExplicitExecutor
 from workers.gates.guard import STEP, ActionGuard, GateRefused, SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.journal import ActionEntry, Resume
@@ -205,6 +212,8 @@ class _Run:
     pipe: _RecordPipe
     recorder: RunRecorder
     clock: _RunClock
+    host: Any = None  # the Host of the automation's surface
+    run_id: int | None = None  # the platform's id of the run (leases name it)
     env: Any = None
     next_index: int = 0
     captchas_solved: set[str] = field(default_factory=set)
@@ -244,12 +253,14 @@ class _Failed(Exception):
 
 
 class Runner:
-    """Runs automations on browsers of one `BrowserPool`."""
+    """Runs automations on the environments of its hosts, one `Host` per surface it serves."""
 
-    def __init__(self, host: BrowserPool, *, heartbeat_s: float = 5.0, agent: AgentLoop | None = None,
+    def __init__(self, hosts: Mapping[str, Host], *, heartbeat_s: float = 5.0, agent: AgentLoop | None = None,
                  captcha: CaptchaGate | None = None, safety: SafetyGate | None = None) -> None:
-        """`safety`: the safety gate; without one (tests of other seams) actions are not classified."""
-        self.host = host
+        """`hosts`: surface ("web", "android", "desktop") -> its Host; only the surfaces this
+        worker serves. `safety`: the safety gate; without one (tests of other seams) actions are
+        not classified."""
+        self.hosts = dict(hosts)
         self.heartbeat_s = heartbeat_s
         self.agent = agent
         self.captcha = captcha
@@ -257,10 +268,11 @@ class Runner:
 
     async def run(self, spec: S.AutomationSpec, *, params: dict[str, Any], secrets: SecretBox,
                   recorder: RunRecorder, resume: Continuation | Resume | None = None,
-                  sessions: LoginSessions | None = None) -> RunResult:
+                  sessions: LoginSessions | None = None, run_id: int | None = None) -> RunResult:
         """`resume`: a parked run's continuation (workers.durable), or where a retried run continues
         after its last done action (workers.journal). `sessions`: where sign-in sessions are kept
-        (workers.sign_in); without it the sign-in block always runs."""
+        (workers.sign_in); without it the sign-in block always runs. `run_id`: the platform's id
+        of the run, for hosts that lease a device or display to it."""
         if isinstance(resume, Resume):
             resume = Continuation(wait={}, position=resume.position, next_index=resume.next_index,
                                   output=dict(resume.output), session=resume.storage_state or {}, url=resume.url)
@@ -270,13 +282,14 @@ class Runner:
             return RunResult("failed", str(exc))
         secrets.default_domains = list(spec.allowed_domains)
         with scrubbing_logs(secrets):
-            return await self._run(spec, params, secrets, recorder, resume, sessions)
+            return await self._run(spec, params, secrets, recorder, resume, sessions, run_id)
 
     async def _run(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
                    recorder: RunRecorder, resume: Continuation | None,
-                   sessions: LoginSessions | None = None) -> RunResult:
-        run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock(), sessions=sessions)
-        work = asyncio.create_task(self._run_on_browser(run, resume))
+                   sessions: LoginSessions | None = None, run_id: int | None = None) -> RunResult:
+        run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock(), sessions=sessions,
+                   host=self.hosts[spec.surface], run_id=run_id)
+        work = asyncio.create_task(self._run_on_host(run, resume))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
         result: RunResult | None = None
         limit = resume.remaining_s if resume is not None and resume.remaining_s is not None else spec.limits.max_seconds
@@ -306,8 +319,10 @@ class Runner:
         return result
 
     def _preflight(self, spec: S.AutomationSpec) -> None:
-        if spec.surface != "web":
-            raise ConfigurationError(f"surface {spec.surface!r} has no executor on this worker yet")
+        if spec.surface not in self.hosts:
+            served = ", ".join(sorted(self.hosts)) or "none"
+            raise ConfigurationError(f"this worker cannot run {spec.surface!r} automations (it serves: {served}); "
+                                     f"start a worker on the {spec.surface!r} queue (docs/surfaces.md)")
         if self.agent is None and any(isinstance(step, S.AgentStep) for step in spec.steps):
             raise ConfigurationError(
                 "agent steps need a model server: set VENUS_MODEL_URL (and VENUS_MODEL) to a vLLM OpenAI-compatible "
@@ -324,9 +339,9 @@ class Runner:
                 return False
         return True
 
-    async def _run_on_browser(self, run: _Run, resume: Continuation | None) -> RunResult:
-        """Run the steps; when the browser crashed under the run and the pool's crash policy says
-        so, run them once more on a fresh browser (the trace keeps the lost attempt). The new
+    async def _run_on_host(self, run: _Run, resume: Continuation | None) -> RunResult:
+        """Run the steps; when the environment was lost under the run (a browser crash) and the
+        host's crash policy says so, run them once more on a fresh one (the trace keeps the lost attempt). The new
         attempt goes on after the last action journaled as done (in the session saved with it), or
         from where this one started; it is not made when a journaled action was under way (it
         may or may not have taken effect) or the automation has agent steps (their actions are
@@ -335,16 +350,15 @@ class Runner:
         while True:
             try:
                 result = await self._run_steps(run, start)
-            except EnvironmentLost as exc:  # no browser to start on (launch failed, no free slot)
+            except EnvironmentLost as exc:  # nothing to start on (launch failed, no free slot, no device)
                 return RunResult("failed", str(exc))
-            context = run.env.context if run.env is not None else None
-            if result.status != "failed" or not self.host.retry_after_crash(context, attempt=attempt):
+            if result.status != "failed" or not run.host.retry_after_crash(run.env, attempt=attempt):
                 return result
             if (run.last_action is not None and run.last_action.status != "done") or any(
                     isinstance(step, S.AgentStep) for step in run.spec.steps):
                 return result
             attempt += 1
-            log.warning("the browser of a run crashed (%s); running it again on a fresh browser", result.reason)
+            log.warning("the environment of a run was lost (%s); running it again on a fresh one", result.reason)
             start = self._after_last_done(run, resume)
             run.page_steps, run.captchas_solved, run.guard = [], set(), None
             run.output.clear()  # the new attempt starts from the output saved with its starting point
@@ -372,9 +386,9 @@ class Runner:
         saved = await sign_in.load() if resume is None or not resume.session else None
         if resume is not None and saved is not None:
             resume = replace(resume, session=saved.state)
-        run.env = env = await self.host.new_environment(
+        run.env = env = await run.host.new_environment(
             allowed_domains=spec.allowed_domains, secrets=run.secrets,
-            storage_state=saved.state if saved is not None and resume is None else None)
+            storage_state=saved.state if saved is not None and resume is None else None, run_id=run.run_id)
         output: dict[str, Any] = run.output
         if resume is not None:
             output.update(resume.output)
@@ -388,8 +402,10 @@ class Runner:
                 run.guard = self.safety.for_run(spec=spec, secrets=run.secrets, reviews=run.recorder,
                                                 wait_for_person=run.wait_for_person,
                                                 resumed_review=str((resume.wait if resume else {}).get("ref", "")))
+                if not getattr(run.host, "can_park", True):  # its session cannot be saved: hold it for the review
+                    run.guard.hold_s = None
             grounder = self.agent.ground if (self.agent and spec.model_grounding) else None
-            executor = ExplicitExecutor(env, start_url=spec.start_url, grounder=grounder, guard=run.guard)
+            executor = run.host.explicit_executor(env, start_url=spec.start_url, grounder=grounder, guard=run.guard)
             executor.before_act = lambda step, risk: self._intend(run, step, risk)
             agent_resume = None
             if resume is not None:
@@ -411,9 +427,9 @@ class Runner:
                         await self._sign_in_save(sign_in, env)
                     position += 1
                     continue
-                url_before = env.page.url
+                location_before = env.location()
                 done = await self._explicit(run, executor, step, output)
-                run.page_steps = [*run.page_steps, done] if env.page.url == url_before else []
+                run.page_steps = [*run.page_steps, done] if env.location() == location_before else []
                 if sign_in.ends(position):
                     await self._sign_in_save(sign_in, env)
                 position += 1
@@ -422,24 +438,24 @@ class Runner:
         except _Failed as exc:
             return RunResult("failed", str(exc), output)
         except Parked as parked:
-            session, session_storage, url = await save_session(env)
+            saved = await run.host.suspend(env)
             parked.continuation = Continuation(
                 wait=parked.wait, position=position, next_index=run.next_index, output=output,
                 page_steps=[s.model_dump(mode="json", exclude_none=True) for s in run.page_steps],
                 captchas_solved=sorted(run.captchas_solved),
-                session=session, session_storage=session_storage, url=url, agent=parked.agent)
+                session=saved.session, session_storage=saved.extra, url=saved.location, agent=parked.agent)
             raise
         finally:
             await env.close()
 
-    async def _restore(self, run: _Run, executor: ExplicitExecutor, resume: Continuation) -> None:
-        """Reopen a parked run's session (a new context from the saved state, at the saved URL)
-        and set this page's fields again from the steps that set them."""
+    async def _restore(self, run: _Run, executor: StepExecutor, resume: Continuation) -> None:
+        """Reopen a parked run's session (the host's `restore`: for the web a new context from the
+        saved state, at the saved URL) and set this page's fields again from the steps that set them."""
         run.next_index = resume.next_index
         run.captchas_solved = set(resume.captchas_solved)
         run.page_steps = [STEP.validate_python(s) for s in resume.page_steps]
         try:
-            await restore_session(self.host, run.env, resume)
+            await run.host.restore(run.env, resume)
             await self._refill(run, executor)
         except (StepError, EnvironmentLost) as exc:
             raise _Failed(run.next_index, "restore the session", run.secrets.scrub(str(exc))) from None
@@ -451,7 +467,7 @@ class Runner:
         except SignInFailed as exc:
             raise _Failed(exc.index, "sign-in check", str(exc)) from None
 
-    async def _explicit(self, run: _Run, executor: ExplicitExecutor, step, output: dict[str, Any]):
+    async def _explicit(self, run: _Run, executor: StepExecutor, step, output: dict[str, Any]):
         """Run one explicit step; returns the step as done (a reviewer's edit, if any) or raises _Failed."""
         run.acting, run.current_step = None, step
         record = run.emit(await self._one_step(step, run, executor))
@@ -461,7 +477,7 @@ class Runner:
         edited = record.grounding.get("risk", {}).get("review", {}).get("edited")
         return STEP.validate_python(edited) if edited else step
 
-    async def _refill(self, run: _Run, executor: ExplicitExecutor) -> None:
+    async def _refill(self, run: _Run, executor: StepExecutor) -> None:
         """After a parked run's session is restored: set this page's fields again from the steps
         that set them (their values are typed anew; secrets revealed anew)."""
         guard, executor.guard = executor.guard, None  # these steps were cleared when they first ran
@@ -472,7 +488,7 @@ class Runner:
         finally:
             executor.guard = guard
 
-    async def _gate_and_replay(self, run: _Run, executor: ExplicitExecutor, page_steps: list,
+    async def _gate_and_replay(self, run: _Run, executor: StepExecutor, page_steps: list,
                                output: dict[str, Any]) -> None:
         """Run the CAPTCHA gate; when the page has just refused a CAPTCHA answer (a form shown
         again with an error), solve the new challenge and redo this page's steps (fill, submit)."""
@@ -486,7 +502,7 @@ class Runner:
                           f"the page refused the CAPTCHA answer {run.spec.captcha.max_attempts + 1} times")
 
     async def _captcha_gate(self, run: _Run, *budgets: "_StepBudget") -> bool:
-        if self.captcha is None:
+        if self.captcha is None or not run.env.captcha_detection:
             return False
         gate_started = time.time()
 
@@ -568,7 +584,7 @@ class Runner:
             raise _Failed(run.next_index - 1, label, error) from None
         return _scrub_output(output, run.secrets)
 
-    async def _one_step(self, step, run: _Run, executor: ExplicitExecutor) -> StepRecord:
+    async def _one_step(self, step, run: _Run, executor: StepExecutor) -> StepRecord:
         secrets, env = run.secrets, run.env
         started = time.time()
         t0 = time.perf_counter()
@@ -608,7 +624,7 @@ class Runner:
         position = run.positions.get(id(run.current_step), -1)
         if intent is None or position < 0:
             return
-        run.acting = ActionEntry(position, step.kind, step.name or step.kind, url_before=run.env.page.url,
+        run.acting = ActionEntry(position, step.kind, step.name or step.kind, url_before=run.env.location(),
                                  risk=risk)
         await intent(run.acting)
 
@@ -620,10 +636,10 @@ class Runner:
         run.last_action = entry
         entry.status = "done" if record.status == "succeeded" else "failed"
         if entry.status == "done":
-            entry.url_after = run.env.page.url
+            entry.url_after = run.env.location()
             try:
-                entry.storage_state = await run.env.context.storage_state()
-            except Exception:  # a browser lost right after the action: done, with no session to resume in
+                entry.storage_state = await run.env.session_state()
+            except Exception:  # an environment lost right after the action: done, with no session to resume in
                 log.warning("could not save the session after %s", entry.name, exc_info=True)
             entry.output = run.secrets.scrub_data({**run.output, **record.output})
             entry.next_index = run.next_index + 1  # this step's record takes run.next_index
@@ -631,19 +647,24 @@ class Runner:
         await run.recorder.action_done(entry)
 
     async def _verdict(self, spec: S.AutomationSpec, env, output: dict[str, Any]) -> RunResult:
-        """Check the success criteria on the final page; keep the evidence either way."""
+        """Check the success criteria on the final screen; keep the evidence either way."""
         criteria = spec.success_criteria
-        evidence: dict[str, Any] = {"url": env.page.url}
+        location = env.location()
+        evidence: dict[str, Any] = {"url": location}
         failures: list[str] = []
         if criteria.url_contains:
-            ok = criteria.url_contains in env.page.url
+            ok = criteria.url_contains in location
             evidence["url_contains"] = {"expected": criteria.url_contains, "ok": ok}
             if not ok:
-                failures.append(f"URL {env.page.url!r} does not contain {criteria.url_contains!r}")
+                failures.append(f"URL {location!r} does not contain {criteria.url_contains!r}")
         if criteria.text_visible:
-            count = await env.page.get_by_text(criteria.text_visible).filter(visible=True).count()
-            evidence["text_visible"] = {"expected": criteria.text_visible, "ok": count > 0}
-            if not count:
+            try:
+                visible = await env.text_visible(criteria.text_visible)
+            except (StepError, EnvironmentLost) as exc:
+                return RunResult("failed", f"success criteria could not be checked: {exc}", output,
+                                 {"passed": False, "evidence": evidence})
+            evidence["text_visible"] = {"expected": criteria.text_visible, "ok": visible}
+            if not visible:
                 failures.append(f"text {criteria.text_visible!r} is not visible on the final page")
         if criteria.output_valid and spec.output_schema:
             errors = patterns.schema_errors(spec.output_schema, output)  # user regexes run bounded

@@ -124,7 +124,7 @@ def run_agent(browser: Browser, fake: FakeModel, spec: S.AutomationSpec, *, conf
     async def main() -> RunResult:
         client = ModelClient(ModelSettings(url=fake.url, model=fake.model, timeout_s=10, tries=tries, backoff_s=0.05))
         try:
-            runner = Runner(browser.host, agent=AgentLoop(client, config or AgentConfig()))
+            runner = Runner({"web": browser.host}, agent=AgentLoop(client, config or AgentConfig()))
             return await runner.run(spec, params={}, secrets=local_secrets(), recorder=recorder)
         finally:
             await client.aclose()

@@ -511,7 +511,7 @@ def run_spec(browser: Browser, spec: S.AutomationSpec, recorder: ListRecorder | 
     typed: RunRecorder = recorder  # ListRecorder implements the protocol structurally
     t0 = time.monotonic()
     result = browser.run(
-        Runner(browser.host, heartbeat_s=heartbeat_s).run(
+        Runner({"web": browser.host}, heartbeat_s=heartbeat_s).run(
             spec, params={"user": "demo"} if params is None else params, secrets=local_secrets(), recorder=typed
         )
     )
@@ -607,7 +607,7 @@ def test_runner_cancels_when_the_heartbeat_says_so(browser):
     recorder = ListRecorder()
 
     async def cancel_after_login():
-        runner = Runner(browser.host, heartbeat_s=0.05)
+        runner = Runner({"web": browser.host}, heartbeat_s=0.05)
         task = asyncio.ensure_future(
             runner.run(spec, params={"user": "demo"}, secrets=local_secrets(), recorder=recorder)
         )

@@ -233,7 +233,7 @@ def delayed_spec(base_url: str) -> S.AutomationSpec:
 
 
 def run_with(pools: Pools, pool: BrowserPool, spec: S.AutomationSpec, recorder: ListRecorder):
-    return pools.run(Runner(pool, heartbeat_s=5).run(spec, params={}, secrets=local_secrets(), recorder=recorder))
+    return pools.run(Runner({"web": pool}, heartbeat_s=5).run(spec, params={}, secrets=local_secrets(), recorder=recorder))
 
 
 def test_a_run_whose_browser_is_killed_fails_as_browser_lost_and_the_next_run_gets_a_new_browser(pools, practice_url):
@@ -270,11 +270,11 @@ def test_the_retry_policy_retries_once_and_only_after_a_crash(pools):
 
     async def body():
         (env,) = await open_envs(pool, 1)
-        healthy = pool.retry_after_crash(env.context, attempt=0)
+        healthy = pool.retry_after_crash(env, attempt=0)
         os.kill(pool._browsers[0].pid, signal.SIGKILL)
         assert await asyncio.to_thread(wait_until, lambda: pool.stats()["browsers"] == 0)
         await asyncio.sleep(0.2)
-        crashed = pool.retry_after_crash(env.context, attempt=0), pool.retry_after_crash(env.context, attempt=1)
+        crashed = pool.retry_after_crash(env, attempt=0), pool.retry_after_crash(env, attempt=1)
         await env.close()
         return healthy, crashed
 

@@ -291,7 +291,7 @@ PLACED = {"kind": "wait_for", "name": "Order placed", "text": "Order placed"}
 def run_gated(browser: Browser, spec: S.AutomationSpec, recorder: ReviewRecorder, *, hold_s: float = 600.0,
               agent: AgentLoop | None = None) -> RunResult:
     httpx.post(browser.base_url + "/api/reset")
-    runner = Runner(browser.host, agent=agent, safety=SafetyGate(hold_s=hold_s))
+    runner = Runner({"web": browser.host}, agent=agent, safety=SafetyGate(hold_s=hold_s))
     return browser.run(runner.run(spec, params={}, secrets=secrets(), recorder=recorder))
 
 
@@ -425,7 +425,7 @@ def test_past_the_hold_window_the_run_parks_and_its_continuation_resumes_it_in_a
     assert continuation.output == {} and continuation.remaining_s and continuation.remaining_s > 1
 
     decided = ReviewRecorder(pending="1", questions=[question], opened={"1": 0.0})
-    runner = Runner(browser.host, safety=SafetyGate(hold_s=0.3))
+    runner = Runner({"web": browser.host}, safety=SafetyGate(hold_s=0.3))
     result = browser.run(runner.run(spec, params={}, secrets=secrets(), recorder=decided, resume=continuation))
 
     assert result.status == "succeeded", result.reason
@@ -443,7 +443,7 @@ def test_a_prohibited_action_fails_the_step_as_blocked(browser):
                                                     domains=["acme.example"])})
     spec = checkout_spec(browser.base_url)
     httpx.post(browser.base_url + "/api/reset")
-    result = browser.run(Runner(browser.host, safety=SafetyGate()).run(spec, params={}, secrets=typed_elsewhere,
+    result = browser.run(Runner({"web": browser.host}, safety=SafetyGate()).run(spec, params={}, secrets=typed_elsewhere,
                                                                        recorder=recorder))
     assert result.status == "failed"
     assert result.reason.startswith("step 1 (fill): blocked:") and "acme.example" in result.reason

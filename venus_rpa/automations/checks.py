@@ -54,16 +54,38 @@ def web_url_problem(url: str, *, relative_ok: bool = False) -> str | None:
     return None
 
 
+def desktop_start_problem(start: str) -> str | None:
+    """A desktop start or goto names an application of the worker's table (`app:gnumeric`,
+    `app:gnumeric/expenses.gnumeric`), never a command line."""
+    from workers.envs.desktop_apps import app_named
+    from workers.errors import StepError
+
+    name, _, document = start.strip().partition("/") if start.lower().startswith("app:") else (start, "", "")
+    try:
+        app_named(name)
+    except StepError as exc:
+        return str(exc)
+    if document and (".." in document.split("/") or document.startswith("/")):
+        return f"{document!r} must be a file of the run's Documents folder (no '..', not an absolute path)."
+    return None
+
+
 def definition_problems(spec: AutomationSpec) -> dict[str, list[str]]:
     """Field errors for a parsed definition: start URL, goto URLs and extract patterns."""
     fields: dict[str, list[str]] = {}
+
+    def url_problem(url: str, relative_ok: bool = False) -> str | None:
+        if spec.surface == "desktop":
+            return desktop_start_problem(url)
+        return web_url_problem(url, relative_ok=relative_ok)
+
     if spec.start_url:
-        problem = web_url_problem(spec.start_url)
+        problem = url_problem(spec.start_url)
         if problem:
             fields["start_url"] = [problem]
     for index, step in enumerate(spec.steps):
         if isinstance(step, GotoStep):
-            problem = web_url_problem(step.url, relative_ok=True)
+            problem = url_problem(step.url, relative_ok=True)
             if problem:
                 fields[f"steps.{index}.url"] = [problem]
         if isinstance(step, ExtractStep) and step.pattern:

@@ -25,6 +25,7 @@ from prometheus_client.registry import Collector
 from venus_rpa.pools import selectors
 from venus_rpa.pools.models import ResourceKind
 from venus_rpa.runs.models import Step
+from venus_rpa.runs.queues import surface_queues
 
 logger = logging.getLogger(__name__)
 
@@ -105,8 +106,7 @@ def _pool_metrics() -> Iterator[Metric]:
 
 
 def _queue_names() -> list[str]:
-    routed = {route["queue"] for route in settings.CELERY_TASK_ROUTES.values() if "queue" in route}
-    return sorted({settings.CELERY_TASK_DEFAULT_QUEUE, *routed})
+    return sorted({settings.CELERY_TASK_DEFAULT_QUEUE, *surface_queues().values()})
 
 
 def _queue_lengths() -> dict[str, int] | None:

@@ -13,7 +13,7 @@ from venus_rpa.core.pagination import Pagination
 from venus_rpa.core.schema import ERROR_409
 from venus_rpa.core.serializers import StrictSerializer
 from venus_rpa.runs import selectors, services
-from venus_rpa.runs.models import Run, RunStatus, Step, Trigger
+from venus_rpa.runs.models import Artifact, Run, RunStatus, Step, Trigger
 
 
 class StepOutSerializer(serializers.ModelSerializer):
@@ -60,11 +60,34 @@ class RunOutSerializer(serializers.ModelSerializer):
         return position if position is not None else selectors.run_queue_position(run=run)
 
 
+class ArtifactOutSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+    size = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Artifact
+        fields = ["name", "kind", "url", "size", "data", "created_at"]
+
+    def get_url(self, artifact: Artifact) -> str | None:
+        if not artifact.file:
+            return None
+        request = self.context.get("request")
+        return request.build_absolute_uri(artifact.file.url) if request else artifact.file.url
+
+    def get_size(self, artifact: Artifact) -> int | None:
+        try:
+            return artifact.file.size if artifact.file else None
+        except FileNotFoundError:
+            return None
+
+
 class RunDetailOutSerializer(RunOutSerializer):
     steps = StepOutSerializer(many=True, read_only=True)
+    artifacts = ArtifactOutSerializer(many=True, read_only=True,
+                                      help_text="Files the run produced (e.g. the spreadsheet a desktop run saved).")
 
     class Meta(RunOutSerializer.Meta):
-        fields = RunOutSerializer.Meta.fields + ["steps"]
+        fields = RunOutSerializer.Meta.fields + ["steps", "artifacts"]
 
 
 class RunStartSerializer(StrictSerializer):

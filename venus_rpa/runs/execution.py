@@ -4,6 +4,9 @@
 services the Celery tasks call. The runtime (workers/) knows nothing of Django; `DjangoRecorder`
 is its bridge to the database, the live event stream and the review queue (the `ReviewPort` the
 `reviews` app registers: `runs` does not import `reviews`).
+
+Surfaces: the runner gets this process's hosts (`venus_rpa.runs.hosts`), one per surface it
+serves; the web's browser pool is registered here, other surfaces register from their own apps.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from venus_rpa.runs.events import apublish_run_event, publish_run_event, step_ev
 from venus_rpa.runs.journal import JournalingRecorder
 from venus_rpa.runs.models import Run, RunStatus, Step
 from venus_rpa.runs.ports import ReviewPort, review_port
+from venus_rpa.runs.hosts import host_for, hosts, hosts_close, register_host
 from venus_rpa.runs.recovery import run_resume_point
 from venus_rpa.runs.services import answer_key, run_claim, run_finish, run_slot_release, secrets_for, spec_for
 from venus_rpa.runs.waits import run_continue, run_park, run_resume_claim
@@ -103,17 +107,22 @@ def browser_host() -> BrowserPool:
     return _host
 
 
+register_host("web", browser_host)
+
+
 @worker_shutdown.connect
 @worker_process_shutdown.connect
 def browser_pool_close(**_: object) -> None:
-    """Close this process's browser pool (worker shutdown, interpreter exit); idempotent."""
+    """Close this process's hosts, the browser pool among them (worker shutdown, interpreter
+    exit); idempotent."""
     global _host
     pool, _host = _host, None
-    if pool is not None:
+    if pool is not None and host_for("web") is not pool:  # built outside the registry (benchmarks)
         try:
             runtime_loop.run(asyncio.wait_for(pool.close(), 30))
         except Exception:  # shutting down: Chromium still dies with this process (workers.envs.chromium)
             log.warning("closing the browser pool failed", exc_info=True)
+    hosts_close()
 
 
 class DjangoRecorder(JournalingRecorder):
@@ -352,9 +361,9 @@ def _close_connection() -> None:
 
 
 def build_runner() -> Runner:
-    """The runner as workers use it: this process's browser, model loop and every gate."""
+    """The runner as workers use it: this process's hosts, model loop and every gate."""
     install_log_scrubbing()  # log lines written while a run is in progress lose its secrets
-    return Runner(browser_host(), heartbeat_s=settings.VENUS_HEARTBEAT_SECONDS, agent=agent_loop(),
+    return Runner(hosts(), heartbeat_s=settings.VENUS_HEARTBEAT_SECONDS, agent=agent_loop(),
                   captcha=captcha_gate(), safety=SafetyGate(hold_s=settings.VENUS_REVIEW_HOLD_SECONDS))
 
 
@@ -403,7 +412,7 @@ def _drive(run: Run, *, resume: Continuation | None) -> None:
         recorder = DjangoRecorder(run_id, secrets=secrets, pending=resume.wait if resume else None)
         try:
             return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder, resume=resume or retry,
-                                    sessions=sessions)
+                                    sessions=sessions, run_id=run_id)
         finally:
             await recorder.close()
             await sessions.close()

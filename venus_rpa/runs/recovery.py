@@ -32,6 +32,7 @@ from django.utils import timezone
 
 from venus_rpa.automations.crypto import decrypt_fields
 from venus_rpa.runs.models import ACTIVE, TERMINAL, ActionStatus, Run, RunStatus
+from venus_rpa.runs.queues import surface_queues
 from venus_rpa.runs.services import run_enqueue, run_finish
 from workers.journal import Resume
 
@@ -47,12 +48,12 @@ class BrokerMessage:
 
 
 def broker_messages(queues: tuple[str, ...] | None = None) -> list[BrokerMessage] | None:
-    """Every task message in the Redis broker: waiting in `queues` (the agent and default queues)
+    """Every task message in the Redis broker: waiting in `queues` (every surface's queue and the default one)
     or taken and unacknowledged. None when the broker is not Redis or cannot be read (the sweep
     then leaves queued runs be)."""
     from venus_rpa.celery import app
 
-    queues = queues or (settings.VENUS_AGENT_QUEUE, settings.CELERY_TASK_DEFAULT_QUEUE)
+    queues = queues or (*surface_queues().values(), settings.CELERY_TASK_DEFAULT_QUEUE)
 
     try:
         with app.connection_for_read() as conn:

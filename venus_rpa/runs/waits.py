@@ -66,7 +66,7 @@ def run_continue(*, run_id: int) -> bool:
 
 def _enqueue_resume(run_id: int) -> None:
     try:
-        celery_app.send_task(RESUME_TASK, args=[run_id])  # routed to the agent queue (settings.CELERY_TASK_ROUTES)
+        celery_app.send_task(RESUME_TASK, args=[run_id])  # to its surface's queue (runs.queues.route_run_task)
     except Exception:  # the broker is down: beat's `runs_waits_sweep` (runs.services) enqueues it again
         log.exception("could not enqueue the continuation of run %s", run_id)
 

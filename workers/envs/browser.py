@@ -20,6 +20,7 @@ from workers import actions as A
 from workers.egress import domain_allowed, off_domain_message
 from workers.envs.base import ActionOutcome, Observation
 from workers.envs.egress_guard import EgressGuard
+from workers.gates.context import Probe, probe_element, probe_focus, probe_page, probe_point
 from workers.envs.masking import SecretMask
 from workers.errors import EnvironmentLost, StepError
 from workers.secrets import SecretBox
@@ -73,10 +74,12 @@ class BrowserConfig:
 
 
 class BrowserEnvironment:
-    """A run's browser context. Implements the Environment protocol for UI-Venus browser actions;
-    the explicit-step executor works on `page` directly."""
+    """A run's browser context. Implements the Environment protocol (`workers.envs.base`) for
+    UI-Venus browser actions; the web's explicit-step executor works on `page` directly."""
 
     surface = "web"
+    action_space = "browser"
+    captcha_detection = True
 
     def __init__(self, context: BrowserContext, page: Page, *, allowed_domains: list[str], secrets: SecretBox,
                  egress: EgressGuard | None = None):
@@ -122,6 +125,51 @@ class BrowserEnvironment:
         self.egress_check()
         if response is not None and response.status >= 400:
             raise StepError(f"{url} answered HTTP {response.status}")
+
+    # -- what the runner reads (surface-neutral) --------------------------------------------
+    def location(self) -> str:
+        return self.page.url
+
+    async def text_visible(self, text: str) -> bool:
+        try:
+            return await self.page.get_by_text(text).filter(visible=True).count() > 0
+        except PlaywrightError as exc:
+            raise self._error(exc, "could not read the page") from exc
+
+    async def session_state(self) -> dict | None:
+        return await self.context.storage_state()
+
+    # -- what the safety gate reads (workers.gates.guard) ------------------------------------
+    async def probe_step(self, step, target) -> Probe:
+        """The element an explicit step acts on: its grounded locator, a model point, the
+        focused element (no target), or only the page (goto)."""
+        if step.kind == "goto":
+            return await probe_page(self.page)
+        if target is None:
+            return await probe_focus(self.page)
+        if getattr(target, "locator", None) is not None:
+            return await probe_element(target.locator)
+        return await probe_point(self.page, *target.point)
+
+    async def probe_action(self, action) -> tuple[Probe, tuple[int, int] | None]:
+        """The element under a UI-Venus action's point, or the focused one (typing, keys)."""
+        point = getattr(action, "point", None) or getattr(action, "start", None)
+        if point is not None:
+            x, y = A.map_point(point, width=VIEWPORT["width"], height=VIEWPORT["height"])
+            return await probe_point(self.page, x, y), (x, y)
+        if isinstance(action, (A.Type, A.PressEnter, A.Hotkey, A.SelectOption)):
+            return await probe_focus(self.page), None
+        if isinstance(action, A.Launch):
+            return await probe_page(self.page), None
+        return Probe(url=self.page.url), None
+
+    async def shown_box(self, target, probe: Probe) -> dict[str, float] | None:
+        """The target's box on screen for the reviewer: scrolled into view first if it is not."""
+        box, locator = probe.box, getattr(target, "locator", None)
+        if box is None or locator is None or (0 <= box["y"] and box["y"] + box["height"] <= VIEWPORT["height"]):
+            return box
+        await locator.scroll_into_view_if_needed()
+        return await locator.bounding_box()
 
     # -- observation ----------------------------------------------------------------------
     async def observe(self) -> Observation:

@@ -14,6 +14,8 @@ Contract:
   more on a fresh browser (`retry_after_crash`).
 - `close()` closes every context and browser and stops Playwright; no Chromium outlives the pool
   or its process (see `workers.envs.chromium`).
+- It is the web's `Host` (`workers.envs.base`): `new_environment`, `explicit_executor`,
+  `retry_after_crash`, `suspend` / `restore` (a parked run's session) and `close`.
 
 Must be used from one event loop (the runtime loop thread). The egress guard and the secret mask
 stay per run context exactly as `BrowserEnvironment` sets them up.
@@ -33,10 +35,13 @@ from typing import Any, Literal
 from playwright.async_api import Browser, BrowserContext, Error as PlaywrightError, Playwright, async_playwright
 
 from workers.egress import PrivateAllowList
+from workers.durable import restore_session, save_session
 from workers.envs import chromium
+from workers.envs.base import SuspendedSession
 from workers.envs.browser import CHROMIUM_ARGS, NAV_COUNTER_SCRIPT, VIEWPORT, BrowserConfig, BrowserEnvironment
 from workers.envs.egress_guard import EgressGuard
 from workers.errors import EnvironmentLost
+from workers.executor import ExplicitExecutor
 from workers.secrets import SecretBox
 
 log = logging.getLogger(__name__)
@@ -87,6 +92,8 @@ class PooledBrowser:
 class BrowserPool:
     """Owns Playwright and this worker's Chromium processes (see the module docstring)."""
 
+    surface = "web"
+
     def __init__(self, config: BrowserConfig, settings: PoolSettings | None = None) -> None:
         self.config = config
         self.settings = settings or PoolSettings()
@@ -129,8 +136,9 @@ class BrowserPool:
         return context
 
     async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox,
-                              storage_state: dict | str | None = None) -> BrowserEnvironment:
-        """A run's environment in its own context (with a saved session when `storage_state` is given)."""
+                              storage_state: dict | str | None = None, run_id: int | None = None) -> BrowserEnvironment:
+        """A run's environment in its own context (with a saved session when `storage_state` is
+        given). `run_id` is not needed: a context is this process's own, not a leased resource."""
         egress = EgressGuard(list(allowed_domains), allow_private=self.allow_private)
         options = {"storage_state": storage_state} if storage_state is not None else {}
         context = await self.new_context(egress, **options)
@@ -147,9 +155,23 @@ class BrowserPool:
         entry = self._owners.get(context) if context is not None else None
         return entry is not None and entry.crashed
 
-    def retry_after_crash(self, context: BrowserContext | None, *, attempt: int) -> bool:
+    def retry_after_crash(self, env: BrowserEnvironment | None, *, attempt: int) -> bool:
         """The crash policy: run again (once) when the run's browser crashed and policy is "retry"."""
+        context = env.context if env is not None else None
         return self.settings.crash_policy == "retry" and attempt == 0 and self.browser_lost(context)
+
+    def explicit_executor(self, env: BrowserEnvironment, *, start_url: str = "", grounder=None, guard=None):
+        """The web's explicit-step executor (`workers.executor.ExplicitExecutor`) for `env`."""
+        return ExplicitExecutor(env, start_url=start_url, grounder=grounder, guard=guard)
+
+    async def suspend(self, env: BrowserEnvironment) -> SuspendedSession:
+        """A parked run's browser session: storage state, the page's sessionStorage, the URL."""
+        session, session_storage, url = await save_session(env)
+        return SuspendedSession(session=session, extra=session_storage, location=url)
+
+    async def restore(self, env: BrowserEnvironment, continuation) -> None:
+        """A new context for `env` holding the parked run's session, at its URL (workers.durable)."""
+        await restore_session(self, env, continuation)
 
     def open_contexts(self) -> list[BrowserContext]:
         """Every open run context of the pool (browsers in launch order)."""

@@ -172,6 +172,10 @@ class Probe:
     form_submit: str = ""
     page_text: str = ""
     hidden_text: str = ""
+    # Which surface read it, and the app / window it showed (Android and desktop probes).
+    surface: str = "web"
+    app_package: str = ""
+    window_title: str = ""
 
     @classmethod
     def of(cls, data: dict[str, Any]) -> "Probe":
@@ -238,7 +242,8 @@ def build_context(probe: Probe, fields: dict[str, Any], *, allowed_domains: list
     if fields.get("destination_url"):
         fields["destination_url"] = urljoin(destination or probe.url, fields["destination_url"])
     return ActionContext(
-        surface="web", target=probe.target_info(), nearby_text=probe.nearby, dialog_text=probe.dialog,
+        surface=probe.surface, app_package=probe.app_package, window_title=probe.window_title,
+        target=probe.target_info(), nearby_text=probe.nearby, dialog_text=probe.dialog,
         form_submit=probe.form_submit, url=probe.url, page_title=probe.title, page_text=probe.page_text,
         hidden_text=probe.hidden_text, model_thought=model_thought[:1000], credential_domains=credential_domains,
         allowed_domains=list(allowed_domains), **fields,

@@ -35,11 +35,8 @@ from pydantic import TypeAdapter, ValidationError
 from workers import actions as A
 from workers import steps as S
 from workers.durable import Parked
-from workers.envs.browser import VIEWPORT
 from workers.errors import StepError
-from workers.gates.context import (
-    Probe, build_context, fingerprint, probe_element, probe_focus, probe_page, probe_point,
-)
+from workers.gates.context import Probe, build_context, fingerprint
 from workers.gates.review import ReviewDecision, ReviewQuestion, describe_action, mark_screenshot, verdict_record
 from workers.gates.safety import Verdict, action_fields, classify
 from workers.gates.safety.urls import host_of
@@ -49,7 +46,9 @@ from workers.secrets import SecretBox
 
 MAX_ROUNDS = 4  # reviews of one action before "the page kept changing" ends it
 STEP = TypeAdapter(S.Step)
-UNCHECKED = (A.Scroll, A.Wait, A.GetUrl, A.TakeNote, A.Hover, A.Finished, A.CallUser)
+# Actions that only look or move (every surface's, by name): not classified.
+UNCHECKED = frozenset({"Scroll", "Swipe", "Wait", "GetUrl", "TakeNote", "Hover", "Finished", "CallUser", "Answer",
+                       "GetScreenshot"})
 EDITABLE_STEP = {"click": ["target"], "fill": ["value"], "select": ["option"], "check": ["checked"],
                  "upload": ["filename", "content"], "press": ["key"], "goto": ["url"]}
 EDITABLE_ACTION = {"Type": ["content"], "Click": ["point"], "DoubleClick": ["point"], "Launch": ["url"],
@@ -114,7 +113,7 @@ class ActionGuard:
     secrets: SecretBox
     reviews: ReviewChannel
     wait_for_person: Callable[..., Awaitable[Any]]
-    hold_s: float = 30.0
+    hold_s: float | None = 30.0  # None: hold the session until the decision (a surface that cannot park)
     step: dict[str, Any] = field(default_factory=dict)  # the step being gated, for the review item
     resumed_review: str = ""
 
@@ -145,7 +144,7 @@ class ActionGuard:
         the focused element / a navigation). Raises GateRefused or ActionSkipped."""
         approved, review, risk = "", {}, {}
         for _ in range(MAX_ROUNDS):
-            probe = await _probe_step(env, step, target)
+            probe = await env.probe_step(step, target)
             fields = action_fields(step)
             verdict = self.judge(probe, fields)
             risk = self._risk(verdict, probe, review)
@@ -160,7 +159,7 @@ class ActionGuard:
                 raise GateRefused(f"blocked: {verdict.reason}", risk)
             question = await self._question(env, fields, probe, verdict, step.model_dump(mode="json", exclude_none=True),
                                             EDITABLE_STEP.get(step.kind, []), point=getattr(target, "point", None),
-                                            box=await _shown_box(target, probe))
+                                            box=await env.shown_box(target, probe))
             decision, facts = await self._decide(question, ())
             review.update(facts)
             risk = self._risk(verdict, probe, review)
@@ -182,7 +181,7 @@ class ActionGuard:
         if edited.kind != step.kind:
             raise GateRefused("an edit may not change what kind of step this is", risk)
         target = await reground(edited)
-        probe = await _probe_step(env, edited, target)
+        probe = await env.probe_step(edited, target)
         verdict = self.judge(probe, action_fields(edited))
         review = {**risk.get("review", {}), "edited": edited.model_dump(mode="json", exclude_none=True)}
         risk = self._risk(verdict, probe, review)
@@ -193,9 +192,9 @@ class ActionGuard:
     # -- agent actions --------------------------------------------------------------------
     async def check_action(self, env, action: A.ActionModel, *, thought: str = "", budgets: tuple = ()) -> Gated:
         """Clear one UI-Venus action (see the module docstring for what each outcome does)."""
-        if isinstance(action, UNCHECKED):
+        if action.type in UNCHECKED:
             return Gated(action)
-        probe, point = await _probe_action(env, action)
+        probe, point = await env.probe_action(action)
         fields = _agent_fields(action, probe)
         verdict = self.judge(probe, fields, thought=thought)
         risk = self._risk(verdict, probe, {})
@@ -211,7 +210,7 @@ class ActionGuard:
         decision, facts = await self._decide(question, budgets)
         risk = self._risk(verdict, probe, facts)
         if decision.decision == "approve":
-            fresh, _ = await _probe_action(env, action)
+            fresh, _ = await env.probe_action(action)
             if fingerprint(fresh, _summary(_agent_fields(action, fresh))) == question.fingerprint:
                 return Gated(action, risk)
             return Gated(None, risk, feedback=f"The screen changed while {said} waited for a reviewer's approval, so it "
@@ -222,12 +221,13 @@ class ActionGuard:
 
     async def _edited_action(self, env, action: A.ActionModel, decision: ReviewDecision, risk: dict) -> Gated:
         try:
-            edited = A.parse_browser_action({**action.model_dump(mode="json"), **(decision.action or {})})
+            edited = A.parse_action({**action.model_dump(mode="json"), **(decision.action or {})},
+                                    surface=env.action_space)
         except ValidationError as exc:
             return Gated(None, risk, feedback=f"A reviewer's edit of {format_action(action)} was invalid "
                                               f"({exc.errors()[0]['msg']}); the action was not done.")
-        if not isinstance(edited, UNCHECKED):
-            probe, _ = await _probe_action(env, edited)
+        if edited.type not in UNCHECKED:
+            probe, _ = await env.probe_action(edited)
             verdict = self.judge(probe, _agent_fields(edited, probe))
             if verdict.decision == "block":
                 return Gated(None, risk, error=f"blocked: {format_action(edited)}: {verdict.reason}")
@@ -268,38 +268,6 @@ class ActionGuard:
                  "waited_ms": round((time.monotonic() - started) * 1000, 1),
                  "session": "restored" if ref == self.resumed_review else "kept"}
         return decision, facts
-
-
-async def _shown_box(target, probe: Probe) -> dict[str, float] | None:
-    """The target's box on screen for the reviewer: scrolled into view first if it is not."""
-    box, locator = probe.box, getattr(target, "locator", None)
-    if box is None or locator is None or (0 <= box["y"] and box["y"] + box["height"] <= VIEWPORT["height"]):
-        return box
-    await locator.scroll_into_view_if_needed()
-    return await locator.bounding_box()
-
-
-async def _probe_step(env, step, target) -> Probe:
-    if step.kind == "goto":
-        return await probe_page(env.page)
-    if target is None:
-        return await probe_focus(env.page)
-    if getattr(target, "locator", None) is not None:
-        return await probe_element(target.locator)
-    return await probe_point(env.page, *target.point)
-
-
-async def _probe_action(env, action: A.ActionModel) -> tuple[Probe, tuple[int, int] | None]:
-    """Probe what a UI-Venus action acts on: the element under its point, or the focused one."""
-    point = getattr(action, "point", None) or getattr(action, "start", None)
-    if point is not None:
-        x, y = A.map_point(point, width=VIEWPORT["width"], height=VIEWPORT["height"])
-        return await probe_point(env.page, x, y), (x, y)
-    if isinstance(action, (A.Type, A.PressEnter, A.Hotkey, A.SelectOption)):
-        return await probe_focus(env.page), None
-    if isinstance(action, A.Launch):
-        return await probe_page(env.page), None
-    return Probe(url=env.page.url), None
 
 
 def _agent_fields(action: A.ActionModel, probe: Probe) -> dict[str, Any]:

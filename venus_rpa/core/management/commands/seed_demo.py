@@ -42,6 +42,7 @@ class Command(BaseCommand):
                               description="Demo: signs in to the practice site and files an expense report.")
         else:
             automation_update(automation=automation, user=user, definition=definition, change_note="Re-seeded")
+        _seed_desktop_demo(workspace, user)
         token_line = ""
         if not ApiToken.objects.filter(workspace=workspace, user=user, name="demo").exists():
             _, raw = api_token_create(workspace=workspace, user=user, name="demo")
@@ -53,3 +54,17 @@ class Command(BaseCommand):
             f"Demo ready:\n  user:       {demo.DEMO_USER} / {demo.DEMO_PASSWORD}\n  workspace:  {workspace.slug}"
             f"\n  automation: {demo.DEMO_AUTOMATION}{token_line}"
         )
+
+
+def _seed_desktop_demo(workspace, user) -> None:
+    """The desktop surface's demo: fill and save the practice workbook (venus_rpa/core/demo_desktop.py)."""
+    from venus_rpa.core.demo_desktop import DEMO_DESKTOP_AUTOMATION, demo_desktop_definition
+
+    definition = demo_desktop_definition()
+    automation = Automation.objects.filter(workspace=workspace, slug=DEMO_DESKTOP_AUTOMATION).first()
+    if automation is None:
+        automation_create(workspace=workspace, user=user, slug=DEMO_DESKTOP_AUTOMATION, definition=definition,
+                          name="Add an expense row to the workbook (desktop)",
+                          description="Demo: opens the practice workbook in Gnumeric, fills a row and saves it.")
+    else:
+        automation_update(automation=automation, user=user, definition=definition, change_note="Re-seeded")

@@ -1,0 +1,35 @@
+"""A run's artifacts: files it produced (the spreadsheet a desktop run saved), stored with the run
+and served to members of its workspace (`venus_rpa.media`), listed by the run page and the API.
+
+`run_artifact_add` is the write, `artifact_list` the read; the worker calls the write from the
+runtime's artifact hook (`workers.envs.desktop_host`), so `workers/` never touches the ORM.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.core.files.base import ContentFile
+from django.db.models import QuerySet
+
+from venus_rpa.core.errors import InvalidInput
+from venus_rpa.runs.models import Artifact, Run
+
+MAX_ARTIFACT_BYTES = 50 * 1024 * 1024
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def run_artifact_add(*, run_id: int, name: str, content: bytes, kind: str = Artifact.Kind.FILE) -> Artifact:
+    """Store a file the run produced under its original name (the stored file name is made safe)."""
+    if len(content) > MAX_ARTIFACT_BYTES:
+        raise InvalidInput(f"artifact {name!r} is {len(content)} bytes; the limit is {MAX_ARTIFACT_BYTES}")
+    run = Run.objects.get(pk=run_id)
+    artifact = Artifact(run=run, kind=kind, name=name[:200])
+    safe = _UNSAFE.sub("_", name).strip("._") or "artifact"
+    artifact.file.save(f"run{run_id}-{safe[-120:]}", ContentFile(content), save=False)
+    artifact.save()
+    return artifact
+
+
+def artifact_list(*, run: Run) -> QuerySet[Artifact]:
+    return run.artifacts.order_by("created_at", "pk")
