@@ -27,7 +27,8 @@ class Target(BaseModel):
 
     A plain string means "the element whose accessible name, label, placeholder or text is
     this". The object form narrows it: a role and name, a label, a placeholder, exact text, or
-    (last resort) a CSS selector. `nth` picks one of several matches on purpose.
+    (last resort) a CSS selector; on Android, a `resource_id` (`package:id/name` or `name`) of
+    the UI hierarchy. `nth` picks one of several matches on purpose.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -38,18 +39,19 @@ class Target(BaseModel):
     label: str | None = None
     placeholder: str | None = None
     css: str | None = None
+    resource_id: str | None = Field(default=None, max_length=300, description="Android resource id.")
     nth: int | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _one_way(self) -> "Target":
-        if not any([self.text, self.role, self.label, self.placeholder, self.css]):
-            raise ValueError("a target needs text, role, label, placeholder or css")
+        if not any([self.text, self.role, self.label, self.placeholder, self.css, self.resource_id]):
+            raise ValueError("a target needs text, role, label, placeholder, css or resource_id")
         return self
 
     def describe(self) -> str:
         if self.role:
             return f"{self.role} {self.name!r}" if self.name else self.role
-        for key in ("label", "placeholder", "text", "css"):
+        for key in ("label", "placeholder", "text", "css", "resource_id"):
             value = getattr(self, key)
             if value:
                 return f"{key} {value!r}" if key != "text" else repr(value)
