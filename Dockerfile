@@ -19,8 +19,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 #   and screenshots sent to the model show real text instead of boxes.
 # xvfb / xdotool: desktop leases (an X display per lease) run inside the worker image.
 # tini: PID 1 that reaps Chromium's child processes and forwards signals to Celery/daphne.
+# adb: Android workers run their adb server here (network devices are `adb connect`ed to it).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
+        adb \
         chromium \
         fonts-liberation \
         fonts-wqy-microhei \

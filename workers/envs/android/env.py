@@ -101,14 +101,18 @@ class AndroidEnvironment:
 
     # -- observation --------------------------------------------------------------------
     async def observe(self) -> Observation:
-        png, xml, location = await self.guarded(asyncio.gather(
-            self.device.screencap(), self._dump(), self.device.foreground()))
+        (png, jpeg), xml, location = await self.guarded(asyncio.gather(
+            self._screenshot(), self._dump(), self.device.foreground()))
         self._png, self._location = png, location
         self._hierarchy = Hierarchy.parse(xml) if xml else None
-        jpeg = await asyncio.to_thread(_jpeg, png)
         extra = {"hierarchy": xml} if xml else {}
         return Observation(screenshot=jpeg, width=self.width, height=self.height, url=self.location(),
                            title=self.package, extra=extra)
+
+    async def _screenshot(self) -> tuple[bytes, bytes]:
+        """The PNG and its JPEG, converted while the hierarchy is still on its way."""
+        png = await self.device.screencap()
+        return png, await asyncio.to_thread(_jpeg, png)
 
     async def _dump(self) -> str:
         try:
