@@ -4,8 +4,10 @@ registry in PostgreSQL), adbutils, a real adb server and the emulated phone."""
 from __future__ import annotations
 
 import asyncio
+import io
 
 import pytest
+from PIL import Image
 
 from tests.android.conftest import PRACTICE_APPS
 from tests.runtime.test_safety_gate import ReviewRecorder
@@ -14,7 +16,7 @@ from workers import steps as S
 from workers.envs.android.device import AdbDevice
 from workers.envs.android.hierarchy import Hierarchy
 from workers.gates.guard import SafetyGate
-from workers.gates.review import ReviewDecision
+from workers.gates.review import MARK, ReviewDecision
 from workers.runner import Runner
 from workers.secrets import Credential, SecretBox
 
@@ -93,6 +95,10 @@ def test_the_pay_button_goes_to_review_with_the_target_marked_and_runs_once_appr
     assert question.verdict["decision"] == "review" and question.verdict["category"] == "PAY"
     assert question.target["name"] == "Pay" and question.target["rect"][2] > 100  # the button's box, device pixels
     assert question.screenshot and question.screenshot[:2] == b"\xff\xd8"
+    x, y, _, height = question.target["rect"]
+    with Image.open(io.BytesIO(question.screenshot)) as shot:  # the Pay button is framed in the mark colour
+        assert shot.size == (1080, 2400)
+        assert _near(shot.convert("RGB").getpixel((int(x) - 6, int(y + height / 2))), MARK)
     assert question.url == "android-app://com.venus.practice/.InvoiceActivity"
 
 
@@ -158,3 +164,8 @@ def _step(data: dict):
     from pydantic import TypeAdapter
 
     return TypeAdapter(S.Step).validate_python(data)
+
+
+def _near(pixel, colour, tolerance: int = 60) -> bool:
+    rgb = tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5)) if isinstance(colour, str) else colour
+    return all(abs(a - b) <= tolerance for a, b in zip(pixel, rgb))

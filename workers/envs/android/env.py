@@ -232,7 +232,8 @@ class AndroidEnvironment:
         return await self._probe(None), None
 
     async def shown_box(self, target, probe: Probe) -> dict[str, float] | None:
-        return probe.box
+        """The node's bounds, or the box OCR read the target in (device pixels, as the screenshot)."""
+        return getattr(target, "box", None) or probe.box
 
     async def _probe(self, node: Node | None) -> Probe:
         hierarchy = await self.hierarchy()

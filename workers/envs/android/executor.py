@@ -36,12 +36,14 @@ CLEAR_KEYS = 64  # Backspaces sent when a field's length is unknown (a password 
 
 @dataclass
 class Found:
-    """A step's target on the screen: a hierarchy node, or a point OCR or the model found."""
+    """A step's target on the screen: a hierarchy node or an OCR box (framed for a reviewer), or
+    a point the model gave (`point`: pinned for a reviewer). `tap` is where the step acts."""
 
-    point: tuple[int, int]
+    tap: tuple[int, int]
     grounding: dict[str, Any]
     node: Node | None = None
     box: dict[str, float] | None = field(default=None)
+    point: tuple[int, int] | None = None
 
     def record(self) -> dict[str, Any]:
         return dict(self.grounding)
@@ -119,7 +121,8 @@ class AndroidExecutor:
         point = await self.grounder(instruction=instruction, observation=await self.env.observe())
         if point is None:
             raise StepError(f"{error}; the model did not find it either")
-        return Found(point, {"strategy": "model grounding", "instruction": instruction, "point": list(point)})
+        return Found(point, {"strategy": "model grounding", "instruction": instruction, "point": list(point)},
+                     point=point)
 
     async def _cleared(self, step, purpose: str, *, target: bool = True):
         """Ground the target and let the safety gate clear the step (see workers.executor)."""
@@ -150,7 +153,7 @@ class AndroidExecutor:
     async def _click(self, step: S.ClickStep) -> StepOutcome:
         step, found = await self._cleared(step, "click")
         self.env.changed()
-        await self.env.guarded(self.env.device.tap(*found.point))
+        await self.env.guarded(self.env.device.tap(*found.tap))
         return StepOutcome(grounding=found.record())
 
     async def _fill(self, step: S.FillStep) -> StepOutcome:
@@ -158,7 +161,7 @@ class AndroidExecutor:
         value = self.env.secrets.reveal(step.value, url=self.env.location())
         device = self.env.device
         self.env.changed()
-        await self.env.guarded(device.tap(*found.point))
+        await self.env.guarded(device.tap(*found.tap))
         length = len(found.node.text) if found.node is not None and not found.node.password else CLEAR_KEYS
         if length:  # clear what the field holds: to its end, then that many Backspaces
             await self.env.guarded(device.shell("input keyevent 123 " + " ".join(["67"] * length), what="clear field"))
@@ -173,7 +176,7 @@ class AndroidExecutor:
         step, found = await self._cleared(step, "any", target=step.target is not None)
         self.env.changed()
         if found is not None:
-            await self.env.guarded(self.env.device.tap(*found.point))
+            await self.env.guarded(self.env.device.tap(*found.tap))
         await self.env.guarded(self.env.device.key(key))
         return StepOutcome(grounding=found.record() if found is not None else {})
 
