@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 
 from venus_rpa.accounts.models import Role
 from venus_rpa.accounts.permissions import request_workspace, require_role
+from venus_rpa.core.serializers import StrictSerializer
 from venus_rpa.devices import selectors, services
 from venus_rpa.devices.models import AndroidDevice
 
@@ -32,7 +33,7 @@ class DeviceOutSerializer(serializers.ModelSerializer):
         return device.resource.workspace_id is None
 
 
-class DeviceInSerializer(serializers.Serializer):
+class DeviceInSerializer(StrictSerializer):
     serial = serializers.CharField(max_length=200)
     adb_host = serializers.CharField(max_length=255, default="127.0.0.1")
     adb_port = serializers.IntegerField(min_value=1, max_value=65535, default=5037)
@@ -40,7 +41,7 @@ class DeviceInSerializer(serializers.Serializer):
     apps = serializers.DictField(child=serializers.CharField(max_length=300), required=False, default=dict)
 
 
-class DeviceUpdateSerializer(serializers.Serializer):
+class DeviceUpdateSerializer(StrictSerializer):
     adb_host = serializers.CharField(max_length=255, required=False)
     adb_port = serializers.IntegerField(min_value=1, max_value=65535, required=False)
     tags = serializers.DictField(required=False)
