@@ -23,8 +23,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # pcmanfm / gnumeric / mousepad: the desktop practice applications (file manager, spreadsheet,
 #   text editor) that desktop automations start.
 # tini: PID 1 that reaps Chromium's child processes and forwards signals to Celery/daphne.
+# adb: Android workers run their adb server here (network devices are `adb connect`ed to it).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
+        adb \
         chromium \
         fonts-liberation \
         fonts-wqy-microhei \

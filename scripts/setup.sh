@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(chromium redis-server postgresql fonts-liberation fonts-dejavu-core fonts-wqy-microhei)
+APT_PACKAGES=(chromium redis-server postgresql fonts-liberation fonts-dejavu-core fonts-wqy-microhei adb)
 # The desktop surface: Xvfb displays with openbox, input and clipboard, accessibility names (read by
 # the system python3's pyatspi), and the practice applications (docs/surfaces.md).
 DESKTOP_PACKAGES=(xvfb xdotool openbox x11-utils xclip dbus at-spi2-core python3-pyatspi libatk-adaptor libgail-common
@@ -12,6 +12,8 @@ DESKTOP_PACKAGES=(xvfb xdotool openbox x11-utils xclip dbus at-spi2-core python3
 missing=()
 command -v chromium >/dev/null || missing+=(chromium fonts-liberation)
 command -v redis-server >/dev/null || missing+=(redis-server)
+# adb: the Android surface's adb server (tests and `make up` connect the emulated phone to it).
+command -v adb >/dev/null || missing+=(adb)
 [ -x /usr/lib/postgresql/15/bin/initdb ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 # Fonts the practice CAPTCHAs draw with (grep without -q: no SIGPIPE to fc-list under pipefail).
 fc-list 2>/dev/null | grep -i "WenQuanYi Micro Hei" >/dev/null || missing+=(fonts-wqy-microhei)

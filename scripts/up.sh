@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Start the whole local stack in the foreground with demo data; Ctrl-C stops everything.
 #   Redis 127.0.0.1:6379 (unless REDIS_URL is set) · web (ASGI) 127.0.0.1:8000 · practice site
-#   127.0.0.1:8001 · Celery agent + default workers · beat · Flower 127.0.0.1:5555 (password:
-#   FLOWER_BASIC_AUTH=user:password, else one generated into .local/flower_basic_auth)
+#   127.0.0.1:8001 · Celery agent + android + default workers · beat · Flower 127.0.0.1:5555
+#   (password: FLOWER_BASIC_AUTH=user:password, else one generated into .local/flower_basic_auth)
+#   · an adb server 127.0.0.1:5037 (ADB_PORT) with one emulated Android phone on 127.0.0.1:5560
+#   (PHONE_PORT; practice/android), registered as a shared device
 # A component that dies is restarted (see supervise below); Redis keeps its data in .local/redis (AOF).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +16,9 @@ export VENUS_PRACTICE_URL="${VENUS_PRACTICE_URL:-http://127.0.0.1:$PRACTICE_PORT
 # Runs reach public hosts only; the practice site (and only its port: not Flower, not Redis) is
 # the one local exception.
 export VENUS_EGRESS_ALLOW_PRIVATE="${VENUS_EGRESS_ALLOW_PRIVATE:-127.0.0.1:$PRACTICE_PORT}"
+# Android: one adb server and one emulated phone (no Android emulator runs here; docs/surfaces.md).
+export ADB_PORT="${ADB_PORT:-5037}" PHONE_PORT="${PHONE_PORT:-5560}"
+export VENUS_ADB_SERVERS="${VENUS_ADB_SERVERS:-127.0.0.1:$ADB_PORT}"
 
 # Every component runs under a small supervisor (scripts/supervise.sh): restarted with a log
 # line whenever it exits on its own.
@@ -82,6 +87,20 @@ start display $PY -m workers.envs.xdisplay --display "$VENUS_DESKTOP_DISPLAY" --
 $PY manage.py register_display "$VENUS_DESKTOP_DISPLAY" --size "${VENUS_DESKTOP_SIZE:-1280x800}"
 start worker-desktop .venv/bin/celery -A venus_rpa worker -Q desktop --pool threads --concurrency 1 -n "desktop@%h" --loglevel INFO
 start beat .venv/bin/celery -A venus_rpa beat --loglevel INFO
+
+echo "==> android: adb server on 127.0.0.1:$ADB_PORT, emulated phone on 127.0.0.1:$PHONE_PORT"
+start adb adb -P "$ADB_PORT" nodaemon server
+# Wait for its port without an adb client call (a client would start a second, daemon server).
+for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$ADB_PORT") 2>/dev/null && break; sleep 0.2; done
+start phone $PY -m practice.android --host 127.0.0.1 --port "$PHONE_PORT"
+for _ in $(seq 100); do
+  adb -P "$ADB_PORT" connect "127.0.0.1:$PHONE_PORT" 2>/dev/null | grep -q "connected to" && break; sleep 0.3
+done
+# Registered shared; the devices health check (beat) reconnects it if the phone or adb restarts.
+$PY manage.py register_device "127.0.0.1:$PHONE_PORT" --adb-server "127.0.0.1:$ADB_PORT" \
+  --apps '{"Venus Pay": "com.venus.practice", "Settings": "com.android.settings/.Settings"}'
+$PY manage.py seed_android_demo
+start worker-android .venv/bin/celery -A venus_rpa worker -Q android --pool threads --concurrency 2 -n "android@%h" --loglevel INFO
 # Flower reads FLOWER_BASIC_AUTH from its environment (kept off the command line, unlike --basic-auth).
 FLOWER_BASIC_AUTH="$FLOWER_BASIC_AUTH" start flower .venv/bin/celery -A venus_rpa flower --address=127.0.0.1 --port="$FLOWER_PORT"
 
@@ -93,7 +112,9 @@ Venus RPA is up:
   admin       http://127.0.0.1:$WEB_PORT/admin/
   practice    $VENUS_PRACTICE_URL/               (demo / demo-password)
   Flower      http://127.0.0.1:$FLOWER_PORT/       (sign in as ${FLOWER_BASIC_AUTH%%:*} / ${FLOWER_BASIC_AUTH#*:})
+  phone       127.0.0.1:$PHONE_PORT on the adb server 127.0.0.1:$ADB_PORT (adb -P $ADB_PORT devices)
 Try:  .venv/bin/python manage.py run_automation demo-expense --wait
+      .venv/bin/python manage.py run_automation demo-android-profile --wait   (Android)
 Ctrl-C stops everything.
 MSG
 # The supervisors keep every component up; this waits until Ctrl-C (or TERM) stops them all.

@@ -20,7 +20,8 @@ import yaml  # PyYAML: a dependency of drf-spectacular (requirements.txt)
 REPO_ROOT = Path(__file__).resolve().parent.parent
 COMPOSE_FILE = REPO_ROOT / "docker-compose.yml"
 
-EXPECTED_SERVICES = {"postgres", "redis", "web", "worker", "worker-desktop", "worker-default", "beat", "flower", "vllm"}
+EXPECTED_SERVICES = {"postgres", "redis", "web", "worker", "worker-android", "worker-desktop", "worker-default", "beat",
+                     "flower", "vllm"}
 HISTORY_IMAGES = 2  # screenshots of earlier steps sent with each navigation call (protocol §5.1)
 
 # Dummy values for the variables the compose file marks as required (${VAR:?...}).
@@ -129,12 +130,19 @@ def test_gpu_reservation(name):
 
 def test_workers_wait_for_migrations_and_share_media():
     services = _resolved_config()["services"]
-    for name in ("worker", "worker-default", "beat"):
+    for name in ("worker", "worker-android", "worker-default", "beat"):
         assert services[name]["depends_on"]["web"]["condition"] == "service_healthy"
-    for name in ("web", "worker"):
+    for name in ("web", "worker", "worker-android"):
         assert services[name]["environment"]["VENUS_MEDIA_ROOT"] == "/app/.local/media"
         assert any(v.startswith("media:/app/.local/media") for v in services[name]["volumes"])
     assert services["worker"]["environment"]["VENUS_MODEL_URL"] == "http://vllm:8000/v1"
+
+
+def test_the_android_worker_takes_android_runs_only_and_runs_its_own_adb_server():
+    service = _resolved_config()["services"]["worker-android"]
+    command = " ".join(service["command"])
+    assert "adb start-server" in command and "-Q android " in command
+    assert service["environment"]["VENUS_ADB_SERVERS"] == "127.0.0.1:5037"
 
 
 def test_flower_needs_a_password_and_stays_on_loopback():

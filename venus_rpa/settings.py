@@ -399,6 +399,21 @@ VENUS_WORKER_METRICS_ADDR = env_str("VENUS_WORKER_METRICS_ADDR", "127.0.0.1")
 # (e.g. "127.0.0.1:8001" for the practice site). Empty in production.
 VENUS_EGRESS_ALLOW_PRIVATE = env_list("VENUS_EGRESS_ALLOW_PRIVATE", [])
 
+# --- Android devices (issue 11; docs/surfaces.md) ---------------------------------------------
+# The device registry (venus_rpa.devices); runs lease a device from it (workers.envs.android).
+INSTALLED_APPS += ["venus_rpa.devices"]
+# adb servers devices may be registered on ("host:port", comma-separated): workers connect only there.
+VENUS_ADB_SERVERS = env_list("VENUS_ADB_SERVERS", ["127.0.0.1:5037"])
+VENUS_ANDROID_ACQUIRE_TIMEOUT_SECONDS = env_float("VENUS_ANDROID_ACQUIRE_TIMEOUT_SECONDS", 60.0)
+VENUS_ANDROID_LEASE_TTL_SECONDS = env_float("VENUS_ANDROID_LEASE_TTL_SECONDS", 60.0)
+VENUS_ANDROID_HEARTBEAT_SECONDS = env_float("VENUS_ANDROID_HEARTBEAT_SECONDS", 10.0)
+VENUS_ANDROID_ADB_TIMEOUT_SECONDS = env_float("VENUS_ANDROID_ADB_TIMEOUT_SECONDS", 20.0)
+# A pause after each action before the next screenshot, for devices with slow animations.
+VENUS_ANDROID_SETTLE_SECONDS = env_float("VENUS_ANDROID_SETTLE_SECONDS", 0.0)
+VENUS_ANDROID_HEALTH_SECONDS = env_float("VENUS_ANDROID_HEALTH_SECONDS", 30.0)
+CELERY_BEAT_SCHEDULE["devices-health"] = {
+    "task": "venus_rpa.devices.tasks.devices_health_task", "schedule": VENUS_ANDROID_HEALTH_SECONDS,
+}
 
 # --- The desktop surface (issue 11; docs/surfaces.md) ------------------------------------------
 # Desktop runs lease an X display of this machine (pool kind "display", tag host = hostname) and

@@ -7,6 +7,7 @@ from venus_rpa import media
 from venus_rpa.accounts import api as accounts_api
 from venus_rpa.automations import api as automations_api
 from venus_rpa.core import views as core_views
+from venus_rpa.devices import api as devices_api
 from venus_rpa.reviews import api as reviews_api
 from venus_rpa.runs import api as runs_api
 from venus_rpa.triggers import api as triggers_api
@@ -27,6 +28,8 @@ api = [
     path("reviews/<int:review_id>/approve/", reviews_api.ReviewApproveApi.as_view(), name="review-approve"),
     path("reviews/<int:review_id>/reject/", reviews_api.ReviewRejectApi.as_view(), name="review-reject"),
     path("reviews/<int:review_id>/edit/", reviews_api.ReviewEditApi.as_view(), name="review-edit"),
+    path("devices/", devices_api.DeviceListApi.as_view(), name="device-list"),
+    path("devices/<int:device_id>/", devices_api.DeviceDetailApi.as_view(), name="device-detail"),
     path("credentials/", automations_api.CredentialListApi.as_view(), name="credential-list"),
     path("credentials/<slug:name>/sessions/", automations_api.LoginSessionListApi.as_view(),
          name="credential-session-list"),

@@ -30,7 +30,8 @@ class Target(BaseModel):
     narrows it: a role and name, a label, a placeholder, exact text, or (last resort) a CSS
     selector. `within` keeps matches inside a region named by its heading, legend, landmark
     label, dialog title or form label ("Log In"); `near` keeps the matches closest to a visible
-    text. `nth` picks one of several matches on purpose.
+    text. On Android, a `resource_id` (`package:id/name` or `name`) of the UI hierarchy.
+    `nth` picks one of several matches on purpose.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -41,6 +42,7 @@ class Target(BaseModel):
     label: str | None = None
     placeholder: str | None = None
     css: str | None = None
+    resource_id: str | None = Field(default=None, max_length=300, description="Android resource id.")
     nth: int | None = Field(default=None, ge=0)
     within: str | None = Field(default=None, max_length=200,
                                description="Heading, legend, landmark, dialog or form name of the region.")
@@ -55,8 +57,8 @@ class Target(BaseModel):
 
     @model_validator(mode="after")
     def _one_way(self) -> "Target":
-        if not any([self.text, self.role, self.label, self.placeholder, self.css]):
-            raise ValueError("a target needs text, role, label, placeholder or css"
+        if not any([self.text, self.role, self.label, self.placeholder, self.css, self.resource_id]):
+            raise ValueError("a target needs text, role, label, placeholder, css or resource_id"
                              + (" (within and near only narrow one of these)" if self.within or self.near else ""))
         return self
 
@@ -67,7 +69,7 @@ class Target(BaseModel):
     def _what(self) -> str:
         if self.role:
             return f"{self.role} {self.name!r}" if self.name else self.role
-        for key in ("label", "placeholder", "text", "css"):
+        for key in ("label", "placeholder", "text", "css", "resource_id"):
             value = getattr(self, key)
             if value:
                 return f"{key} {value!r}" if key != "text" else repr(value)

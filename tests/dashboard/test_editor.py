@@ -63,7 +63,7 @@ def test_step_errors_show_inline_on_their_row(editor_client):
     assert "<code>steps.1.target</code>" in html  # the kind tag pydantic adds is dropped
     rows = html.split('class="step-row')[1:]
     assert "has-errors" in rows[1].split(">")[0]
-    assert "a target needs text, role, label, placeholder or css" in rows[1]
+    assert "a target needs text, role, label, placeholder, css or resource_id" in rows[1]
     assert "String should have at least 1 character" in rows[2].split('name="s-u2-option"')[1]
     assert "errors" not in rows[0]
     assert 'value="Press it"' in rows[1]  # what was typed stays in the form

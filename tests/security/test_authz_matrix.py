@@ -46,6 +46,8 @@ API = {
     "review-reject": {"POST": "D"},
     "review-edit": {"POST": "D"},
     "credential-list": {"GET": "R", "POST": "W"},
+    "device-list": {"GET": "R", "POST": "O"},
+    "device-detail": {"GET": "R", "PATCH": "O", "DELETE": "O"},
     "credential-session-list": {"GET": "R", "DELETE": "W"},
     "credential-session-detail": {"DELETE": "W"},
     "schedule-list": {"GET": "R", "POST": "W"},
@@ -100,6 +102,7 @@ DASHBOARD = {
     "dashboard:webhook-create": {"POST": "W"},
     "dashboard:callback-create": {"POST": "W"},
     "dashboard:delivery-resend": {"POST": "W"},
+    "dashboard:device-android": {"POST": "O"},
 }
 # Routes with their own gate, tested where that gate lives rather than by workspace role.
 OWN_GATE = {
@@ -156,6 +159,7 @@ def world(personas) -> World:
     from django.core.files.base import ContentFile
 
     from tests.factories import MembershipFactory, UserFactory
+    from venus_rpa.devices.services import device_register
     from venus_rpa.triggers.models import CallbackDelivery
     from venus_rpa.triggers.services import callback_endpoint_create, schedule_create, webhook_trigger_create
 
@@ -175,7 +179,8 @@ def world(personas) -> World:
                                            enabled=False)
     delivery = CallbackDelivery.objects.create(endpoint=endpoint, run=run, payload={}, status="failed")
     credential, session = _login_session(personas.workspace)
-    values = {"name": credential.name, "session_id": session.pk,"slug": automation.slug, "run_id": run.pk, "review_id": review.pk, "schedule_id": schedule.pk,
+    device = device_register(workspace=personas.workspace, serial="authz-phone")
+    values = {"device_id": device.pk, "name": credential.name, "session_id": session.pk,"slug": automation.slug, "run_id": run.pk, "review_id": review.pk, "schedule_id": schedule.pk,
               "trigger_id": trigger.pk, "endpoint_id": endpoint.pk, "delivery_id": delivery.pk, "index": 0,
               "path": step.screenshot.name, "public_id": trigger.public_id}
     users = {"viewer": personas.viewer, "editor": personas.teammate, "reviewer": reviewer, "owner": owner,

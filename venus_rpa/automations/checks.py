@@ -70,22 +70,38 @@ def desktop_start_problem(start: str) -> str | None:
     return None
 
 
+_ANDROID_APP = re.compile(r"^(?:app:.{1,100}|(?:android-app://)?[A-Za-z][\w]*(?:\.\w+)+(?:/[\w.$]+)?/?|\{\{[^}]+\}\})$")
+
+
+def android_app_problem(value: str) -> str | None:
+    """An Android start or `goto` names an app: `app:Display Name` (the device's app table), a
+    package, `package/.Activity` or `android-app://package`."""
+    if _ANDROID_APP.match(value.strip()):
+        return None
+    return ("On Android, open an app: app:Display Name, a package such as com.example.app, "
+            "com.example.app/.MainActivity or android-app://com.example.app.")
+
+
+def _where_problem(spec: AutomationSpec, url: str, *, relative_ok: bool = False) -> str | None:
+    """What is wrong with a start or `goto` for the automation's surface, or None."""
+    if spec.surface == "android":
+        return android_app_problem(url)
+    if spec.surface == "desktop":
+        return desktop_start_problem(url)
+    return web_url_problem(url, relative_ok=relative_ok)
+
+
 def definition_problems(spec: AutomationSpec) -> dict[str, list[str]]:
-    """Field errors for a parsed definition: start URL, goto URLs and extract patterns."""
+    """Field errors for a parsed definition: start URL (an app on Android), goto URLs and extract patterns."""
     fields: dict[str, list[str]] = {}
 
-    def url_problem(url: str, relative_ok: bool = False) -> str | None:
-        if spec.surface == "desktop":
-            return desktop_start_problem(url)
-        return web_url_problem(url, relative_ok=relative_ok)
-
     if spec.start_url:
-        problem = url_problem(spec.start_url)
+        problem = _where_problem(spec, spec.start_url)
         if problem:
             fields["start_url"] = [problem]
     for index, step in enumerate(spec.steps):
         if isinstance(step, GotoStep):
-            problem = url_problem(step.url, relative_ok=True)
+            problem = _where_problem(spec, step.url, relative_ok=True)
             if problem:
                 fields[f"steps.{index}.url"] = [problem]
         if isinstance(step, ExtractStep) and step.pattern:

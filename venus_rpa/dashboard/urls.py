@@ -40,5 +40,6 @@ urlpatterns = [
     path("devices/", devices.device_index, name="devices"),
     path("settings/", workspace.workspace_settings, name="workspace-settings"),
     path("devices/_workers/", devices.device_workers, name="device-workers"),
+    path("devices/android/", devices.device_android, name="device-android"),
     *triggers.urlpatterns,
 ]

@@ -107,16 +107,17 @@ def mark_screenshot(jpeg: bytes, *, box: dict[str, float] | None = None,
     with Image.open(io.BytesIO(jpeg)) as image:
         image = image.convert("RGB")
         draw = ImageDraw.Draw(image)
+        k = max(1, round(max(image.size) / 1000))  # a phone's 2400 px screen is shown smaller: thicker marks
         if box is not None:
-            pad = 4
+            pad = 4 * k
             x0, y0 = box["x"] - pad, box["y"] - pad
             x1, y1 = box["x"] + box["width"] + pad, box["y"] + box["height"] + pad
-            draw.rectangle([x0, y0, x1, y1], outline=MARK, width=4)
+            draw.rectangle([x0, y0, x1, y1], outline=MARK, width=4 * k)
         if point is not None:
             x, y = point
-            draw.ellipse([x - 14, y - 14, x + 14, y + 14], outline=MARK, width=4)
-            draw.line([x - 22, y, x + 22, y], fill=MARK, width=2)
-            draw.line([x, y - 22, x, y + 22], fill=MARK, width=2)
+            draw.ellipse([x - 14 * k, y - 14 * k, x + 14 * k, y + 14 * k], outline=MARK, width=4 * k)
+            draw.line([x - 22 * k, y, x + 22 * k, y], fill=MARK, width=2 * k)
+            draw.line([x, y - 22 * k, x, y + 22 * k], fill=MARK, width=2 * k)
         out = io.BytesIO()
         image.save(out, "JPEG", quality=85)
         return out.getvalue()

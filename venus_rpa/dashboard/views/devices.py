@@ -1,13 +1,22 @@
-"""Devices and pools: Celery workers online, what they run, and the (future) device pools."""
+"""Devices and pools: Celery workers online, what they run, and the Android device registry
+(owners register, enable / disable and remove devices here; `venus_rpa.devices`)."""
 
 from __future__ import annotations
 
-from django.conf import settings
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+import json
 
+from django.conf import settings
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from venus_rpa.accounts.models import Role
+from venus_rpa.core.errors import ServiceError
 from venus_rpa.dashboard.access import member_view
 from venus_rpa.dashboard.devices import active_runs, workers_report
+from venus_rpa.devices import selectors as device_selectors, services as device_services
 
 
 @member_view()
@@ -15,7 +24,54 @@ def device_index(request: HttpRequest) -> HttpResponse:
     return render(request, "dashboard/devices.html", {
         "flower_url": settings.VENUS_FLOWER_URL,
         "active_runs": active_runs(workspace=request.access.workspace),
+        "android_devices": device_selectors.device_list(workspace=request.access.workspace),
+        "is_owner": request.access.role == Role.OWNER,
+        "adb_servers": settings.VENUS_ADB_SERVERS,
     })
+
+
+@require_POST
+@member_view()
+def device_android(request: HttpRequest) -> HttpResponse:
+    """Register an Android device, or enable / disable / remove one (owners only)."""
+    access = request.access
+    if access.role != Role.OWNER:
+        raise PermissionDenied("Devices are managed by the workspace's owners.")
+    action = request.POST.get("action", "register")
+    try:
+        if action == "register":
+            host, _, port = request.POST.get("adb_server", "").rpartition(":")
+            device_services.device_register(
+                workspace=access.workspace, serial=request.POST.get("serial", "")[:200], adb_host=host,
+                adb_port=int(port) if port.isdigit() else 0, apps=_json_object(request.POST.get("apps", "")),
+                tags=_json_object(request.POST.get("tags", "")))
+            messages.success(request, "Device registered; the health check looks it up on its adb server.")
+        else:
+            device = device_selectors.device_get(workspace=access.workspace, device_id=int(request.POST.get("device", 0)),
+                                                 own=True)
+            if action == "remove":
+                device_services.device_remove(device=device)
+            elif action in ("enable", "disable"):
+                device_services.device_update(device=device, status="available" if action == "enable" else "disabled")
+            messages.success(request, f"Device {device.serial}: {action}d.")
+    except (ServiceError, ValueError) as exc:
+        fields = sum(getattr(exc, "fields", {}).values(), [])
+        messages.error(request, " ".join(fields) or getattr(exc, "message", str(exc)))
+    return redirect("dashboard:devices")
+
+
+def _json_object(raw: str) -> dict:
+    """A JSON object typed into the form ({} when blank); ValueError otherwise."""
+    raw = raw.strip()
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        raise ValueError("Apps and tags are JSON objects, e.g. {\"Venus Pay\": \"com.venus.practice\"}.") from None
+    if not isinstance(value, dict):
+        raise ValueError("Apps and tags are JSON objects.")
+    return value
 
 
 @member_view()
