@@ -3,7 +3,8 @@ actions done directly in the same script, and how reliably the practice task com
 
 Per surface (one section each, `SECTIONS`):
 - `observe_ms_p50`: the platform's `Environment.observe()` (web: a JPEG of the viewport; Android:
-  screencap + uiautomator hierarchy + foreground activity, PNG converted to JPEG).
+  screencap + uiautomator hierarchy + foreground activity, PNG converted to JPEG; desktop: an mss
+  grab of the Xvfb display as JPEG, in `_surface_desktop.py`).
 - `act_ms_p50`: the platform's `Environment.execute(Click)` on an inert spot.
 - `direct_observe_ms_p50` / `direct_act_ms_p50`: the same through Playwright (page.screenshot,
   mouse.click) / adbutils (shell screencap -p and uiautomator dump, click) directly.
@@ -12,7 +13,7 @@ Per surface (one section each, `SECTIONS`):
   on the production runner with the safety gate; the agent's model is the test double answering
   with points measured on the real screen.
 
-    .venv/bin/python benchmarks/surfaces.py [--runs 20] [--samples 30] [--only web,android]
+    .venv/bin/python benchmarks/surfaces.py [--runs 20] [--samples 30] [--only web,android,desktop]
 
 A section is a function (runs, samples) -> dict; a surface adds its own to SECTIONS.
 """
@@ -27,6 +28,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from _stack import practice_site, setup_django
+from _surface_desktop import desktop
 
 from tests.helpers.fake_model import FakeModel, venus
 
@@ -232,7 +234,7 @@ def android_agent_script(direct) -> list:
 
 
 # The desktop engineer adds "desktop" here.
-SECTIONS: dict[str, Section] = {"web": web, "android": android}
+SECTIONS: dict[str, Section] = {"web": web, "android": android, "desktop": desktop}
 
 
 def main() -> None:

@@ -1,5 +1,4 @@
-"""The desktop section of the surfaces benchmark (benchmarks/surfaces.py folds it in as
-`SECTIONS["desktop"] = desktop`; it also runs alone and prints JSON).
+"""The desktop section of `benchmarks/surfaces.py` (`--only desktop`).
 
 On one Xvfb display with openbox, in this process:
 - `observe_ms_p50`: the platform's `DesktopEnvironment.observe()` (mss grab, JPEG q85, the active
@@ -11,17 +10,13 @@ On one Xvfb display with openbox, in this process:
   save it as note.txt) that succeeded out of `runs`, each on a fresh session of the leased display,
   through the production `Runner` with the safety gate. The agent's model is the UI-Venus test
   double, answering with a point measured (OCR) on the screenshot it is sent.
-
-    .venv/bin/python benchmarks/surfaces_desktop.py [--runs 20] [--samples 30]
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import base64
 import io
-import json
 import statistics
 import subprocess
 import sys
@@ -198,14 +193,3 @@ def desktop(runs: int = 20, samples: int = 30) -> dict:
     finally:
         server.stop()
 
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--samples", type=int, default=30)
-    args = parser.parse_args()
-    print(json.dumps({"desktop": desktop(args.runs, args.samples)}, indent=2, ensure_ascii=False))
-
-
-if __name__ == "__main__":
-    main()
