@@ -184,7 +184,7 @@ class DesktopExecutor:
         lines = await self.env.screen.lines_at(found, every=step.all)
         if not lines:
             raise StepError(f"no text could be read at {step.target.describe()}")
-        values = [_pattern(text, step.pattern) for text in lines]
+        values = [patterns.extract(text, step.pattern) for text in lines]
         for value in values:
             if self.env.secrets.holds_secret(value):
                 raise StepError(f"extract cannot read {step.target.describe()}: its text contains a secret from the "
@@ -194,15 +194,3 @@ class DesktopExecutor:
 
 async def _none() -> None:
     return None
-
-
-def _pattern(value: str, pattern: str | None) -> str:
-    if not pattern:
-        return value
-    try:
-        match = patterns.search(pattern, value)
-    except (patterns.PatternError, patterns.PatternTimeout) as exc:
-        raise StepError(f"extract: {exc}") from None
-    if match is None:
-        raise StepError(f"extracted text {value[:80]!r} does not match pattern {pattern!r}")
-    return match.group(1) if match.groups() else match.group(0)

@@ -206,10 +206,10 @@ class ExplicitExecutor:
     async def _extract(self, step: S.ExtractStep) -> StepOutcome:
         if step.all:
             strategy, locator, count = await locate_all(self.page, step.target, purpose="any", timeout_s=step.timeout_s)
-            value: Any = [_pattern(await self._readable(locator.nth(i), step), step.pattern) for i in range(count)]
+            value: Any = [patterns.extract(await self._readable(locator.nth(i), step), step.pattern) for i in range(count)]
             return StepOutcome(grounding={"strategy": strategy, "count": count}, output={step.into: value})
         found = await locate(self.page, step.target, purpose="any", timeout_s=step.timeout_s)
-        value = _pattern(await self._readable(found.locator, step), step.pattern)
+        value = patterns.extract(await self._readable(found.locator, step), step.pattern)
         return StepOutcome(grounding=found.record(), output={step.into: value})
 
     async def _readable(self, locator, step: S.ExtractStep) -> str:
@@ -239,17 +239,6 @@ async def _value(locator, attribute: str) -> str:
         return await locator.input_value()
     return (await locator.inner_text()).strip()
 
-
-def _pattern(value: str, pattern: str | None) -> str:
-    if not pattern:
-        return value
-    try:
-        match = patterns.search(pattern, value)
-    except (patterns.PatternError, patterns.PatternTimeout) as exc:
-        raise StepError(f"extract: {exc}") from None
-    if match is None:
-        raise StepError(f"extracted text {value[:80]!r} does not match pattern {pattern!r}")
-    return match.group(1) if match.groups() else match.group(0)
 
 
 def _first_line(exc: Exception) -> str:

@@ -29,6 +29,8 @@ from typing import Any
 
 import jsonschema
 import regex
+
+from workers.errors import StepError
 from jsonschema import FormatChecker, SchemaError, ValidationError
 from jsonschema import _keywords as _base_keywords
 from jsonschema.validators import extend
@@ -287,3 +289,17 @@ def _search_quietly(pattern: str, text: str) -> None:
             search(pattern, text)
     except PatternTimeout:
         pass
+
+
+def extract(value: str, pattern: str | None) -> str:
+    """What an `extract` step keeps of `value`: all of it without a pattern, else the pattern's
+    first group (or its whole match); StepError when the pattern is bad, too slow or misses."""
+    if not pattern:
+        return value
+    try:
+        match = search(pattern, value)
+    except (PatternError, PatternTimeout) as exc:
+        raise StepError(f"extract: {exc}") from None
+    if match is None:
+        raise StepError(f"extracted text {value[:80]!r} does not match pattern {pattern!r}")
+    return match.group(1) if match.groups() else match.group(0)

@@ -225,10 +225,10 @@ class AndroidExecutor:
         if not matches:
             raise StepError(f"target {step.target.describe()} not found on {self.env.location() or 'the screen'}")
         if step.all:
-            values = [_pattern(self._readable(node, step), step.pattern) for node, _ in matches]
+            values = [patterns.extract(self._readable(node, step), step.pattern) for node, _ in matches]
             return StepOutcome(grounding={"strategy": matches[0][1], "count": len(values)}, output={step.into: values})
         node, strategy = matches[0]
-        return StepOutcome(grounding=node.record(strategy), output={step.into: _pattern(self._readable(node, step), step.pattern)})
+        return StepOutcome(grounding=node.record(strategy), output={step.into: patterns.extract(self._readable(node, step), step.pattern)})
 
     def _readable(self, node: Node, step: S.ExtractStep) -> str:
         if node.password:
@@ -238,15 +238,3 @@ class AndroidExecutor:
         if self.env.secrets.holds_secret(value):
             raise StepError(f"extract cannot read {step.target.describe()}: its text contains a secret from the vault")
         return value
-
-
-def _pattern(value: str, pattern: str | None) -> str:
-    if not pattern:
-        return value
-    try:
-        match = patterns.search(pattern, value)
-    except (patterns.PatternError, patterns.PatternTimeout) as exc:
-        raise StepError(f"extract: {exc}") from None
-    if match is None:
-        raise StepError(f"extracted text {value[:80]!r} does not match pattern {pattern!r}")
-    return match.group(1) if match.groups() else match.group(0)
