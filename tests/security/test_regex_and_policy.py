@@ -15,7 +15,7 @@ from tests.api.conftest import assert_error
 from tests.runtime.test_executor import browser, expect_error, step  # noqa: F401  (module-scoped Chromium)
 from workers import patterns
 from workers.errors import StepError
-from workers.executor import _pattern
+from workers.patterns import extract
 from workers.gates.safety import ActionContext, TargetInfo, classify
 from workers.steps import SafetySettings
 
@@ -88,9 +88,9 @@ def test_pattern_properties_and_additional_properties_are_bounded():
 
 
 def test_an_extract_pattern_that_takes_too_long_is_a_step_error():
-    spent, info = _elapsed(lambda: pytest.raises(StepError, _pattern, HARDER_TEXT, HARDER))
+    spent, info = _elapsed(lambda: pytest.raises(StepError, extract, HARDER_TEXT, HARDER))
     assert spent < QUICK_S and "took too long on this text" in str(info.value)
-    assert _pattern("Total: $12.50", r"\$([0-9.]+)") == "12.50"
+    assert extract("Total: $12.50", r"\$([0-9.]+)") == "12.50"
 
 
 def test_an_extract_step_in_chromium_does_not_freeze_the_worker(browser):  # noqa: F811
