@@ -22,6 +22,7 @@ from tests.runtime.test_executor import PASSWORD, local_secrets, run_spec, step
 from workers import actions as A
 from workers import steps as S
 from workers.agent import downscale
+from workers.captcha.act import widget_shot
 from workers.envs.masking import MASK_FILL
 from workers.errors import StepError
 from workers.runner import StepRecord
@@ -218,6 +219,30 @@ def test_a_page_that_echoes_a_typed_vault_value_has_the_echo_masked(browser):
     shot, echo, heading = browser.session(body)
     assert masked(shot, echo)
     assert not masked(shot, heading)
+
+
+def test_a_captcha_crop_for_the_model_or_a_person_has_typed_secrets_masked(browser):
+    """A CAPTCHA widget cropped next to a field that received a vault value: the crop sent to
+    the CAPTCHA model or shown to a person is masked like every other image."""
+
+    async def body(env, executor):
+        await executor.run(step(kind="goto", url="/login"))
+        await executor.run(step(kind="fill", target="Username", value="{{credentials.acme.password}}"))
+        username = await env.page.get_by_label("Username").bounding_box()
+        heading = await env.page.get_by_role("heading").first.bounding_box()
+        top = min(username["y"], heading["y"])
+        widget = {"x": username["x"], "y": top, "width": username["width"],
+                  "height": username["y"] + username["height"] - top}
+        crop, clip = await widget_shot(env, widget, margin=8, quality=85)
+        return crop, clip, username, heading
+
+    crop, clip, username, heading = browser.session(body)
+
+    def inside(rect: dict) -> dict:
+        return {**rect, "x": rect["x"] - clip["x"], "y": rect["y"] - clip["y"]}
+
+    assert masked(crop, inside(username))
+    assert not masked(crop, inside(heading))  # the crop is the page, not a blank
 
 
 def test_extract_refuses_a_field_that_holds_a_vault_value(browser):

@@ -16,6 +16,22 @@ from playwright.async_api import Page
 from workers.captcha.detect import Widget
 
 
+async def widget_shot(env, rect: dict, *, margin: float, quality: int) -> tuple[bytes, dict]:
+    """A JPEG of the widget and margin around it, with the run's secret mask painted over it
+    (a crop that leaves the runtime, for the model or a person, never shows a typed secret);
+    returns the image and its clip on the viewport."""
+    clip = {"x": max(rect["x"] - margin, 0), "y": max(rect["y"] - margin, 0),
+            "width": rect["width"] + 2 * margin, "height": rect["height"] + 2 * margin}
+
+    async def shoot() -> bytes:
+        return await env.page.screenshot(type="jpeg", quality=quality, clip=clip)
+
+    mask = getattr(env, "mask", None)
+    if mask is None:
+        return await shoot(), clip
+    return await mask.capture(env.page, shoot, origin=(clip["x"], clip["y"])), clip
+
+
 def centre(rect: dict) -> tuple[float, float]:
     return rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2
 

@@ -167,11 +167,7 @@ class CaptchaGate:
     async def _human(self, env, widget: Widget, hooks: CaptchaHooks) -> dict[str, Any]:
         """Show the widget to a person; replay their typed answer or clicks (two clicks = a drag)."""
         page = env.page
-        margin = 8
-        rect = widget.rect
-        clip = {"x": max(rect["x"] - margin, 0), "y": max(rect["y"] - margin, 0),
-                "width": rect["width"] + 2 * margin, "height": rect["height"] + 2 * margin}
-        shot = await page.screenshot(type="jpeg", quality=85, clip=clip)
+        shot, clip = await act.widget_shot(env, widget.rect, margin=8, quality=85)
         answer = await hooks.ask_captcha(kind=widget.kind, instruction=widget.instruction, screenshot=shot,
                                          width=round(clip["width"]), height=round(clip["height"]),
                                          challenge=fingerprint(page.url, widget))

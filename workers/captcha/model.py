@@ -32,9 +32,7 @@ class ModelCaptchaSolver:
     async def __call__(self, env, widget: Widget) -> dict[str, Any]:
         page = env.page
         rect = widget.rect
-        clip = {"x": max(rect["x"] - MARGIN, 0), "y": max(rect["y"] - MARGIN, 0),
-                "width": rect["width"] + 2 * MARGIN, "height": rect["height"] + 2 * MARGIN}
-        image = await page.screenshot(type="jpeg", quality=90, clip=clip)
+        image, clip = await act.widget_shot(env, rect, margin=MARGIN, quality=90)
         prompt = load_prompt("captcha", prompt_dir=self.prompt_dir)
         started = time.perf_counter()
         try:

@@ -118,14 +118,17 @@ class SecretMask:
                 continue  # the element's page is gone; the tag covers any re-typed field
         return boxes
 
-    async def capture(self, page: Page, shoot: Callable[[], Awaitable[bytes]]) -> bytes:
-        """A screenshot from shoot() with every secret-holding field painted over."""
+    async def capture(self, page: Page, shoot: Callable[[], Awaitable[bytes]], *,
+                      origin: tuple[float, float] = (0.0, 0.0)) -> bytes:
+        """A screenshot from shoot() with every secret-holding field painted over. For a clipped
+        shot (a CAPTCHA crop), origin is the clip's top-left corner on the viewport."""
         before = await self.boxes(page)
         shot = await shoot()
         after = await self.boxes(page)
         if before is None and after is None:
             return paint(shot, None)
-        return paint(shot, [*(before or []), *(after or [])])
+        dx, dy = origin
+        return paint(shot, [(x - dx, y - dy, w, h) for x, y, w, h in [*(before or []), *(after or [])]])
 
 
 async def _frame_boxes(frame, echo_boxes=None) -> list[Box]:
