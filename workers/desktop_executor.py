@@ -22,45 +22,27 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from workers import ocr, patterns, steps as S
 from workers.envs.desktop import DesktopEnvironment
 from workers.envs.desktop_screen import Found
 from workers.errors import StepError
-from workers.gates.guard import ActionGuard, ActionSkipped
 from workers.journal import JOURNALED_KINDS
 
 from workers.envs.base import StepOutcome
+from workers.envs.explicit import ExplicitExecutorBase
 
 
-class DesktopExecutor:
+class DesktopExecutor(ExplicitExecutorBase):
     """Executes one explicit step on a desktop environment (see the module docstring)."""
 
-    def __init__(self, env: DesktopEnvironment, *, start_url: str = "", grounder=None,
-                 guard: ActionGuard | None = None) -> None:
-        self.env = env
-        self.start_url = start_url
-        self.grounder = grounder
-        self.guard = guard
-        self._risk: dict[str, Any] | None = None
-        self.before_act: Callable[[Any, dict[str, Any]], Awaitable[None]] | None = None
+    env: DesktopEnvironment
+    UNAVAILABLE_KINDS = ("select", "check", "upload")
 
-    async def run(self, step) -> StepOutcome:
-        handler = getattr(self, f"_{step.kind}", None)
-        if handler is None or step.kind in ("select", "check", "upload"):
-            raise StepError(f"step kind {step.kind!r} does not exist on the desktop surface "
-                            "(use click, fill, press, wait_for, assert, extract or an agent step)")
-        self._risk = None
-        try:
-            outcome = await handler(step)
-        except ActionSkipped as skipped:
-            return StepOutcome(grounding={"risk": skipped.risk, "skipped": True})
-        await self.env.settle()
-        if self._risk is not None:
-            outcome.grounding["risk"] = self._risk
-        return outcome
+    def unavailable(self, kind: str) -> str:
+        return (f"step kind {kind!r} does not exist on the desktop surface "
+                "(use click, fill, press, wait_for, assert, extract or an agent step)")
 
     # -- grounding and the gate -------------------------------------------------------------
     async def _ground(self, step, *, model: bool = True) -> Found:

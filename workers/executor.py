@@ -15,7 +15,6 @@ hand back an edited step and a re-grounded target. Its verdict lands in `groundi
 from __future__ import annotations
 
 from urllib.parse import urljoin
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,9 +24,9 @@ from workers import patterns, steps as S
 from workers.choosing import choose
 from workers.envs.base import StepOutcome
 from workers.envs.browser import BrowserEnvironment
+from workers.envs.explicit import ExplicitExecutorBase
 from workers.envs.masking import MASK_ATTR
 from workers.errors import StepError
-from workers.gates.guard import ActionGuard, ActionSkipped
 from workers.grounding import Grounded, locate, locate_all
 from workers.journal import JOURNALED_KINDS
 
@@ -40,40 +39,18 @@ class Pointed:
     grounding: dict[str, Any]
 
 
-class ExplicitExecutor:
+class ExplicitExecutor(ExplicitExecutorBase):
     """Executes one explicit step on a browser environment (the web's `StepExecutor`)."""
 
-    def __init__(self, env: BrowserEnvironment, *, start_url: str = "", grounder=None,
-                 guard: ActionGuard | None = None) -> None:
-        """`grounder(instruction=..., observation=...)` -> (x, y) | None: the model fallback for
-        click/fill targets the DOM grounder cannot find (only when the automation enables it).
-        `guard`: the run's safety gate (None: steps are not classified)."""
-        self.env = env
-        self.start_url = start_url
-        self.grounder = grounder
-        self.guard = guard
-        self._risk: dict[str, Any] | None = None
-        # Awaited with (step, risk) once a click or press is cleared, right before it acts: the
-        # runner journals its intent there (workers.journal).
-        self.before_act: Callable[[Any, dict[str, Any]], Awaitable[None]] | None = None
+    env: BrowserEnvironment
 
-    async def run(self, step) -> StepOutcome:
-        handler = getattr(self, f"_{step.kind}", None)
-        if handler is None:
-            raise StepError(f"step kind {step.kind!r} cannot run without a model")
-        self._risk = None
+    async def _perform(self, handler, step) -> StepOutcome:
         try:
-            outcome = await handler(step)
-        except ActionSkipped as skipped:
-            return StepOutcome(grounding={"risk": skipped.risk, "skipped": True})
+            return await handler(step)
         except PlaywrightTimeout as exc:
             raise StepError(f"{step.kind} timed out after {step.timeout_s:g}s: {_first_line(exc)}") from exc
         except PlaywrightError as exc:
             raise self.env._error(exc, f"{step.kind} failed") from exc
-        await self.env.settle()
-        if self._risk is not None:
-            outcome.grounding["risk"] = self._risk
-        return outcome
 
     @property
     def page(self):

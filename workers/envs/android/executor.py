@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,8 +23,8 @@ from workers import patterns, steps as S
 from workers.envs.android.env import AndroidEnvironment
 from workers.envs.android.hierarchy import Node, locate
 from workers.envs.base import StepOutcome
+from workers.envs.explicit import ExplicitExecutorBase
 from workers.errors import StepError
-from workers.gates.guard import ActionGuard, ActionSkipped
 from workers.journal import JOURNALED_KINDS
 
 POLL_S = 0.25
@@ -49,32 +48,14 @@ class Found:
         return dict(self.grounding)
 
 
-class AndroidExecutor:
+class AndroidExecutor(ExplicitExecutorBase):
     """Executes one explicit step on an Android environment."""
 
-    def __init__(self, env: AndroidEnvironment, *, start_url: str = "", grounder=None,
-                 guard: ActionGuard | None = None) -> None:
-        self.env = env
-        self.start_url = start_url
-        self.grounder = grounder
-        self.guard = guard
-        self._risk: dict[str, Any] | None = None
-        self.before_act: Callable[[Any, dict[str, Any]], Awaitable[None]] | None = None
+    env: AndroidEnvironment
 
-    async def run(self, step) -> StepOutcome:
-        handler = getattr(self, f"_{step.kind}", None)
-        if handler is None:
-            raise StepError(f"step kind {step.kind!r} is not available on Android (use click, fill, press, "
-                            "wait_for, assert, extract or an agent step)")
-        self._risk = None
-        try:
-            outcome = await handler(step)
-        except ActionSkipped as skipped:
-            return StepOutcome(grounding={"risk": skipped.risk, "skipped": True})
-        await self.env.settle()
-        if self._risk is not None:
-            outcome.grounding["risk"] = self._risk
-        return outcome
+    def unavailable(self, kind: str) -> str:
+        return (f"step kind {kind!r} is not available on Android (use click, fill, press, "
+                "wait_for, assert, extract or an agent step)")
 
     # -- grounding ------------------------------------------------------------------------
     async def _ground(self, step, purpose: str, *, wait: bool = True) -> Found:
