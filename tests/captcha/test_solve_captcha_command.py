@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tests.captcha import synth
+from tests.captcha import synth, synth_shapes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,7 +64,7 @@ def test_slider_answers_gap_and_piece_offset(files):
 
 
 def test_text_click_takes_the_characters_from_the_instruction(files):
-    image, chars, boxes = synth.text_click_sample(random.Random(13), "latin")
+    image, chars, boxes = synth_shapes.text_click_sample(random.Random(13), "latin")
     instruction = "Click in order: " + " ".join(chars)
     result = run("--kind", "text_click", "--image", files("tc.jpg", image), "--instruction", instruction)
     assert len(result["answer"]) == len(chars)
@@ -73,13 +73,13 @@ def test_text_click_takes_the_characters_from_the_instruction(files):
 
 def test_icon_click_drag_and_rotation_answer_in_their_shapes(files):
     rng = random.Random(14)
-    picture, hint, boxes = synth.icon_click_sample(rng)
+    picture, hint, boxes = synth_shapes.icon_click_sample(rng)
     icons = run("--kind", "icon_click", "--image", files("icons.jpg", picture), "--hint", files("hint.png", hint))
     assert len(icons["answer"]) == len(boxes)
-    scene, _, target = synth.drag_sample(rng, with_item=False)
+    scene, _, target = synth_shapes.drag_sample(rng, with_item=False)
     drag = run("--kind", "drag", "--image", files("scene.jpg", scene))
     assert drag["kind"] == "drag" and len(drag["answer"]) == 1
-    turned, _ = synth.rotation_sample(rng)
+    turned, _ = synth_shapes.rotation_sample(rng)
     rotation = run("--kind", "image_rotation", "--image", files("round.png", turned))
     assert set(rotation["answer"]) == {"degrees"} and 0 <= rotation["answer"]["degrees"] < 360
 

@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 import pytest
 
-from tests.captcha import synth
+from tests.captcha import synth, synth_shapes
 from workers.captcha.solvers import (
     LocalSolvers, PixelPoint, SliderAnswer, SolverInputError, SolverResult, chars_from_instruction, solve_drag,
     solve_icon_click, solve_ocr, solve_rotation, solve_slider, solve_text_click,
@@ -169,7 +169,7 @@ def test_slider_rejects_a_piece_larger_than_the_background():
 
 def test_drag_drops_the_item_on_its_slot(report):
     rng = random.Random(301)
-    cases = [synth.drag_sample(rng, with_item=True) for _ in range(30)]
+    cases = [synth_shapes.drag_sample(rng, with_item=True) for _ in range(30)]
     hits, spent = _measure(cases, lambda c: solve_drag(c[0], c[1]), lambda a, c: _inside(a, c[2]))
     report("drag, item to matching slot", hits, len(cases), spent)
     assert hits / len(cases) >= 0.9
@@ -177,7 +177,7 @@ def test_drag_drops_the_item_on_its_slot(report):
 
 def test_drag_without_item_finds_the_marked_target(report):
     rng = random.Random(302)
-    cases = [synth.drag_sample(rng, with_item=False) for _ in range(30)]
+    cases = [synth_shapes.drag_sample(rng, with_item=False) for _ in range(30)]
     hits, spent = _measure(cases, lambda c: _or_none(solve_drag, c[0]), lambda a, c: a is not None and _inside(a, c[2]))
     report("drag, marked target", hits, len(cases), spent)
     assert hits / len(cases) >= 0.9
@@ -195,7 +195,7 @@ def _or_none(solver: Callable, *args):
 
 def test_icon_click_finds_the_hinted_icons_in_order(report):
     rng = random.Random(401)
-    cases = [synth.icon_click_sample(rng) for _ in range(30)]
+    cases = [synth_shapes.icon_click_sample(rng) for _ in range(30)]
 
     def all_correct(points, case) -> bool:
         return points is not None and len(points) == len(case[2]) and all(map(_inside, points, case[2]))
@@ -213,7 +213,7 @@ def test_text_click_finds_the_characters_in_order(report, script, floor):
     if script == "cjk" and not synth.CJK_FONTS:
         pytest.skip("no CJK font installed")
     rng = random.Random(501 if script == "cjk" else 502)
-    cases = [synth.text_click_sample(rng, script) for _ in range(20)]
+    cases = [synth_shapes.text_click_sample(rng, script) for _ in range(20)]
 
     def all_correct(points, case) -> bool:
         return points is not None and len(points) == len(case[2]) and all(map(_inside, points, case[2]))
@@ -244,7 +244,7 @@ def test_an_instruction_without_characters_is_refused():
 
 def test_rotation_turns_landscapes_upright_within_12_degrees(report):
     rng = random.Random(601)
-    cases = [synth.rotation_sample(rng) for _ in range(40)]
+    cases = [synth_shapes.rotation_sample(rng) for _ in range(40)]
 
     def error(answer: float, case) -> float:
         return abs((answer - case[1] + 180) % 360 - 180)
@@ -279,9 +279,9 @@ def test_facade_times_each_call_and_shapes_json():
     slider = solvers.slider(case.background, case.piece)
     assert isinstance(slider.answer, SliderAnswer)
     assert set(slider.to_dict()["answer"]) >= {"gap_left", "gap_centre", "piece_left"}
-    scene, item, _ = synth.drag_sample(rng)
+    scene, item, _ = synth_shapes.drag_sample(rng)
     assert len(solvers.drag(scene, item).to_dict()["answer"]) == 1
-    picture, _ = synth.rotation_sample(rng)
+    picture, _ = synth_shapes.rotation_sample(rng)
     assert set(solvers.rotation(picture).to_dict()["answer"]) == {"degrees"}
 
 
@@ -302,6 +302,6 @@ def test_unreadable_images_are_refused(data):
 
 
 def test_text_click_refuses_multi_character_items():
-    image, _, _ = synth.text_click_sample(random.Random(703), "latin")
+    image, _, _ = synth_shapes.text_click_sample(random.Random(703), "latin")
     with pytest.raises(SolverInputError):
         solve_text_click(image, ["AB"])
