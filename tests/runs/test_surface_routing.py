@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from tests.runtime.test_executor import ListRecorder
+from tests.helpers.runtime import ListRecorder
 from venus_rpa.runs.queues import route_run_task, surfaces_served
 from workers.runner import Runner
 from workers.secrets import SecretBox

@@ -13,7 +13,6 @@ import base64
 import io
 import json
 import time
-from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,11 +21,11 @@ from PIL import Image
 
 from tests.helpers.fake_model import FakeModel, Reply, venus
 from tests.helpers.layout import practice_layout
+from tests.helpers import runtime
+from tests.helpers.runtime import Browser
 from workers import actions as A
 from workers import steps as S
 from workers.agent import AgentConfig, AgentLoop
-from workers.envs.browser import BrowserConfig
-from workers.envs.pool import BrowserPool
 from workers.policies.client import ModelClient, ModelSettings
 from workers.runner import RunResult, Runner, StepRecord
 from workers.secrets import Credential, SecretBox
@@ -40,27 +39,7 @@ VIEWPORT = (1280, 800)
 # --- fixtures and helpers ------------------------------------------------------------------
 
 
-@dataclass
-class Browser:
-    """Runs coroutines on the module's event loop, where its Chromium lives."""
-
-    loop: asyncio.AbstractEventLoop
-    host: BrowserPool
-    base_url: str
-
-    def run(self, coro: Awaitable) -> Any:
-        return self.loop.run_until_complete(coro)
-
-
-@pytest.fixture(scope="module")
-def browser(practice_url) -> Browser:
-    loop = asyncio.new_event_loop()
-    host = BrowserPool(BrowserConfig(egress_allow_private=("127.0.0.1",)))
-    try:
-        yield Browser(loop, host, practice_url)
-    finally:
-        loop.run_until_complete(host.close())
-        loop.close()
+browser = runtime.browser  # one Chromium for the module
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ import psutil
 import pytest
 from playwright.async_api import Error as PlaywrightError
 
-from tests.runtime.test_executor import ListRecorder, local_secrets
+from tests.helpers.runtime import ListRecorder, local_secrets
 from workers import steps as S
 from workers.envs import chromium
 from workers.envs.browser import CHROMIUM_ARGS, BrowserConfig

@@ -12,7 +12,8 @@ import pytest
 from django.test import Client
 
 from tests.api.conftest import assert_error
-from tests.runtime.test_executor import browser, expect_error, step  # noqa: F401  (module-scoped Chromium)
+from tests.helpers import runtime
+from tests.helpers.runtime import expect_error, step
 from workers import patterns
 from workers.errors import StepError
 from workers.patterns import extract
@@ -27,6 +28,8 @@ HARDER = r"^(a|aa)+$"  # exponential even for the `regex` module: must hit the t
 HARDER_TEXT = "a" * 60 + "!"
 BASE = {"name": "Buy", "start_url": "http://127.0.0.1:8765/shop", "allowed_domains": ["127.0.0.1"],
         "steps": [{"kind": "click", "target": "Place order"}]}
+
+browser = runtime.browser  # one Chromium for the module
 
 
 @pytest.fixture(autouse=True)

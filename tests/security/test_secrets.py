@@ -17,8 +17,8 @@ from urllib.parse import quote, quote_plus
 import pytest
 from PIL import Image
 
-from tests.runtime import test_executor as executor_tests
-from tests.runtime.test_executor import PASSWORD, local_secrets, run_spec, step
+from tests.helpers import runtime
+from tests.helpers.runtime import PASSWORD, local_secrets, run_spec, step
 from workers import actions as A
 from workers import steps as S
 from workers.agent import downscale
@@ -34,7 +34,7 @@ from workers.secrets import (
     scrubbing_logs,
 )
 
-browser = executor_tests.browser  # one Chromium for the module, with the executor suite's egress settings
+browser = runtime.browser  # one Chromium for the module, with the executor suite's egress settings
 
 
 def box(*fields: tuple[str, str]) -> SecretBox:

@@ -1,0 +1,178 @@
+"""The run loop (`workers.runner.Runner`) around the explicit-step executor, in a real Chromium
+against the practice site: records, outputs and schemas, failures, heartbeats, budgets."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+
+from tests.helpers import runtime
+from tests.helpers.runtime import PASSWORD, ListRecorder, local_secrets, run_spec
+from workers import steps as S
+from workers.runner import Runner
+
+browser = runtime.browser  # one Chromium for the module
+
+
+def login_spec(base_url: str, *extra_steps: dict, **spec: Any) -> S.AutomationSpec:
+    return S.AutomationSpec.model_validate(
+        {
+            "start_url": base_url + "/login",
+            "allowed_domains": ["127.0.0.1"],
+            "steps": [
+                {"kind": "fill", "name": "Type the user", "target": "Username", "value": "{{user}}"},
+                {"kind": "fill", "name": "Type the password", "target": "Password",
+                 "value": "{{credentials.acme.password}}"},
+                {"kind": "click", "name": "Sign in", "target": "Sign in"},
+                {"kind": "wait_for", "name": "Wait for the form", "url_contains": "/expenses/new"},
+                *extra_steps,
+            ],
+            **spec,
+        }
+    )
+
+
+def test_runner_runs_a_spec_and_records_every_step_in_order(browser):
+    spec = login_spec(browser.base_url, success_criteria={"url_contains": "/expenses/new", "text_visible": "Step 1 of 2"})
+    result, recorder, _ = run_spec(browser, spec)
+
+    assert result.status == "succeeded", result.reason
+    assert result.reason == "all steps done and success criteria met"
+    assert result.verdict["passed"] is True
+    assert result.verdict["evidence"]["text_visible"] == {"expected": "Step 1 of 2", "ok": True}
+    records = recorder.records
+    assert [r.index for r in records] == [0, 1, 2, 3, 4]
+    assert [r.kind for r in records] == ["goto", "fill", "fill", "click", "wait_for"]
+    assert records[0].name == "Open the start URL"
+    for record in records:
+        assert record.status == "succeeded" and record.error == ""
+        assert record.screenshot is not None and record.screenshot[:2] == b"\xff\xd8"
+        assert record.started_at > 0 and record.act_ms > 0 and record.observe_ms > 0
+        assert record.url.startswith(browser.base_url)
+    assert records[-1].url == browser.base_url + "/expenses/new"
+    assert records[1].action["value"] == "demo"  # parameters are filled in the record
+    assert records[2].action["value"] == "{{credentials.acme.password}}"  # secrets are not
+    assert PASSWORD not in repr([(r.action, r.grounding, r.output, r.error) for r in records])
+    assert [r.started_at for r in records] == sorted(r.started_at for r in records)
+
+
+def test_runner_collects_extracted_output_and_checks_it_against_the_schema(browser):
+    spec = S.AutomationSpec.model_validate(
+        {
+            "start_url": browser.base_url + "/lab/extract",
+            "allowed_domains": ["127.0.0.1"],
+            "steps": [
+                {"kind": "extract", "target": "Price", "into": "price", "pattern": r"\$([0-9.]+)"},
+                {"kind": "extract", "target": {"css": "ul li"}, "into": "features", "all": True},
+            ],
+            "output_schema": {"type": "object", "required": ["price", "features"],
+                              "properties": {"features": {"type": "array", "minItems": 3}}},
+        }
+    )
+    result, _, _ = run_spec(browser, spec)
+    assert result.status == "succeeded", result.reason
+    assert result.output == {"price": "12.50", "features": ["Holds 350 ml", "Dishwasher safe", "Made of stoneware"]}
+
+    spec.output_schema["properties"]["price"] = {"type": "number"}
+    result, _, _ = run_spec(browser, spec)
+    assert result.status == "failed"
+    assert "output does not match the output schema" in result.reason
+    assert result.verdict["evidence"]["output_valid"]["ok"] is False
+
+
+def test_runner_stops_at_a_failing_step_and_names_it(browser):
+    spec = login_spec(
+        browser.base_url,
+        {"kind": "click", "name": "Open reports", "target": "Reports", "timeout_s": 0.5},
+        {"kind": "assert", "name": "Never reached", "text": "x"},
+    )
+    result, recorder, took = run_spec(browser, spec)
+
+    assert result.status == "failed"
+    assert result.reason.startswith("step 5 (Open reports): target 'Reports' not found")
+    assert [r.status for r in recorder.records] == ["succeeded"] * 5 + ["failed"]
+    failed = recorder.records[-1]
+    assert "not found" in failed.error
+    assert failed.screenshot[:2] == b"\xff\xd8"  # evidence of the failure
+    assert took < 15
+
+
+def test_runner_reports_a_missing_parameter(browser):
+    result, recorder, _ = run_spec(browser, login_spec(browser.base_url), params={})
+    assert result.status == "failed"
+    assert result.reason == "step 1 (Type the user): parameter 'user' is not set"
+    assert recorder.records[-1].status == "failed"
+
+
+def test_runner_fails_when_success_criteria_do_not_hold(browser):
+    spec = login_spec(browser.base_url, success_criteria={"text_visible": "Expense submitted", "url_contains": "/done"})
+    result, recorder, _ = run_spec(browser, spec)
+
+    assert result.status == "failed"
+    assert result.reason.startswith("success criteria not met")
+    assert "'Expense submitted' is not visible" in result.reason and "does not contain '/done'" in result.reason
+    assert result.verdict["passed"] is False
+    assert result.verdict["evidence"]["url_contains"]["ok"] is False
+    assert all(r.status == "succeeded" for r in recorder.records)
+
+
+def test_runner_cancels_when_the_heartbeat_says_so(browser):
+    spec = login_spec(browser.base_url, {"kind": "wait_for", "name": "Wait forever", "text": "Never shown", "timeout_s": 10})
+    recorder = ListRecorder()
+
+    async def cancel_after_login():
+        runner = Runner({"web": browser.host}, heartbeat_s=0.05)
+        task = asyncio.ensure_future(
+            runner.run(spec, params={"user": "demo"}, secrets=local_secrets(), recorder=recorder)
+        )
+        while len(recorder.records) < 5 and not task.done():
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.2)  # the never-ending wait_for is under way
+        beats_before = recorder.heartbeats
+        recorder.alive = False
+        t0 = time.monotonic()
+        result = await task
+        return result, beats_before, time.monotonic() - t0
+
+    result, beats_before, took = browser.run(cancel_after_login())
+
+    assert beats_before >= 1  # the heartbeat ran all along and said "go on"
+    assert result.status == "cancelled"
+    assert result.reason == "cancelled by user"
+    assert len(recorder.records) == 5  # the interrupted step is not recorded
+    assert took < 3  # promptly, not after the 10 s wait_for gives up
+
+
+def test_runner_times_out_past_max_seconds(browser):
+    spec = S.AutomationSpec.model_validate(
+        {
+            "start_url": browser.base_url + "/lab/delayed",
+            "allowed_domains": ["127.0.0.1"],
+            "steps": [{"kind": "wait_for", "text": "Never shown", "timeout_s": 20}],
+            "limits": {"max_seconds": 3},
+        }
+    )
+    result, recorder, took = run_spec(browser, spec)
+    assert result.status == "timed_out"
+    assert result.reason == "run exceeded its time limit of 3s"
+    assert 3 <= took < 10  # the limit, not the 20 s wait_for, ended it
+    assert [r.kind for r in recorder.records] == ["goto"]
+
+
+def test_runner_refuses_agent_steps_without_a_model(browser):
+    spec = login_spec(browser.base_url, {"kind": "agent", "goal": "Submit an expense"})
+    result, recorder, took = run_spec(browser, spec)
+    assert result.status == "failed"
+    assert "VENUS_MODEL_URL" in result.reason
+    assert recorder.records == []
+    assert took < 1
+
+
+def test_runner_refuses_more_steps_than_the_limit(browser):
+    spec = login_spec(browser.base_url, limits={"max_steps": 2})
+    result, recorder, _ = run_spec(browser, spec)
+    assert result.status == "failed"
+    assert result.reason == "4 steps exceed the limit of 2"
+    assert recorder.records == []
