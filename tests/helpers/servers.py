@@ -38,12 +38,14 @@ def wait_http(url: str, *, timeout: float = 20.0, proc: subprocess.Popen | None 
 @contextlib.contextmanager
 def practice_site(*, quiet: bool = False, test_hooks: bool = False) -> Iterator[str]:
     """Run the practice site (`python -m practice`) and yield its base URL. With test_hooks, the
-    site answers `GET /api/captcha/<id>` with a challenge's solution (tests only)."""
+    site answers `GET /api/captcha/<id>` with a challenge's solution (tests only); without, the
+    hook is off whatever the environment says."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "practice", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", **({"PRACTICE_TEST_HOOKS": "1"} if test_hooks else {})},
+        env={**{k: v for k, v in os.environ.items() if k != "PRACTICE_TEST_HOOKS"}, "PYTHONUNBUFFERED": "1",
+             **({"PRACTICE_TEST_HOOKS": "1"} if test_hooks else {})},
         stdout=subprocess.DEVNULL if quiet else None,
         stderr=subprocess.DEVNULL if quiet else None,
     )

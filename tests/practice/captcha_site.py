@@ -7,23 +7,16 @@ tests/practice/test_captcha_*.py (import the `site` and `client` fixtures from h
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import httpx
 import pytest
 
-from tests.helpers.servers import ROOT, free_port, wait_http
+from tests.helpers.servers import practice_site
 
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 CAPTCHA_FAILED = "The security check failed. Please try again."
 INTERACTIVE = ("slider_puzzle", "drag_end", "icon_click", "text_click", "image_rotation", "oneclick_login")
 
@@ -31,32 +24,10 @@ INTERACTIVE = ("slider_puzzle", "drag_end", "icon_click", "text_click", "image_r
 # --- servers and helpers ---------------------------------------------------------------
 
 
-@contextmanager
-def _site(*, hooks: bool) -> Iterator[str]:
-    env = {k: v for k, v in os.environ.items() if k != "PRACTICE_TEST_HOOKS"}
-    if hooks:
-        env["PRACTICE_TEST_HOOKS"] = "1"
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "practice", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_http(url + "/login", proc=proc)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
     """The practice site with the test hook on."""
-    with _site(hooks=True) as url:
+    with practice_site(quiet=True, test_hooks=True) as url:
         yield url
 
 

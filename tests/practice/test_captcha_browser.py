@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -18,8 +17,9 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 
+from tests.helpers import chromium
 from tests.practice import captcha_site
-from tests.practice.captcha_site import CHROMIUM, CHROMIUM_ARGS, INTERACTIVE, hook
+from tests.practice.captcha_site import INTERACTIVE, hook
 
 site = captcha_site.site  # the practice site with the test hook, one per module
 
@@ -27,16 +27,7 @@ site = captcha_site.site  # the practice site with the test hook, one per module
 # --- real browser: the widgets' JavaScript ---------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Chromium is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+browser = chromium.sync_browser  # one Chromium for the module
 
 
 @pytest.fixture

@@ -16,7 +16,8 @@ from practice.captcha.generators import CAPTCHA_TYPES
 
 
 from tests.practice import captcha_site
-from tests.practice.captcha_site import CAPTCHA_FAILED, _site, alerts, box_html, hook, submit, widget_of, wrong_answer
+from tests.helpers.servers import practice_site
+from tests.practice.captcha_site import CAPTCHA_FAILED, alerts, box_html, hook, submit, widget_of, wrong_answer
 
 site, client = captcha_site.site, captcha_site.client  # fixtures: the practice site with the test hook
 
@@ -108,7 +109,7 @@ def test_random_page_gets_some_type(client: httpx.Client, site: str) -> None:
 
 
 def test_hook_is_off_without_the_environment_variable() -> None:
-    with _site(hooks=False) as url, httpx.Client(base_url=url) as c:
+    with practice_site(quiet=True) as url, httpx.Client(base_url=url) as c:
         widget = widget_of(c.get("/captcha/ocr").text)
         assert c.get(f"/api/captcha/{widget.challenge}").status_code == 404
         assert c.get(re.search(r'src="(/captcha/[^"]+)"', widget.html).group(1)).status_code == 200

@@ -12,28 +12,18 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
 import pyotp
 import pytest
 
+from tests.helpers import chromium
 from tests.helpers.servers import ROOT, free_port
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 VALID_DETAILS = {"title": "Client lunch", "amount": "12.5", "date": "2024-03-05", "category": "Meals"}
 
 
@@ -372,16 +362,7 @@ def test_server_exits_cleanly_on_sigterm() -> None:
 # --- real browser --------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Chromium is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+browser = chromium.sync_browser  # one Chromium for the module
 
 
 def test_browser_files_expense_through_the_ui(browser: Browser, practice_url: str) -> None:
