@@ -1,4 +1,6 @@
 """The run loop: executes an automation's steps on an environment and reports every step.
+Its records and bookkeeping (step records, the recorder protocol, the run clock) are in
+`workers.run_state`.
 
 Surfaces: the runner knows no surface. It takes a mapping surface -> `Host` (`workers.envs.base`:
 the web's browser pool, the Android device leases, the desktop display pool) and runs an
@@ -38,9 +40,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field, replace
-from collections.abc import Awaitable, Mapping
-from typing import Any, Literal, Protocol
+from dataclasses import replace
+from collections.abc import Mapping
+from typing import Any
 
 from workers import patterns, steps as S
 from workers.agent import AgentLoop
@@ -48,208 +50,15 @@ from workers.captcha.gate import CaptchaGate
 from workers.durable import Continuation, Parked
 from workers.envs.base import Host, StepExecutor
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
-from workers.gates.guard import STEP, ActionGuard, GateRefused, SafetyGate
-from workers.gates.review import ReviewDecision, ReviewQuestion
+from workers.gates.guard import STEP, GateRefused, SafetyGate
 from workers.journal import ActionEntry, Resume
 from workers.secrets import SecretBox, scrubbing_logs
 from workers.sign_in import LoginSessions, SignInBlock, SignInFailed, sign_in_plan
 
+from workers.run_state import (RecordPipe, RunClock, RunFailed, RunRecorder, RunResult, RunState, StepBudget,
+                               StepRecord, scrub_output)
+
 log = logging.getLogger(__name__)
-Status = Literal["succeeded", "failed", "cancelled", "timed_out", "parked"]
-
-
-@dataclass
-class StepRecord:
-    index: int
-    kind: str
-    name: str
-    action: dict[str, Any]
-    status: Literal["succeeded", "failed"]
-    error: str = ""
-    grounding: dict[str, Any] = field(default_factory=dict)
-    output: dict[str, Any] = field(default_factory=dict)
-    screenshot: bytes | None = None
-    url: str = ""
-    started_at: float = 0.0
-    act_ms: float = 0.0
-    observe_ms: float = 0.0
-    model_ms: float = 0.0
-    thought: str = ""
-    model: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class RunResult:
-    status: Status
-    reason: str = ""
-    output: dict[str, Any] = field(default_factory=dict)
-    verdict: dict[str, Any] = field(default_factory=dict)
-    continuation: Continuation | None = None  # status "parked" only
-
-
-class RunRecorder(Protocol):
-    async def record_step(self, record: StepRecord) -> None: ...
-
-    async def heartbeat(self) -> bool: ...
-
-    async def ask_user(self, question: str) -> str:
-        """Put the run in awaiting_user and return the person's answer (raise StepError on expiry,
-        `Parked` past the hold window)."""
-        ...
-
-    async def ask_captcha(self, *, kind: str, instruction: str, screenshot: bytes, width: int,
-                          height: int, challenge: str = "") -> dict[str, Any]:
-        """Open a `captcha` review; return the person's {"text"} or {"clicks"} (StepError on
-        expiry, `Parked` past the hold window). `challenge` identifies the challenge shown: an
-        answer given while the run was parked is used only if the restored page shows it again."""
-        ...
-
-    async def open_review(self, question: ReviewQuestion) -> str:
-        """File a `risky_action` review, put the run in awaiting_review; return the review's reference."""
-        ...
-
-    async def wait_review(self, review: str, *, timeout_s: float | None) -> ReviewDecision | None:
-        """The decision as soon as there is one ("expired" past the review's expiry); None if
-        `timeout_s` ran out first. Cancelling the wait cancels the review."""
-        ...
-
-    async def note_review(self, review: str, facts: dict[str, Any]) -> None:
-        """Add facts for the reviewer to a pending review (e.g. the browser session was released)."""
-        ...
-
-    # Optional: `finish(records, result)` stores the held final records and the run's terminal
-    # state in one transaction; `action_intent` / `action_done` journal actions (workers.journal).
-
-
-class _RecordPipe:
-    """Delivers step records to the recorder in order, off the loop's critical path. Once
-    `hold` is set (the final step is about to run), records are kept back and delivered with the
-    run's result in one `finish` call, when the recorder has one."""
-
-    def __init__(self, recorder: RunRecorder) -> None:
-        self.recorder = recorder
-        self.queue: asyncio.Queue[StepRecord | None] = asyncio.Queue()
-        self.held: list[StepRecord] = []
-        self.hold = False
-        self.task = asyncio.create_task(self._drain())
-
-    async def _drain(self) -> None:
-        while (record := await self.queue.get()) is not None:
-            await self.recorder.record_step(record)
-
-    def put(self, record: StepRecord) -> None:
-        if self.hold and hasattr(self.recorder, "finish"):
-            self.held.append(record)
-        else:
-            self.queue.put_nowait(record)
-
-    async def close(self, result: "RunResult | None" = None) -> None:
-        self.queue.put_nowait(None)
-        await self.task
-        if result is not None and result.status != "parked" and hasattr(self.recorder, "finish"):
-            await self.recorder.finish(self.held, result)
-        else:
-            for record in self.held:
-                await self.recorder.record_step(record)
-
-
-def _scrub_output(value: Any, secrets: SecretBox) -> Any:
-    """Extracted data never carries a secret value (e.g. reading back a password field)."""
-    return secrets.scrub_data(value)
-
-
-def scrub_record(record: StepRecord, secrets: SecretBox) -> None:
-    """Every string of a step record that can carry page or model text leaves the runtime
-    (database, live events, trace, dashboard) scrubbed: what came from the page (URL, error,
-    output) of fragments too; what describes it (thought, risk reasons, grounding, the model's
-    action) of whole values. An explicit step's name and action are the author's text with
-    parameters (placeholders, never vault values) and stay readable; the screenshot was masked
-    when it was taken."""
-    record.error, record.url = secrets.scrub(record.error), secrets.scrub(record.url)
-    record.output = secrets.scrub_data(record.output)
-    record.thought = secrets.scrub(record.thought, fragments=False)
-    record.grounding = secrets.scrub_data(record.grounding, fragments=False)
-    record.model = secrets.scrub_data(record.model, fragments=False)
-    if record.kind == "agent":  # the model wrote it; an explicit step's action is the author's own text
-        record.action = secrets.scrub_data(record.action, fragments=False)
-
-
-class _RunClock:
-    """The run's time limit, paused while the run waits for a person."""
-
-    timeout: asyncio.Timeout | None = None
-    _remaining: float | None = None
-
-    def pause(self) -> None:
-        if self.timeout is not None and self.timeout.when() is not None and not self.timeout.expired():
-            self._remaining = self.timeout.when() - asyncio.get_running_loop().time()
-            self.timeout.reschedule(None)
-
-    def resume(self) -> None:
-        if self.timeout is not None and self._remaining is not None and not self.timeout.expired():
-            self.timeout.reschedule(asyncio.get_running_loop().time() + max(self._remaining, 0))
-        self._remaining = None
-
-
-class _StepBudget:
-    def __init__(self, seconds: float) -> None:
-        self._deadline = time.monotonic() + seconds
-
-    def deadline(self) -> float:
-        return self._deadline
-
-    def extend(self, seconds: float) -> None:
-        self._deadline += seconds
-
-
-@dataclass
-class _Run:
-    """One run's moving parts: where records go and which index comes next."""
-
-    spec: S.AutomationSpec
-    params: dict[str, Any]
-    secrets: SecretBox
-    pipe: _RecordPipe
-    recorder: RunRecorder
-    clock: _RunClock
-    host: Any = None  # the Host of the automation's surface
-    run_id: int | None = None  # the platform's id of the run (leases name it)
-    env: Any = None
-    next_index: int = 0
-    captchas_solved: set[str] = field(default_factory=set)
-    guard: ActionGuard | None = None
-    sessions: LoginSessions | None = None
-    page_steps: list = field(default_factory=list)  # explicit steps done on the current page (CAPTCHA replay, refill)
-    output: dict[str, Any] = field(default_factory=dict)
-    positions: dict[int, int] = field(default_factory=dict)  # id(step) -> its place in the step list
-    acting: ActionEntry | None = None  # the journaled action of the step in progress
-    last_action: ActionEntry | None = None  # the last journaled action that ended (done or failed)
-    last_done: ActionEntry | None = None  # the last journaled action done (a crash retry goes on after it)
-    current_step: Any = None  # the explicit step in progress, as listed in the automation
-
-    def emit(self, record: StepRecord) -> StepRecord:
-        record.index = self.next_index
-        self.next_index += 1
-        scrub_record(record, self.secrets)
-        self.pipe.put(record)
-        return record
-
-    async def wait_for_person(self, ask: Awaitable[Any], *budgets: "_StepBudget") -> Any:
-        """A person's time does not count against the run's or the step's time budget."""
-        started = time.monotonic()
-        self.clock.pause()
-        try:
-            return await ask
-        finally:
-            self.clock.resume()
-            waited = time.monotonic() - started
-            for budget in budgets:
-                budget.extend(waited)
-
-
-class _Failed(Exception):
-    def __init__(self, index: int, label: str, error: str) -> None:
-        super().__init__(f"step {index} ({label}): {error}")
 
 
 class Runner:
@@ -287,7 +96,7 @@ class Runner:
     async def _run(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
                    recorder: RunRecorder, resume: Continuation | None,
                    sessions: LoginSessions | None = None, run_id: int | None = None) -> RunResult:
-        run = _Run(spec, params, secrets, _RecordPipe(recorder), recorder, _RunClock(), sessions=sessions,
+        run = RunState(spec, params, secrets, RecordPipe(recorder), recorder, RunClock(), sessions=sessions,
                    host=self.hosts[spec.surface], run_id=run_id)
         work = asyncio.create_task(self._run_on_host(run, resume))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
@@ -339,7 +148,7 @@ class Runner:
                 return False
         return True
 
-    async def _run_on_host(self, run: _Run, resume: Continuation | None) -> RunResult:
+    async def _run_on_host(self, run: RunState, resume: Continuation | None) -> RunResult:
         """Run the steps; when the environment was lost under the run (a browser crash) and the
         host's crash policy says so, run them once more on a fresh one (the trace keeps the lost attempt). The new
         attempt goes on after the last action journaled as done (in the session saved with it), or
@@ -364,7 +173,7 @@ class Runner:
             run.output.clear()  # the new attempt starts from the output saved with its starting point
 
     @staticmethod
-    def _after_last_done(run: _Run, resume: Continuation | None) -> Continuation | None:
+    def _after_last_done(run: RunState, resume: Continuation | None) -> Continuation | None:
         """Where a crash retry starts: after the run's last action journaled as done, else where the
         lost attempt started; the trace goes on after the lost attempt's records."""
         done = run.last_done
@@ -373,7 +182,7 @@ class Runner:
         return Continuation(wait={}, position=done.position + 1, next_index=run.next_index, output=dict(done.output),
                             session=done.storage_state or {}, url=done.url_after)
 
-    async def _run_steps(self, run: _Run, resume: Continuation | None) -> RunResult:
+    async def _run_steps(self, run: RunState, resume: Continuation | None) -> RunResult:
         spec = run.spec
         try:
             plan = sign_in_plan(spec, run.params, offset=1 if spec.start_url else 0)
@@ -435,7 +244,7 @@ class Runner:
                 position += 1
             await self._gate_and_replay(run, executor, run.page_steps, output)
             return await self._verdict(spec, env, output)
-        except _Failed as exc:
+        except RunFailed as exc:
             return RunResult("failed", str(exc), output)
         except Parked as parked:
             saved = await run.host.suspend(env)
@@ -448,7 +257,7 @@ class Runner:
         finally:
             await env.close()
 
-    async def _restore(self, run: _Run, executor: StepExecutor, resume: Continuation) -> None:
+    async def _restore(self, run: RunState, executor: StepExecutor, resume: Continuation) -> None:
         """Reopen a parked run's session (the host's `restore`: for the web a new context from the
         saved state, at the saved URL) and set this page's fields again from the steps that set them."""
         run.next_index = resume.next_index
@@ -458,26 +267,26 @@ class Runner:
             await run.host.restore(run.env, resume)
             await self._refill(run, executor)
         except (StepError, EnvironmentLost) as exc:
-            raise _Failed(run.next_index, "restore the session", run.secrets.scrub(str(exc))) from None
+            raise RunFailed(run.next_index, "restore the session", run.secrets.scrub(str(exc))) from None
 
     @staticmethod
     async def _sign_in_save(sign_in: SignInBlock, env) -> None:
         try:
             await sign_in.save(env)
         except SignInFailed as exc:
-            raise _Failed(exc.index, "sign-in check", str(exc)) from None
+            raise RunFailed(exc.index, "sign-in check", str(exc)) from None
 
-    async def _explicit(self, run: _Run, executor: StepExecutor, step, output: dict[str, Any]):
-        """Run one explicit step; returns the step as done (a reviewer's edit, if any) or raises _Failed."""
+    async def _explicit(self, run: RunState, executor: StepExecutor, step, output: dict[str, Any]):
+        """Run one explicit step; returns the step as done (a reviewer's edit, if any) or raises RunFailed."""
         run.acting, run.current_step = None, step
         record = run.emit(await self._one_step(step, run, executor))
         output.update(record.output)
         if record.status == "failed":
-            raise _Failed(record.index, step.name or step.kind, record.error)
+            raise RunFailed(record.index, step.name or step.kind, record.error)
         edited = record.grounding.get("risk", {}).get("review", {}).get("edited")
         return STEP.validate_python(edited) if edited else step
 
-    async def _refill(self, run: _Run, executor: StepExecutor) -> None:
+    async def _refill(self, run: RunState, executor: StepExecutor) -> None:
         """After a parked run's session is restored: set this page's fields again from the steps
         that set them (their values are typed anew; secrets revealed anew)."""
         guard, executor.guard = executor.guard, None  # these steps were cleared when they first ran
@@ -488,7 +297,7 @@ class Runner:
         finally:
             executor.guard = guard
 
-    async def _gate_and_replay(self, run: _Run, executor: StepExecutor, page_steps: list,
+    async def _gate_and_replay(self, run: RunState, executor: StepExecutor, page_steps: list,
                                output: dict[str, Any]) -> None:
         """Run the CAPTCHA gate; when the page has just refused a CAPTCHA answer (a form shown
         again with an error), solve the new challenge and redo this page's steps (fill, submit)."""
@@ -498,10 +307,10 @@ class Runner:
             for step in page_steps:
                 await self._explicit(run, executor, step, output)
         if await self._captcha_gate(run) and page_steps:
-            raise _Failed(run.next_index - 1, "CAPTCHA",
+            raise RunFailed(run.next_index - 1, "CAPTCHA",
                           f"the page refused the CAPTCHA answer {run.spec.captcha.max_attempts + 1} times")
 
-    async def _captcha_gate(self, run: _Run, *budgets: "_StepBudget") -> bool:
+    async def _captcha_gate(self, run: RunState, *budgets: "StepBudget") -> bool:
         if self.captcha is None or not run.env.captcha_detection:
             return False
         gate_started = time.time()
@@ -525,10 +334,10 @@ class Runner:
             return await self.captcha.check(run.env, run.spec.captcha, allowed_domains=run.spec.allowed_domains,
                                             hooks=Hooks(), solved=run.captchas_solved)
         except (StepError, EnvironmentLost) as exc:
-            raise _Failed(run.next_index - 1 if run.next_index else 0, "CAPTCHA", run.secrets.scrub(str(exc))) from None
+            raise RunFailed(run.next_index - 1 if run.next_index else 0, "CAPTCHA", run.secrets.scrub(str(exc))) from None
 
-    async def _agent_step(self, run: _Run, step: S.AgentStep, resume: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Run one agent step; returns its output or raises _Failed."""
+    async def _agent_step(self, run: RunState, step: S.AgentStep, resume: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run one agent step; returns its output or raises RunFailed."""
         assert self.agent is not None  # noqa: S101 -- type narrowing: agent steps are refused without one
         label = step.name or "agent step"
         try:
@@ -537,8 +346,8 @@ class Runner:
             message = f"parameter {exc.args[0]!r} is not set" if isinstance(exc, KeyError) else str(exc)
             record = run.emit(StepRecord(0, "agent", step.name, step.model_dump(exclude_none=True), "failed",
                                          error=message, started_at=time.time()))
-            raise _Failed(record.index, label, message) from None
-        budget = _StepBudget((resume or {}).get("budget_s", step.timeout_s))
+            raise RunFailed(record.index, label, message) from None
+        budget = StepBudget((resume or {}).get("budget_s", step.timeout_s))
         runner = self
         emitted = [0]
         last_status = ["succeeded"]
@@ -581,10 +390,10 @@ class Runner:
             if not emitted[0] or last_status[0] != "failed":  # the trace ends on the failure itself
                 run.emit(StepRecord(0, "agent", step.name or step.goal[:200], step.model_dump(exclude_none=True),
                                     "failed", error=error, started_at=time.time()))
-            raise _Failed(run.next_index - 1, label, error) from None
-        return _scrub_output(output, run.secrets)
+            raise RunFailed(run.next_index - 1, label, error) from None
+        return scrub_output(output, run.secrets)
 
-    async def _one_step(self, step, run: _Run, executor: StepExecutor) -> StepRecord:
+    async def _one_step(self, step, run: RunState, executor: StepExecutor) -> StepRecord:
         secrets, env = run.secrets, run.env
         started = time.time()
         t0 = time.perf_counter()
@@ -600,7 +409,7 @@ class Runner:
             run.guard.step = {"index": run.next_index, "name": step.name, "kind": step.kind}
         try:
             outcome = await executor.run(step)
-            record.grounding, record.output = outcome.grounding, _scrub_output(outcome.output, secrets)
+            record.grounding, record.output = outcome.grounding, scrub_output(outcome.output, secrets)
         except (StepError, EnvironmentLost) as exc:
             record.status, record.error = "failed", secrets.scrub(str(exc))
             if isinstance(exc, GateRefused):
@@ -618,7 +427,7 @@ class Runner:
         record.act_ms, record.observe_ms = max((t1 - t0) * 1000 - waited, 0), (t2 - t1) * 1000
         return record
 
-    async def _intend(self, run: _Run, step, risk: dict[str, Any]) -> None:
+    async def _intend(self, run: RunState, step, risk: dict[str, Any]) -> None:
         """Journal the intent of a cleared click/press right before it acts (see workers.journal)."""
         intent = getattr(run.recorder, "action_intent", None)
         position = run.positions.get(id(run.current_step), -1)
@@ -628,7 +437,7 @@ class Runner:
                                  risk=risk)
         await intent(run.acting)
 
-    async def _acted(self, run: _Run, record: StepRecord) -> None:
+    async def _acted(self, run: RunState, record: StepRecord) -> None:
         """Journal the outcome of the step's journaled action, with the session to resume from."""
         entry, run.acting = run.acting, None
         if entry is None:

@@ -46,7 +46,8 @@ from workers.gates.guard import SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.journal import Resume
 from workers.loop import runtime_loop
-from workers.runner import Runner, StepRecord, scrub_record
+from workers.run_state import StepRecord, scrub_record
+from workers.runner import Runner
 from workers.secrets import SecretBox, install_log_scrubbing, scrubbing_logs
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,217 @@
+"""A run's records and bookkeeping, used by the run loop (`workers.runner`): the step record and
+the run result, the recorder protocol the caller implements, the in-order record pipe, the run
+clock that stops while a person decides, step budgets, and one run's moving parts (`RunState`).
+See `workers.runner` for the contract with the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from workers import steps as S
+from workers.durable import Continuation
+from workers.gates.guard import ActionGuard
+from workers.gates.review import ReviewDecision, ReviewQuestion
+from workers.journal import ActionEntry
+from workers.secrets import SecretBox
+from workers.sign_in import LoginSessions
+
+Status = Literal["succeeded", "failed", "cancelled", "timed_out", "parked"]
+
+
+@dataclass
+class StepRecord:
+    index: int
+    kind: str
+    name: str
+    action: dict[str, Any]
+    status: Literal["succeeded", "failed"]
+    error: str = ""
+    grounding: dict[str, Any] = field(default_factory=dict)
+    output: dict[str, Any] = field(default_factory=dict)
+    screenshot: bytes | None = None
+    url: str = ""
+    started_at: float = 0.0
+    act_ms: float = 0.0
+    observe_ms: float = 0.0
+    model_ms: float = 0.0
+    thought: str = ""
+    model: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunResult:
+    status: Status
+    reason: str = ""
+    output: dict[str, Any] = field(default_factory=dict)
+    verdict: dict[str, Any] = field(default_factory=dict)
+    continuation: Continuation | None = None  # status "parked" only
+
+
+class RunRecorder(Protocol):
+    async def record_step(self, record: StepRecord) -> None: ...
+
+    async def heartbeat(self) -> bool: ...
+
+    async def ask_user(self, question: str) -> str:
+        """Put the run in awaiting_user and return the person's answer (raise StepError on expiry,
+        `Parked` past the hold window)."""
+        ...
+
+    async def ask_captcha(self, *, kind: str, instruction: str, screenshot: bytes, width: int,
+                          height: int, challenge: str = "") -> dict[str, Any]:
+        """Open a `captcha` review; return the person's {"text"} or {"clicks"} (StepError on
+        expiry, `Parked` past the hold window). `challenge` identifies the challenge shown: an
+        answer given while the run was parked is used only if the restored page shows it again."""
+        ...
+
+    async def open_review(self, question: ReviewQuestion) -> str:
+        """File a `risky_action` review, put the run in awaiting_review; return the review's reference."""
+        ...
+
+    async def wait_review(self, review: str, *, timeout_s: float | None) -> ReviewDecision | None:
+        """The decision as soon as there is one ("expired" past the review's expiry); None if
+        `timeout_s` ran out first. Cancelling the wait cancels the review."""
+        ...
+
+    async def note_review(self, review: str, facts: dict[str, Any]) -> None:
+        """Add facts for the reviewer to a pending review (e.g. the browser session was released)."""
+        ...
+
+    # Optional: `finish(records, result)` stores the held final records and the run's terminal
+    # state in one transaction; `action_intent` / `action_done` journal actions (workers.journal).
+
+
+class RecordPipe:
+    """Delivers step records to the recorder in order, off the loop's critical path. Once
+    `hold` is set (the final step is about to run), records are kept back and delivered with the
+    run's result in one `finish` call, when the recorder has one."""
+
+    def __init__(self, recorder: RunRecorder) -> None:
+        self.recorder = recorder
+        self.queue: asyncio.Queue[StepRecord | None] = asyncio.Queue()
+        self.held: list[StepRecord] = []
+        self.hold = False
+        self.task = asyncio.create_task(self._drain())
+
+    async def _drain(self) -> None:
+        while (record := await self.queue.get()) is not None:
+            await self.recorder.record_step(record)
+
+    def put(self, record: StepRecord) -> None:
+        if self.hold and hasattr(self.recorder, "finish"):
+            self.held.append(record)
+        else:
+            self.queue.put_nowait(record)
+
+    async def close(self, result: "RunResult | None" = None) -> None:
+        self.queue.put_nowait(None)
+        await self.task
+        if result is not None and result.status != "parked" and hasattr(self.recorder, "finish"):
+            await self.recorder.finish(self.held, result)
+        else:
+            for record in self.held:
+                await self.recorder.record_step(record)
+
+
+def scrub_output(value: Any, secrets: SecretBox) -> Any:
+    """Extracted data never carries a secret value (e.g. reading back a password field)."""
+    return secrets.scrub_data(value)
+
+
+def scrub_record(record: StepRecord, secrets: SecretBox) -> None:
+    """Every string of a step record that can carry page or model text leaves the runtime
+    (database, live events, trace, dashboard) scrubbed: what came from the page (URL, error,
+    output) of fragments too; what describes it (thought, risk reasons, grounding, the model's
+    action) of whole values. An explicit step's name and action are the author's text with
+    parameters (placeholders, never vault values) and stay readable; the screenshot was masked
+    when it was taken."""
+    record.error, record.url = secrets.scrub(record.error), secrets.scrub(record.url)
+    record.output = secrets.scrub_data(record.output)
+    record.thought = secrets.scrub(record.thought, fragments=False)
+    record.grounding = secrets.scrub_data(record.grounding, fragments=False)
+    record.model = secrets.scrub_data(record.model, fragments=False)
+    if record.kind == "agent":  # the model wrote it; an explicit step's action is the author's own text
+        record.action = secrets.scrub_data(record.action, fragments=False)
+
+
+class RunClock:
+    """The run's time limit, paused while the run waits for a person."""
+
+    timeout: asyncio.Timeout | None = None
+    _remaining: float | None = None
+
+    def pause(self) -> None:
+        if self.timeout is not None and self.timeout.when() is not None and not self.timeout.expired():
+            self._remaining = self.timeout.when() - asyncio.get_running_loop().time()
+            self.timeout.reschedule(None)
+
+    def resume(self) -> None:
+        if self.timeout is not None and self._remaining is not None and not self.timeout.expired():
+            self.timeout.reschedule(asyncio.get_running_loop().time() + max(self._remaining, 0))
+        self._remaining = None
+
+
+class StepBudget:
+    def __init__(self, seconds: float) -> None:
+        self._deadline = time.monotonic() + seconds
+
+    def deadline(self) -> float:
+        return self._deadline
+
+    def extend(self, seconds: float) -> None:
+        self._deadline += seconds
+
+
+@dataclass
+class RunState:
+    """One run's moving parts: where records go and which index comes next."""
+
+    spec: S.AutomationSpec
+    params: dict[str, Any]
+    secrets: SecretBox
+    pipe: RecordPipe
+    recorder: RunRecorder
+    clock: RunClock
+    host: Any = None  # the Host of the automation's surface
+    run_id: int | None = None  # the platform's id of the run (leases name it)
+    env: Any = None
+    next_index: int = 0
+    captchas_solved: set[str] = field(default_factory=set)
+    guard: ActionGuard | None = None
+    sessions: LoginSessions | None = None
+    page_steps: list = field(default_factory=list)  # explicit steps done on the current page (CAPTCHA replay, refill)
+    output: dict[str, Any] = field(default_factory=dict)
+    positions: dict[int, int] = field(default_factory=dict)  # id(step) -> its place in the step list
+    acting: ActionEntry | None = None  # the journaled action of the step in progress
+    last_action: ActionEntry | None = None  # the last journaled action that ended (done or failed)
+    last_done: ActionEntry | None = None  # the last journaled action done (a crash retry goes on after it)
+    current_step: Any = None  # the explicit step in progress, as listed in the automation
+
+    def emit(self, record: StepRecord) -> StepRecord:
+        record.index = self.next_index
+        self.next_index += 1
+        scrub_record(record, self.secrets)
+        self.pipe.put(record)
+        return record
+
+    async def wait_for_person(self, ask: Awaitable[Any], *budgets: "StepBudget") -> Any:
+        """A person's time does not count against the run's or the step's time budget."""
+        started = time.monotonic()
+        self.clock.pause()
+        try:
+            return await ask
+        finally:
+            self.clock.resume()
+            waited = time.monotonic() - started
+            for budget in budgets:
+                budget.extend(waited)
+
+
+class RunFailed(Exception):
+    def __init__(self, index: int, label: str, error: str) -> None:
+        super().__init__(f"step {index} ({label}): {error}")
