@@ -143,9 +143,11 @@ async def _capture(env, purpose: Purpose) -> Snapshot:
     await page.evaluate("() => window.scrollTo(0, 0)")
     await _drawn(page)
     elements = await element_map(page, purpose=purpose, max_height=height)
+    # Whole vault values (and encoded forms) leave the map, as from a run's grounding record; not
+    # fragments: a target reading "Password" must stay usable when the secret is "demo-password".
     observation = await env.observe()  # masked exactly as a run's screenshots are
     return Snapshot(url=env.secrets.scrub(page.url), screenshot=observation.screenshot, width=width, height=height,
-                    purpose=purpose, elements=env.secrets.scrub_data(elements))
+                    purpose=purpose, elements=env.secrets.scrub_data(elements, fragments=False))
 
 
 async def _drawn(page, limit_s: float = 3.0) -> None:
