@@ -431,3 +431,4 @@ VENUS_DESKTOP_HOST = env_str("VENUS_DESKTOP_HOST", "")  # the display pool's hos
 INSTALLED_APPS += ["venus_rpa.picker"]
 VENUS_PICKER_TTL_SECONDS = env_float("VENUS_PICKER_TTL_SECONDS", 900.0)
 VENUS_PICKER_TIMEOUT_SECONDS = env_float("VENUS_PICKER_TIMEOUT_SECONDS", 90.0)
+CELERY_BEAT_SCHEDULE["picker-sweep"] = {"task": "venus_rpa.picker.tasks.picker_sweep_task", "schedule": 300.0}

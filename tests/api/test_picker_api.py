@@ -122,3 +122,13 @@ def test_a_click_on_nothing_or_outside_or_before_ready_is_a_clear_error(personas
     pending = snapshot(automation, status="running", screenshot=None, elements=[])
     assert "running" in assert_error(resolve(personas, automation, pending, 1, 1), 409)["message"]
     assert_error(personas.client(personas.owner).get(f"{base(automation)}{pending.pk}/screenshot/"), 409)
+
+
+def test_the_sweep_deletes_expired_snapshots_only_and_beat_runs_it(personas, automation, settings):
+    from venus_rpa.picker.models import PickerSnapshot
+    from venus_rpa.picker.tasks import picker_sweep_task
+
+    live, old = snapshot(automation), snapshot(automation, expires_at=timezone.now() - timedelta(seconds=1))
+    assert picker_sweep_task() == 1
+    assert list(PickerSnapshot.objects.values_list("pk", flat=True)) == [live.pk] and old.pk != live.pk
+    assert settings.CELERY_BEAT_SCHEDULE["picker-sweep"]["task"] == "venus_rpa.picker.tasks.picker_sweep_task"

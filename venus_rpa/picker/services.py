@@ -108,6 +108,12 @@ def _finish(snapshot_id: int, **fields: Any) -> None:
     PickerSnapshot.objects.filter(pk=snapshot_id).update(finished_at=timezone.now(), **fields)
 
 
+def picker_sweep() -> int:
+    """Delete expired snapshots (screenshots of signed-in pages are not kept); beat runs it."""
+    deleted, _ = PickerSnapshot.objects.filter(expires_at__lte=timezone.now()).delete()
+    return deleted
+
+
 def picker_resolve(*, snapshot: PickerSnapshot, x: float, y: float) -> dict[str, Any]:
     """The element at (x, y) in screenshot pixels: the smallest one whose box (or label's box)
     holds the point, its verified target and match count, and the elements around it as

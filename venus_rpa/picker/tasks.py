@@ -12,3 +12,9 @@ from venus_rpa.picker import services
 @shared_task(acks_late=False, ignore_result=True)
 def picker_run_task(snapshot_id: int, params: dict | None = None) -> None:
     services.picker_run(snapshot_id=snapshot_id, params=params)
+
+
+# Periodic and idempotent: a lost tick is replaced by the next one.
+@shared_task(acks_late=False, ignore_result=True)
+def picker_sweep_task() -> int:
+    return services.picker_sweep()
