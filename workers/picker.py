@@ -108,9 +108,9 @@ async def _snapshot(host: Host, spec: S.AutomationSpec, *, step: int, kind: str,
         guard = ActionGuard(settings=spec.safety, allowed_domains=list(spec.allowed_domains), secrets=secrets,
                             reviews=_NoReviews(), wait_for_person=lambda ask, *budgets: ask, hold_s=None)
         executor = host.explicit_executor(env, start_url=spec.start_url, guard=guard)
-        plan = [(0, "open the start URL", S.GotoStep(url=spec.start_url))]
-        plan += [(n, f"step {n} ({s.name or s.kind})", s) for n, s in enumerate(spec.steps[:step], start=1)]
-        for number, label, before in plan:
+        plan = [("open the start URL", S.GotoStep(url=spec.start_url))]
+        plan += [(f"step {n} ({s.name or s.kind})", s) for n, s in enumerate(spec.steps[:step], start=1)]
+        for label, before in plan:
             where[0] = f"doing {label}"
             await _perform(executor, before, label, params, secrets)
         where[0] = "taking the screenshot"

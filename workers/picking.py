@@ -155,7 +155,7 @@ async def element_map(page: Page, *, purpose: Purpose, max_height: float, limit:
     async def one(entry: dict, info: dict) -> dict:
         async with gate:
             if asyncio.get_running_loop().time() > deadline:
-                derived = {"target": None, "count": 0, "alternatives": [],
+                derived = {"target": None, "count": 0,
                            "why": "the page has too many elements to work this one out in time; write its target"}
             else:
                 derived = await derive(page, entry, info, purpose=purpose)
@@ -203,11 +203,10 @@ async def _verify(page: Page, target: dict, purpose: Purpose, entry: dict, href:
 
 
 async def derive(page: Page, entry: dict, info: dict, *, purpose: Purpose) -> dict[str, Any]:
-    """The most robust verified target for one tagged element: {target, count, why, alternatives}."""
+    """The most robust verified target for one tagged element: {target, count, why}."""
     fallback: dict[str, Any] | None = None
-    alternatives: list[dict] = []
     if purpose in STRICT and not info["fits"]:
-        return {"target": None, "count": 0, "alternatives": [], "why": _unfit(purpose)}
+        return {"target": None, "count": 0, "why": _unfit(purpose)}
     href = info.get("href") if info.get("kind") == "link" or entry.get("tag") == "a" else None
     for base in _bases(entry, info):
         verified = await _verify(page, base, purpose, entry, href)
@@ -215,23 +214,23 @@ async def derive(page: Page, entry: dict, info: dict, *, purpose: Purpose) -> di
             continue
         count, index, matches = verified
         if count == 1:
-            return _result(base, 1, f"{_said(base)} matches this element only", alternatives)
+            return _result(base, 1, f"{_said(base)} matches this element only")
         scoped = proposals(Target.model_validate(base), matches)[index]
         if "within" in scoped and await _unique(page, scoped, purpose, entry, href):
             return _result(scoped, 1, f"{_said(base)} matches {count} elements; within {scoped['within']!r} only this "
-                                      "one", alternatives)
+                                      "one")
         for text in await page.evaluate(_NEAR_JS, [PICK_ATTR, entry["id"]]):
             near = {**base, "near": text}
             if await _unique(page, near, purpose, entry, href):
                 return _result(near, 1, f"{_said(base)} matches {count} elements; the one nearest {text!r} is this "
-                                        "one", alternatives)
+                                        "one")
         if fallback is None:
             fallback = _result({**base, "nth": index}, count,
                                f"{_said(base)} matches {count} elements and no heading, box or nearby text tells them "
-                               f"apart; nth {index} picks this one, but breaks if the page's order changes", [])
+                               f"apart; nth {index} picks this one, but breaks if the page's order changes")
     if fallback is not None:
         return fallback
-    return {"target": None, "count": 0, "alternatives": [],
+    return {"target": None, "count": 0,
             "why": "no words on the page name this element alone (no label, text, placeholder or tooltip)"}
 
 
@@ -246,8 +245,8 @@ async def _unique(page: Page, target: dict, purpose: Purpose, entry: dict, href:
     return verified is not None and verified[0] == 1
 
 
-def _result(target: dict, count: int, why: str, alternatives: list[dict]) -> dict[str, Any]:
-    return {"target": target, "count": count, "why": why, "alternatives": alternatives}
+def _result(target: dict, count: int, why: str) -> dict[str, Any]:
+    return {"target": target, "count": count, "why": why}
 
 
 def _said(target: dict) -> str:
