@@ -424,3 +424,11 @@ VENUS_DESKTOP_SEED_DIR = env_str("VENUS_DESKTOP_SEED_DIR", str(BASE_DIR / "pract
 VENUS_DESKTOP_ACQUIRE_TIMEOUT_SECONDS = env_float("VENUS_DESKTOP_ACQUIRE_TIMEOUT_SECONDS", 60.0)
 VENUS_DESKTOP_LEASE_SECONDS = env_float("VENUS_DESKTOP_LEASE_SECONDS", 60.0)
 VENUS_DESKTOP_HOST = env_str("VENUS_DESKTOP_HOST", "")  # the display pool's host tag; default: hostname
+
+# --- Step picker (issue 12, helper "step picker") ----------------------------------------------
+# The editor's "Pick on page": a short job on the agent queue snapshots the page a step acts on
+# (venus_rpa/picker). Snapshots are shown to the workspace's owners and editors until they expire.
+INSTALLED_APPS += ["venus_rpa.picker"]
+VENUS_PICKER_TTL_SECONDS = env_float("VENUS_PICKER_TTL_SECONDS", 900.0)
+VENUS_PICKER_TIMEOUT_SECONDS = env_float("VENUS_PICKER_TIMEOUT_SECONDS", 90.0)
+CELERY_BEAT_SCHEDULE["picker-sweep"] = {"task": "venus_rpa.picker.tasks.picker_sweep_task", "schedule": 300.0}

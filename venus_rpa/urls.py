@@ -8,6 +8,7 @@ from venus_rpa.accounts import api as accounts_api
 from venus_rpa.automations import api as automations_api
 from venus_rpa.core import views as core_views
 from venus_rpa.devices import api as devices_api
+from venus_rpa.picker import api as picker_api
 from venus_rpa.reviews import api as reviews_api
 from venus_rpa.runs import api as runs_api
 from venus_rpa.triggers import api as triggers_api
@@ -18,6 +19,12 @@ api = [
     path("automations/<slug:slug>/", automations_api.AutomationDetailApi.as_view(), name="automation-detail"),
     path("automations/<slug:slug>/versions/", automations_api.AutomationVersionsApi.as_view(), name="automation-versions"),
     path("automations/<slug:slug>/runs/", runs_api.RunStartApi.as_view(), name="run-start"),
+    path("automations/<slug:slug>/picker/", picker_api.PickerStartApi.as_view(), name="picker-start"),
+    path("automations/<slug:slug>/picker/<int:snapshot_id>/", picker_api.PickerDetailApi.as_view(), name="picker-detail"),
+    path("automations/<slug:slug>/picker/<int:snapshot_id>/screenshot/", picker_api.PickerScreenshotApi.as_view(),
+         name="picker-screenshot"),
+    path("automations/<slug:slug>/picker/<int:snapshot_id>/resolve/", picker_api.PickerResolveApi.as_view(),
+         name="picker-resolve"),
     path("runs/", runs_api.RunListApi.as_view(), name="run-list"),
     path("runs/<int:run_id>/", runs_api.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<int:run_id>/cancel/", runs_api.RunCancelApi.as_view(), name="run-cancel"),

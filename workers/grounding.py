@@ -202,6 +202,12 @@ async def _find(page: Page, target: Target, purpose: Purpose, misses: Misses, co
     return found
 
 
+async def find_now(page: Page, target: Target, *, purpose: Purpose) -> Found | None:
+    """One look, no waiting: what the grounder would take on the page as it is (links to one
+    address counted once), or None. The step picker verifies its targets with it."""
+    return await _find(page, target, purpose, Misses(), True)
+
+
 async def _resolve(page: Page, target: Target, purpose: Purpose, timeout_s: float, *, every: bool = False) -> Found:
     """Poll until the answer is usable (unique, or nth exists; with `every`, any match) and held
     still, or the time is up. With `every`, links to one address are each kept (an extract of

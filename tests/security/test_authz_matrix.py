@@ -35,6 +35,10 @@ API = {
     "automation-detail": {"GET": "R", "PATCH": "W"},
     "automation-versions": {"GET": "R"},
     "run-start": {"POST": "W"},
+    "picker-start": {"POST": "W"},
+    "picker-detail": {"GET": "W"},
+    "picker-screenshot": {"GET": "W"},
+    "picker-resolve": {"POST": "W"},
     "run-list": {"GET": "R"},
     "run-detail": {"GET": "R"},
     "run-cancel": {"POST": "W"},
@@ -180,12 +184,29 @@ def world(personas) -> World:
     delivery = CallbackDelivery.objects.create(endpoint=endpoint, run=run, payload={}, status="failed")
     credential, session = _login_session(personas.workspace)
     device = device_register(workspace=personas.workspace, serial="authz-phone")
-    values = {"device_id": device.pk, "name": credential.name, "session_id": session.pk,"slug": automation.slug, "run_id": run.pk, "review_id": review.pk, "schedule_id": schedule.pk,
+    snapshot = _picker_snapshot(automation)
+    values = {"snapshot_id": snapshot.pk, "device_id": device.pk, "name": credential.name, "session_id": session.pk,"slug": automation.slug, "run_id": run.pk, "review_id": review.pk, "schedule_id": schedule.pk,
               "trigger_id": trigger.pk, "endpoint_id": endpoint.pk, "delivery_id": delivery.pk, "index": 0,
               "path": step.screenshot.name, "public_id": trigger.public_id}
     users = {"viewer": personas.viewer, "editor": personas.teammate, "reviewer": reviewer, "owner": owner,
              "outsider": personas.outsider}
     return World(users, values)
+
+
+def _picker_snapshot(automation):
+    """A ready step-picker snapshot of the automation (venus_rpa/picker)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from venus_rpa.picker.models import PickerSnapshot
+
+    return PickerSnapshot.objects.create(
+        workspace=automation.workspace, automation=automation, version=automation.current_version, step=0,
+        kind="click", status="ready", width=100, height=100, screenshot=b"\xff\xd8\xff\xe0jpeg",
+        elements=[{"id": 0, "box": [0, 0, 50, 50], "also": [], "target": {"text": "Go"}, "count": 1, "why": "",
+                   "describe": 'button "Go"', "fits": True}],
+        expires_at=timezone.now() + timedelta(minutes=15))
 
 
 def _login_session(workspace):

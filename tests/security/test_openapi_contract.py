@@ -70,7 +70,23 @@ def seeded_token(transactional_db, settings) -> str:
     endpoint, _ = callback_endpoint_create(workspace=workspace, user=owner, automation=None,
                                            url="http://127.0.0.1:9/callback", enabled=False)
     CallbackDelivery.objects.create(endpoint=endpoint, run=run_, payload={"run": run_.pk}, status="failed")
+    _picker_snapshot(automation)
     return api_token_create(workspace=workspace, user=owner, name="schemathesis")[1]
+
+
+def _picker_snapshot(automation):
+    """A ready step-picker snapshot, so its read and resolve operations reach a real row."""
+    from datetime import timedelta
+
+    from venus_rpa.picker.models import PickerSnapshot
+
+    PickerSnapshot.objects.create(
+        workspace=automation.workspace, automation=automation, version=automation.current_version, step=0,
+        kind="fill", status="ready", width=1280, height=800, screenshot=b"\xff\xd8\xff\xe0jpeg",
+        elements=[{"id": 0, "box": [0, 0, 200, 40], "also": [], "target": {"text": "Card number"}, "count": 1,
+                   "why": "'Card number' matches this element only", "describe": 'input[text] "Card number"',
+                   "fits": True}],
+        expires_at=timezone.now() + timedelta(minutes=15))
 
 
 def test_schemathesis_finds_no_server_error_and_no_schema_violation(live_server, seeded_token, loopback_only_dns):

@@ -229,8 +229,13 @@ def _publish_status(run_id: int) -> None:
 
 
 def secrets_for(*, run: Run) -> SecretBox:
+    return version_secrets(workspace=run.workspace, version=run.version)
+
+
+def version_secrets(*, workspace, version) -> SecretBox:
+    """The vault values of the credentials an automation version names (worker side only)."""
     box = SecretBox()
-    for credential in Credential.objects.filter(workspace=run.workspace, name__in=run.version.credentials):
+    for credential in Credential.objects.filter(workspace=workspace, name__in=version.credentials):
         box.credentials[credential.name] = RuntimeCredential(
             name=credential.name, fields=decrypt_fields(credential.ciphertext), domains=credential.domains
         )
@@ -238,7 +243,11 @@ def secrets_for(*, run: Run) -> SecretBox:
 
 
 def spec_for(*, run: Run) -> AutomationSpec:
-    version = run.version
+    return version_spec(version=run.version)
+
+
+def version_spec(*, version) -> AutomationSpec:
+    """The runtime's definition of an automation version."""
     return AutomationSpec.model_validate({name: getattr(version, name) for name in AutomationSpec.model_fields})
 
 

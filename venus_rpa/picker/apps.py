@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class PickerConfig(AppConfig):
+    name = "venus_rpa.picker"
+    label = "picker"
