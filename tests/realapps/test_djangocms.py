@@ -1,7 +1,9 @@
 """django CMS 3.11 behind django-two-factor-auth, driven end to end by a real Celery worker with
-steps written from what is on screen: sign in with the one-time code of the moment, create a
-page, edit a page's title and description, publish a page (approved) and delete a user
-(rejected). A consequential act waits for a reviewer before anything changes in django CMS."""
+steps written from what is on screen (practice/realapps/djangocms/tasks.py): every task signs in
+with the one-time code of the moment; create a page, edit a page's title and description, publish
+a page (approved) and delete a user (rejected). A consequential act waits for a reviewer before
+anything changes in django CMS. How many reviews each act takes is measured by the benchmark
+(benchmarks/realapps.py) and recorded in FIRST_TRY.md."""
 
 from __future__ import annotations
 
@@ -54,16 +56,21 @@ def reviewer(workspace):
     return user
 
 
-def drive(cms, name: str, *, workspace, reviewer, decision: str = "approve", timeout: float = 90) -> Outcome:
+def task_named(name: str) -> dict:
+    return next(t for t in TASKS if t["name"] == name)
+
+
+def drive(cms, name: str, *, workspace, reviewer, commit: str = "approve", timeout: float = 90) -> Outcome:
     """Reset the site, run the task through the production path (run_start → dispatcher → the
-    worker) and decide each review with `decision`, checking first that the site is unchanged."""
+    worker) and decide each review, checking first that the site is unchanged: the task's commit
+    steps get `commit`, any other review (a lead-in) is approved."""
     from venus_rpa.automations.services import automation_create, credential_set
     from venus_rpa.reviews.models import ReviewRequest
     from venus_rpa.reviews.services import review_decide
     from venus_rpa.runs.models import Run
     from venus_rpa.runs.services import run_start
 
-    task = next(t for t in TASKS if t["name"] == name)
+    task = task_named(name)
     cms.reset()
     credential_set(workspace=workspace, name="realapp-djangocms", fields=cms.credential_fields(),
                    domains=["127.0.0.1"])
@@ -84,23 +91,23 @@ def drive(cms, name: str, *, workspace, reviewer, decision: str = "approve", tim
         if run.status == "awaiting_review" and review is not None:
             if "check_unchanged" in task and not task["check_unchanged"](cms):
                 outcome.unchanged_while_waiting = False
-            outcome.reviews.append(((review.detail.get("step") or {}).get("name", ""), review.title))
+            step = (review.detail.get("step") or {}).get("name", "")
+            outcome.reviews.append((step, review.title))
+            decision = commit if step in task["commit_steps"] else "approve"
             review_decide(review=review, user=reviewer, decision=decision, comment=f"{decision} (test)")
         time.sleep(0.2)
     raise AssertionError(f"run {run.pk} still {run.status} after {timeout}s")
 
 
-def task(name: str) -> dict:
-    return next(t for t in TASKS if t["name"] == name)
-
-
-def test_a_run_signs_in_with_the_current_one_time_code_and_records_no_secret(worker, cms, workspace, reviewer):
+def test_creating_a_page_signs_in_with_the_current_one_time_code_and_records_no_secret(
+        worker, cms, workspace, reviewer):
     started = time.time()
-    outcome = drive(cms, "djangocms-sign-in", workspace=workspace, reviewer=reviewer)
+    outcome = drive(cms, "djangocms-create-page", workspace=workspace, reviewer=reviewer)
     run = outcome.run
     assert run.status == "succeeded", run.status_reason
     assert outcome.reviews == []
-    assert task("djangocms-sign-in")["check"](cms)  # the site's TOTP device accepted a code
+    assert task_named("djangocms-sign-in")["check"](cms)  # the site's TOTP device accepted a code
+    assert task_named("djangocms-create-page")["check"](cms)
     assert run.steps.get(name="Type the one-time code").action["value"] == "{{credentials.realapp-djangocms.totp}}"
     totp = pyotp.TOTP(cms.totp_secret)
     codes = {totp.at(t) for t in range(int(started) - 60, int(time.time()) + 61, 30)}
@@ -110,33 +117,25 @@ def test_a_run_signs_in_with_the_current_one_time_code_and_records_no_secret(wor
         assert leaked not in records and leaked not in (run.status_reason or "")
 
 
-@pytest.mark.parametrize("name", ["djangocms-create-page", "djangocms-edit-page"])
-def test_creating_and_editing_a_page_runs_without_a_review(worker, cms, workspace, reviewer, name):
-    outcome = drive(cms, name, workspace=workspace, reviewer=reviewer)
+def test_editing_a_page_runs_without_a_review(worker, cms, workspace, reviewer):
+    outcome = drive(cms, "djangocms-edit-page", workspace=workspace, reviewer=reviewer)
     assert outcome.run.status == "succeeded", outcome.run.status_reason
     assert outcome.reviews == []
-    assert task(name)["check"](cms)
+    assert task_named("djangocms-edit-page")["check"](cms)
 
 
-def test_publishing_waits_for_one_review_before_anything_changed_and_approval_publishes(
+def test_publishing_waits_for_a_review_before_anything_changed_and_approval_publishes(
         worker, cms, workspace, reviewer):
-    outcome = drive(cms, "djangocms-publish-page", workspace=workspace, reviewer=reviewer, decision="approve")
+    outcome = drive(cms, "djangocms-publish-page", workspace=workspace, reviewer=reviewer, commit="approve")
     assert outcome.run.status == "succeeded", outcome.run.status_reason
-    assert [step for step, _ in outcome.reviews] == ["Publish the page"], outcome.reviews
-    assert outcome.unchanged_while_waiting  # still unpublished while the review waited
-    assert task("djangocms-publish-page")["check"](cms)
+    assert outcome.reviews[-1][0] == "Publish the page", outcome.reviews
+    assert outcome.unchanged_while_waiting  # still unpublished while every review waited
+    assert task_named("djangocms-publish-page")["check"](cms)
 
 
 def test_a_rejected_user_deletion_leaves_the_user(worker, cms, workspace, reviewer):
-    outcome = drive(cms, "djangocms-delete-user", workspace=workspace, reviewer=reviewer, decision="reject")
+    outcome = drive(cms, "djangocms-delete-user", workspace=workspace, reviewer=reviewer, commit="reject")
     assert outcome.run.status == "failed" and "rejected by reviewer rita" in outcome.run.status_reason
-    assert [step for step, _ in outcome.reviews] == ["Confirm the deletion"], outcome.reviews
+    assert outcome.reviews[-1][0] == "Confirm the deletion", outcome.reviews
     assert outcome.unchanged_while_waiting
-    assert task("djangocms-delete-user")["check_unchanged"](cms)
-
-
-def test_an_approved_user_deletion_deletes_the_user(worker, cms, workspace, reviewer):
-    outcome = drive(cms, "djangocms-delete-user", workspace=workspace, reviewer=reviewer, decision="approve")
-    assert outcome.run.status == "succeeded", outcome.run.status_reason
-    assert [step for step, _ in outcome.reviews] == ["Confirm the deletion"], outcome.reviews
-    assert task("djangocms-delete-user")["check"](cms)
+    assert task_named("djangocms-delete-user")["check_unchanged"](cms)
