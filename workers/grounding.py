@@ -54,7 +54,8 @@ TOOLTIP_CSS = ("[title], [data-tooltip], [data-title], [data-original-title], [d
                "[aria-description], [aria-describedby], :has(> svg > title)")
 # An app's own tooltip attribute (`data-cms-tooltip`, `data-ui-tooltip`): CSS cannot match an
 # attribute by its name's ending, XPath can.
-TOOLTIP_XPATH = "xpath=//*[@*[starts-with(name(), 'data-') and substring(name(), string-length(name()) - 7) = '-tooltip']]"
+TOOLTIP_XPATH = ("xpath=//*[@*[starts-with(name(), 'data-') "
+                 "and substring(name(), string-length(name()) - 7) = '-tooltip']]")
 NAMED_FIELDS_CSS = "input[name], select[name], textarea[name], input[id], select[id], textarea[id]"
 
 

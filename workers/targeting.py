@@ -134,8 +134,7 @@ PROBE_JS = r"""
       el.getAttribute('data-original-title'), el.getAttribute('data-bs-original-title'),
       el.getAttribute('aria-description'), byIds(el.getAttribute('aria-describedby')),
       // Apps that draw tooltips from their own attribute (django CMS: data-cms-tooltip).
-      ...Array.from(el.attributes || []).filter(a => /^data-(?:[\w-]+-)?tooltip$/.test(a.name) && a.name !== 'data-tooltip')
-        .map(a => a.value)];
+      ...Array.from(el.attributes || []).filter(a => /^data-[\w-]+-tooltip$/.test(a.name)).map(a => a.value)];
     const svgTitle = el.querySelector && el.querySelector('svg title');
     if (svgTitle) parts.push(svgTitle.textContent);
     return parts.filter(Boolean).map(s => s.trim());
@@ -201,7 +200,8 @@ PROBE_JS = r"""
   })) : null;
   // In the same row (or column) as the near text: what people mean by "the X next to Y" in a
   // table or a tree, however far across the row X sits.
-  const aligned = r => nearBoxes.some(b => (r.top < b.bottom && r.bottom > b.top) || (r.left < b.right && r.right > b.left));
+  const aligned = r => nearBoxes.some(b => (r.top < b.bottom && r.bottom > b.top)
+    || (r.left < b.right && r.right > b.left));
   const matches = el => {
     if (args.match === 'tooltip') return tooltipOf(el).some(t => norm(t) === args.text);
     if (args.match === 'tooltip~') return tooltipOf(el).some(t => norm(t).includes(args.text));

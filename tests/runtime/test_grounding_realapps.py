@@ -35,7 +35,9 @@ TREE = """
 <ul class="menu" id="menu-home"><li><a href="#" onclick="done('unpublish home')">Unpublish</a></li></ul>
 <script>
   window.opened = []; window.clicked = [];
-  function open_(row) { opened.push(row); const m = document.getElementById('menu-' + row); if (m) m.classList.add('open'); }
+  function open_(row) {
+    opened.push(row); const m = document.getElementById('menu-' + row); if (m) m.classList.add('open');
+  }
   function done(what) { clicked.push(what); }
 </script>
 """

@@ -83,7 +83,8 @@ TASKS = [
      "definition": {"start_url": "/admin/", "steps": [
          *sign_in(),
          {"kind": "click", "target": "Pages"},
-         {"kind": "click", "name": "Open the publishing menu", "target": {"text": "unpublished", "near": "Spring sale"}},
+         {"kind": "click", "name": "Open the publishing menu",
+          "target": {"text": "unpublished", "near": "Spring sale"}},
          {"kind": "click", "name": "Publish the page", "target": "Publish"},
      ]}},
     {"name": "djangocms-delete-user", "kind": "consequential", "consequential": 1,
