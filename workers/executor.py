@@ -111,7 +111,7 @@ class ExplicitExecutor(ExplicitExecutorBase):
             return StepOutcome(grounding=dict(found.grounding))
         if secret:
             await self.env.mask.tag(found.locator)
-        await found.locator.fill(value, timeout=step.timeout_s * 1000)
+        await _fill_as_typed(found.locator, value, timeout_s=step.timeout_s)
         return StepOutcome(grounding=found.record())
 
     async def _model_point(self, step, error: StepError) -> tuple[tuple[int, int], dict]:
@@ -220,3 +220,24 @@ async def _value(locator, attribute: str) -> str:
 
 def _first_line(exc: Exception) -> str:
     return (str(exc).splitlines() or [type(exc).__name__])[0]
+
+
+# Fields whose value a keystroke can finish: text-like inputs and text areas.
+_TYPES_BY_KEY_JS = """el => {
+  const t = (el.getAttribute('type') || 'text').toLowerCase();
+  return el.tagName === 'TEXTAREA'
+    || (el.tagName === 'INPUT' && ['text', 'email', 'password', 'search', 'tel', 'url'].includes(t));
+}"""
+
+
+async def _fill_as_typed(locator, value: str, *, timeout_s: float) -> None:
+    """Fill the field, then type its last character as a key press: apps that react to keys (a
+    slug made from a title on keyup, a search that suggests as you type) see what a person's
+    typing makes them see. An empty value, one ending in a control character, and fields that
+    take a whole value (number, date, colour, an editable region) are filled at once."""
+    last = value[-1:]
+    if not last or not last.isprintable() or not await locator.evaluate(_TYPES_BY_KEY_JS):
+        await locator.fill(value, timeout=timeout_s * 1000)
+        return
+    await locator.fill(value[:-1], timeout=timeout_s * 1000)
+    await locator.press_sequentially(last, timeout=timeout_s * 1000)

@@ -8,7 +8,8 @@ decides. Usable means:
   `check` a checkbox, radio or switch, `click` something actionable (a click with nothing
   actionable falls back to whatever matches); an explicit role or CSS target is taken as given;
 - it lies in the target's scope: `within` a region (heading section, legend, landmark, dialog or
-  form label), and the nearest to the `near` text;
+  form label), and the nearest to the `near` text (in its row or column first: "the pencil next
+  to About us" in a table);
 - several links to one destination (a product's image and its title) count once.
 
 Words are compared as people read them (case, whitespace and quote style ignored; see
@@ -51,6 +52,10 @@ QUIET_JS = """() => {
 }"""
 TOOLTIP_CSS = ("[title], [data-tooltip], [data-title], [data-original-title], [data-bs-original-title], "
                "[aria-description], [aria-describedby], :has(> svg > title)")
+# An app's own tooltip attribute (`data-cms-tooltip`, `data-ui-tooltip`): CSS cannot match an
+# attribute by its name's ending, XPath can.
+TOOLTIP_XPATH = ("xpath=//*[@*[starts-with(name(), 'data-') "
+                 "and substring(name(), string-length(name()) - 7) = '-tooltip']]")
 NAMED_FIELDS_CSS = "input[name], select[name], textarea[name], input[id], select[id], textarea[id]"
 
 
@@ -117,7 +122,7 @@ def _text_tiers(page: Page, text: str, purpose: Purpose) -> list[Tier]:
             tiers.append(Tier(f"field name {text!r}", page.locator(NAMED_FIELDS_CSS), match="name_attr"))
         if how != "prefix":
             tiers.append(Tier(f"text {mark}{text!r}", page.get_by_text(pattern), loose=loose))
-            tiers.append(Tier(f"tooltip {mark}{text!r}", page.locator(TOOLTIP_CSS),
+            tiers.append(Tier(f"tooltip {mark}{text!r}", page.locator(TOOLTIP_CSS).or_(page.locator(TOOLTIP_XPATH)),
                               match="tooltip" if how == "exact" else "tooltip~", loose=loose))
     return tiers
 
@@ -175,6 +180,8 @@ def _pick(infos: list[dict], target: Target, fitted: bool, misses: Misses, colla
         if not infos[picked[0]]["near_found"]:
             misses.near_missing = True
             return []
+        if any(infos[i]["aligned"] for i in picked):  # the same row or column as the text first
+            picked = [i for i in picked if infos[i]["aligned"]]
         nearest = min(infos[i]["distance"] for i in picked)
         picked = [i for i in picked if infos[i]["distance"] <= nearest + 1]
     return _one_per_destination(picked, infos) if collapse else picked

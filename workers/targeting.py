@@ -132,7 +132,9 @@ PROBE_JS = r"""
   const tooltipOf = el => {
     const parts = [el.getAttribute('title'), el.getAttribute('data-tooltip'), el.getAttribute('data-title'),
       el.getAttribute('data-original-title'), el.getAttribute('data-bs-original-title'),
-      el.getAttribute('aria-description'), byIds(el.getAttribute('aria-describedby'))];
+      el.getAttribute('aria-description'), byIds(el.getAttribute('aria-describedby')),
+      // Apps that draw tooltips from their own attribute (django CMS: data-cms-tooltip).
+      ...Array.from(el.attributes || []).filter(a => /^data-[\w-]+-tooltip$/.test(a.name)).map(a => a.value)];
     const svgTitle = el.querySelector && el.querySelector('svg title');
     if (svgTitle) parts.push(svgTitle.textContent);
     return parts.filter(Boolean).map(s => s.trim());
@@ -196,6 +198,10 @@ PROBE_JS = r"""
     const dx = Math.max(b.left - r.right, r.left - b.right, 0), dy = Math.max(b.top - r.bottom, r.top - b.bottom, 0);
     return Math.hypot(dx, dy);
   })) : null;
+  // In the same row (or column) as the near text: what people mean by "the X next to Y" in a
+  // table or a tree, however far across the row X sits.
+  const aligned = r => nearBoxes.some(b => (r.top < b.bottom && r.bottom > b.top)
+    || (r.left < b.right && r.right > b.left));
   const matches = el => {
     if (args.match === 'tooltip') return tooltipOf(el).some(t => norm(t) === args.text);
     if (args.match === 'tooltip~') return tooltipOf(el).some(t => norm(t).includes(args.text));
@@ -212,7 +218,7 @@ PROBE_JS = r"""
       label: labelOf(el), placeholder: el.getAttribute('placeholder') || '', name: el.getAttribute('name') || '',
       text: text(el).slice(0, 60), tooltip: (tooltipOf(el)[0] || '').slice(0, 60),
       value: (tag(el) === 'input' && ['button', 'submit', 'reset'].includes(type(el))) ? el.value : '',
-      near_found: !args.near || nearBoxes.length > 0,
+      near_found: !args.near || nearBoxes.length > 0, aligned: !!args.near && aligned(r),
     };
   });
 }

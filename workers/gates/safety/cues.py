@@ -117,14 +117,18 @@ _HOST_CUES = [
 
 
 def url_cue(url: str) -> Cue | None:
-    """A category suggested by the page address (for generic confirm labels only)."""
+    """A category suggested by the page address (for generic confirm labels only). The last
+    matching segment decides: an address ends with what its page does (`/admin/auth/user/2/delete/`
+    deletes; `auth` there only names the app's section)."""
     if not url:
         return None
     parts = urlsplit(url.lower())
-    for category, rx in _PATH_CUES:
-        m = rx.search(parts.path + ("#" + parts.fragment if parts.fragment else ""))
-        if m:
-            return Cue(category, m.group(0), 0, False)
+    path = parts.path + ("#" + parts.fragment if parts.fragment else "")
+    found = [(m.end(), -order, category, m.group(0)) for order, (category, rx) in enumerate(_PATH_CUES)
+             for m in rx.finditer(path)]
+    if found:
+        _, _, category, text = max(found)
+        return Cue(category, text, 0, False)
     for category, rx in _HOST_CUES:
         m = rx.search(parts.hostname or "")
         if m:

@@ -1,0 +1,1 @@
+"""django CMS 3.11 (with django-two-factor-auth) as a real third-party test target; see app.py."""
