@@ -1,8 +1,10 @@
 """Grounding explicit steps on the DOM, without a model.
 
-A target is looked up in tiers, most specific first (label, accessible name, visible text,
-tooltip, then names that start with or contain the words); the first tier with a usable match
-decides. Usable means:
+A target is looked up in tiers, most specific first (label, accessible name, the field's name
+attribute, the heading, summary or legend a lone field sits under ("Add Comment" over a text
+area), an unlabelled sign-in field ("Password": the masked input; "Username": the account field
+by its autocomplete, name or id), visible text, tooltip, then names that start with or contain
+the words); the first tier with a usable match decides. Usable means:
 
 - it fits the action: `fill` needs an editable element, `select` a select, listbox or combobox,
   `check` a checkbox, radio or switch, `click` something actionable (a click with nothing
@@ -52,6 +54,7 @@ QUIET_JS = """() => {
 TOOLTIP_CSS = ("[title], [data-tooltip], [data-title], [data-original-title], [data-bs-original-title], "
                "[aria-description], [aria-describedby], :has(> svg > title)")
 NAMED_FIELDS_CSS = "input[name], select[name], textarea[name], input[id], select[id], textarea[id]"
+FIELDS_CSS = "input, select, textarea, [contenteditable=''], [contenteditable=true], [role=textbox], [role=combobox]"
 
 
 @dataclass
@@ -115,6 +118,9 @@ def _text_tiers(page: Page, text: str, purpose: Purpose) -> list[Tier]:
         tiers += [named, labelled] if purpose in ("click", "any") else [labelled, named]
         if how == "exact" and purpose in ("fill", "select", "check", "input"):
             tiers.append(Tier(f"field name {text!r}", page.locator(NAMED_FIELDS_CSS), match="name_attr"))
+            tiers.append(Tier(f"field under {text!r}", page.locator(FIELDS_CSS), match="region"))
+            if purpose in ("fill", "input"):
+                tiers.append(Tier(f"sign-in field {text!r}", page.locator("input"), match="signin"))
         if how != "prefix":
             tiers.append(Tier(f"text {mark}{text!r}", page.get_by_text(pattern), loose=loose))
             tiers.append(Tier(f"tooltip {mark}{text!r}", page.locator(TOOLTIP_CSS),
@@ -168,6 +174,9 @@ def _pick(infos: list[dict], target: Target, fitted: bool, misses: Misses, colla
     if fitted:
         misses.unfit += [infos[i] for i in picked if not infos[i]["fits"]]
         picked = [i for i in picked if infos[i]["fits"]]
+    if picked and "rank" in infos[picked[0]]:  # a field under a heading: the nearest heading's fields
+        nearest = min(infos[i]["rank"] for i in picked)
+        picked = [i for i in picked if infos[i]["rank"] == nearest]
     scoped = [i for i in picked if _in_scope(infos[i], target.within)]
     misses.out_of_scope += [infos[i] for i in picked if i not in scoped]
     picked = scoped

@@ -71,7 +71,9 @@ def name_pattern(text: str, how: Literal["exact", "prefix", "contains"]) -> re.P
 
 # Runs in the page with (elements, args); args = {purpose, match, text, near}. `match` names a
 # check the locator itself cannot do ("tooltip": title / tooltip / aria-description; "name_attr":
-# the name or id attribute); the probe then reports whether each element matches the text.
+# the name or id attribute; "region": a heading, summary or legend the field sits under, `rank`
+# telling how near; "signin": an unlabelled sign-in field); the probe then reports whether each
+# element matches the text.
 PROBE_JS = r"""
 (elements, args) => {
   const norm = s => (s || '').normalize('NFKC').replace(/[’‘‛`´′]/g, "'").replace(/[“”„‟″]/g, '"')
@@ -196,7 +198,24 @@ PROBE_JS = r"""
     const dx = Math.max(b.left - r.right, r.left - b.right, 0), dy = Math.max(b.top - r.bottom, r.top - b.bottom, 0);
     return Math.hypot(dx, dy);
   })) : null;
+  // Sign-in fields often show no label at all (a box titled "Login" with two inputs): "Password"
+  // is the one that masks what is typed, "Username" (or "User name", "Login", "Email") the field
+  // a browser's password manager would fill with the account name.
+  const words = v => norm((v || '').replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' '));
+  const PASSWORD_WORDS = ['password', 'passcode', 'pass word'];
+  const ACCOUNT_WORDS = ['username', 'user name', 'user', 'login', 'login name', 'user id', 'userid', 'email',
+    'email address', 'e mail', 'account', 'account name'];
+  const signIn = el => {
+    const auto = (el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
+    if (PASSWORD_WORDS.includes(args.text))
+      return type(el) === 'password' || auto.includes('current-password') || auto.includes('new-password');
+    if (!ACCOUNT_WORDS.includes(args.text) || type(el) === 'password' || !editable(el)) return false;
+    return auto.includes('username') || auto.includes('email')
+      || [el.getAttribute('name'), el.id].some(v => v && ACCOUNT_WORDS.includes(words(v)));
+  };
   const matches = el => {
+    if (args.match === 'signin') return signIn(el);
+    if (args.match === 'region') return regionsOf(el).some(r => norm(r) === args.text);
     if (args.match === 'tooltip') return tooltipOf(el).some(t => norm(t) === args.text);
     if (args.match === 'tooltip~') return tooltipOf(el).some(t => norm(t).includes(args.text));
     if (args.match === 'name_attr') return [el.getAttribute('name'), el.id].some(v => v && norm(v.replace(/[_-]+/g, ' ')) === args.text);
@@ -207,6 +226,7 @@ PROBE_JS = r"""
     const link = tag(el) === 'a' && el.hasAttribute('href') ? el.href : (el.closest('a[href]') || {}).href || null;
     return {
       matches: matches(el), fits: fits(el), regions: regionsOf(el), distance: distance(r),
+      rank: args.match === 'region' ? regionsOf(el).findIndex(n => norm(n) === args.text) : 0,
       href: link || null, has_text: !!text(el),
       kind: role(el) || (tag(el) === 'input' ? `input[${type(el)}]` : tag(el)),
       label: labelOf(el), placeholder: el.getAttribute('placeholder') || '', name: el.getAttribute('name') || '',

@@ -390,6 +390,48 @@ def test_quotes_apostrophes_case_and_spacing_are_normalised(pages):
     assert pages.run(html, body) == ("sure", "Kim", "04/31")
 
 
+def test_a_field_without_a_label_is_found_by_the_heading_it_sits_under(pages):
+    # Trac's ticket page: a foldable "Add Comment" heading over an unlabelled text area, beside
+    # another section whose fields have labels.
+    html = """<h3>Modify Ticket</h3><div><label>Summary <input id="s"></label></div>
+              <h3>Add Comment</h3><div><fieldset><textarea id="c"></textarea></fieldset></div>
+              <h3>Attachments</h3><div><p>None</p></div>"""
+
+    async def body(page, ex):
+        await ex.run(step(kind="fill", target="Add Comment", value="Part ordered.", timeout_s=2))
+        return await page.locator("#c").input_value()
+
+    assert pages.run(html, body) == "Part ordered."
+
+
+def test_unlabelled_sign_in_fields_are_found_by_what_they_are_for(pages):
+    # Roundup's sidebar: a box titled "Login" with two inputs and no labels or placeholders.
+    html = """<form><b>Login</b><br><input size="10" name="__login_name"><br>
+              <input type="password" name="__login_password"><br>
+              <input type="checkbox" id="r"><label for="r">Remember me?</label>
+              <input type="submit" value="Login"></form>
+              <form><label>Show issue: <input name="@number"></label></form>"""
+
+    async def body(page, ex):
+        await ex.run(step(kind="fill", target="Username", value="admin", timeout_s=2))
+        await ex.run(step(kind="fill", target="Password", value="s3cret", timeout_s=2))
+        return await page.locator("[name=__login_name]").input_value(), \
+            await page.locator("[name=__login_password]").input_value()
+
+    assert pages.run(html, body) == ("admin", "s3cret")
+
+
+def test_two_unlabelled_sign_in_forms_are_ambiguous_not_guessed(pages):
+    html = """<form><input name="username"><input type="password" name="pw"></form>
+              <form><input name="login"><input type="password" name="pw2"></form>"""
+
+    async def body(page, ex):
+        with pytest.raises(StepError, match="ambiguous"):
+            await ex.run(step(kind="fill", target="Password", value="x", timeout_s=1))
+
+    pages.run(html, body)
+
+
 # --- the Target model -----------------------------------------------------------------------
 
 
