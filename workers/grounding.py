@@ -9,8 +9,8 @@ the words); the first tier with a usable match decides. Usable means:
 - it fits the action: `fill` needs an editable element, `select` a select, listbox or combobox,
   `check` a checkbox, radio or switch, `click` something actionable (a click with nothing
   actionable falls back to whatever matches); an explicit role or CSS target is taken as given;
-- it lies in the target's scope: `within` a region (heading section, legend, landmark, dialog or
-  form label), and the nearest to the `near` text;
+- it lies in the target's scope: `within` a region (heading section, legend, landmark, dialog,
+  form label, or a box titled by a bold first line), and the nearest to the `near` text;
 - several links to one destination (a product's image and its title) count once.
 
 Words are compared as people read them (case, whitespace and quote style ignored; see

@@ -6,7 +6,7 @@ regular expression that ignores case, runs of whitespace, the kind of quote or a
 trailing ":" or "*". `PROBE_JS` runs on the candidates a Playwright locator found and reports, for
 each, whether it fits the action (`fill` needs something editable, `select` a list, `check` a
 checkbox or radio, `click` something actionable), the regions it sits in (headings, legends,
-landmark, dialog and form labels), how a person would describe it, and where it is.
+landmark, dialog and form labels, a box's bold title line), how a person would describe it, and where it is.
 """
 
 from __future__ import annotations
@@ -152,6 +152,17 @@ PROBE_JS = r"""
     while (c && c !== document.body && norm(text(c)) === norm(text(h))) c = c.parentElement;
     return c || document.body;
   };
+  // A box titled by its first line in bold (<p><b>Issues</b><br>links…</p>, as older apps draw
+  // sidebars): the title names the box.
+  const boxTitle = a => {
+    const first = a.firstElementChild;
+    if (!first || !['b', 'strong'].includes(tag(first))) return '';
+    for (let n = a.firstChild; n && n !== first; n = n.nextSibling)
+      if (n.nodeType === Node.TEXT_NODE && n.textContent.trim()) return '';
+    const next = first.nextElementSibling;
+    if (!(next && tag(next) === 'br') && getComputedStyle(first).display !== 'block') return '';
+    return text(first);
+  };
   const regionName = a => {
     if (a.getAttribute('aria-labelledby')) { const t = byIds(a.getAttribute('aria-labelledby')); if (t) return t; }
     if (a.getAttribute('aria-label') && !['input', 'select', 'textarea', 'button', 'a'].includes(tag(a)))
@@ -162,6 +173,7 @@ PROBE_JS = r"""
     if (tag(a) === 'dialog' || ['dialog', 'alertdialog'].includes(role(a))) {
       const h = a.querySelector('h1,h2,h3,h4,h5,h6,[role=heading]'); if (h) return text(h);
     }
+    if (['p', 'div', 'td', 'li', 'section'].includes(tag(a))) return boxTitle(a);
     return '';
   };
   const regionsOf = el => {

@@ -421,6 +421,24 @@ def test_unlabelled_sign_in_fields_are_found_by_what_they_are_for(pages):
     assert pages.run(html, body) == ("admin", "s3cret")
 
 
+def test_within_names_a_box_by_its_bold_title_line(pages):
+    # Roundup's sidebar: boxes titled "Issues" and "Keywords", each with a "Create New" link.
+    html = """<p><b>Issues</b><br><a href="#i" onclick="document.title='issue'">Create New</a><br>
+              <a href="#s">Search</a></p>
+              <p><b>Keywords</b><br><span><a href="#k" onclick="document.title='keyword'">Create New</a></span></p>
+              <p><b>Note:</b> bold words inside a sentence <a href="#n">Create New</a> name no box.</p>"""
+
+    async def body(page, ex):
+        await ex.run(step(kind="click", target={"text": "Create New", "within": "Keywords"}, timeout_s=2))
+        first = await page.title()
+        await ex.run(step(kind="click", target={"text": "Create New", "within": "Issues"}, timeout_s=2))
+        with pytest.raises(StepError, match="not found"):
+            await ex.run(step(kind="click", target={"text": "Create New", "within": "Note"}, timeout_s=1))
+        return first, await page.title()
+
+    assert pages.run(html, body) == ("keyword", "issue")
+
+
 def test_two_unlabelled_sign_in_forms_are_ambiguous_not_guessed(pages):
     html = """<form><input name="username"><input type="password" name="pw"></form>
               <form><input name="login"><input type="password" name="pw2"></form>"""
