@@ -10,7 +10,8 @@ the words); the first tier with a usable match decides. Usable means:
   `check` a checkbox, radio or switch, `click` something actionable (a click with nothing
   actionable falls back to whatever matches); an explicit role or CSS target is taken as given;
 - it lies in the target's scope: `within` a region (heading section, legend, landmark, dialog,
-  form label, or a box titled by a bold first line), and the nearest to the `near` text;
+  form label, or a box titled by a bold first line), and the nearest to the `near` text (in its
+  table row or list item first);
 - several links to one destination (a product's image and its title) count once.
 
 Words are compared as people read them (case, whitespace and quote style ignored; see
@@ -184,6 +185,8 @@ def _pick(infos: list[dict], target: Target, fitted: bool, misses: Misses, colla
         if not infos[picked[0]]["near_found"]:
             misses.near_missing = True
             return []
+        if any(infos[i]["same_row"] for i in picked):  # in the near text's table row or list item
+            picked = [i for i in picked if infos[i]["same_row"]]
         nearest = min(infos[i]["distance"] for i in picked)
         picked = [i for i in picked if infos[i]["distance"] <= nearest + 1]
     return _one_per_destination(picked, infos) if collapse else picked

@@ -200,12 +200,16 @@ PROBE_JS = r"""
       if (n && !names.includes(n)) names.push(n);
     return names;
   };
-  const nearBoxes = args.near ? Array.from(document.querySelectorAll('body *')).filter(e => {
+  const nearEls = args.near ? Array.from(document.querySelectorAll('body *')).filter(e => {
     if (!e.getClientRects().length || ['script', 'style'].includes(tag(e))) return false;
     const own = norm(e.innerText || '');
     if (!own.includes(args.near)) return false;
     return !Array.from(e.children).some(c => norm(c.innerText || '').includes(args.near));
-  }).map(e => e.getBoundingClientRect()) : [];
+  }) : [];
+  const nearBoxes = nearEls.map(e => e.getBoundingClientRect());
+  // In a table or a list, "retire near bob" means the one in bob's row, however wide the row is.
+  const rowOf = e => e.closest('tr, [role=row], li');
+  const nearRows = new Set(nearEls.map(rowOf).filter(Boolean));
   const distance = r => nearBoxes.length ? Math.min(...nearBoxes.map(b => {
     const dx = Math.max(b.left - r.right, r.left - b.right, 0), dy = Math.max(b.top - r.bottom, r.top - b.bottom, 0);
     return Math.hypot(dx, dy);
@@ -238,6 +242,7 @@ PROBE_JS = r"""
     const link = tag(el) === 'a' && el.hasAttribute('href') ? el.href : (el.closest('a[href]') || {}).href || null;
     return {
       matches: matches(el), fits: fits(el), regions: regionsOf(el), distance: distance(r),
+      same_row: nearRows.has(rowOf(el)),
       rank: args.match === 'region' ? regionsOf(el).findIndex(n => norm(n) === args.text) : 0,
       href: link || null, has_text: !!text(el),
       kind: role(el) || (tag(el) === 'input' ? `input[${type(el)}]` : tag(el)),

@@ -439,6 +439,20 @@ def test_within_names_a_box_by_its_bold_title_line(pages):
     assert pages.run(html, body) == ("keyword", "issue")
 
 
+def test_near_a_name_in_a_wide_table_picks_the_button_in_that_row(pages):
+    # Roundup's user list: a "retire" button per row at the far right, the rows close together.
+    cells = "<td>{0}</td><td>{0} Example</td><td>{0} at example ...</td><td style='width:500px'></td>"
+    rows = "".join(f"<tr>{cells.format(n)}<td><button onclick=\"document.title='{n}'\">retire</button></td></tr>"
+                   for n in ("admin", "alice", "bob"))
+    html = f"<table cellspacing='0' style='width:1200px'>{rows}</table>"
+
+    async def body(page, ex):
+        await ex.run(step(kind="click", target={"text": "retire", "near": "alice"}, timeout_s=2))
+        return await page.title()
+
+    assert pages.run(html, body) == "alice"
+
+
 def test_two_unlabelled_sign_in_forms_are_ambiguous_not_guessed(pages):
     html = """<form><input name="username"><input type="password" name="pw"></form>
               <form><input name="login"><input type="password" name="pw2"></form>"""
