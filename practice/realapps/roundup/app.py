@@ -120,9 +120,17 @@ class Server:
         self.close()
 
     # -- the app's own state, for checks -------------------------------------------------------
-    def query(self, sql: str, *args) -> list[tuple]:
-        with sqlite3.connect(self.home / "db" / "db") as db:
-            return db.execute(sql, args).fetchall()
+    def query(self, sql: str, *args, db: str = "db") -> list[tuple]:
+        """Rows from the tracker's SQLite files: "db" (its data), "db-session" (signed-in sessions)."""
+        if not (self.home / "db" / db).exists():
+            return []
+        with sqlite3.connect(self.home / "db" / db) as conn:
+            return conn.execute(sql, args).fetchall()
+
+    def signed_in(self) -> list[str]:
+        """Users with a web session (Roundup keeps `{'user': name}` per session key)."""
+        rows = self.query("SELECT session_value FROM sessions", db="db-session")
+        return [value.split("'user': '", 1)[1].split("'", 1)[0] for (value,) in rows if "'user': '" in value]
 
     def issues(self) -> dict[str, dict]:
         """Issues that are not retired, by title: status and priority names, the number of messages."""

@@ -17,7 +17,7 @@ def sign_in() -> list[dict]:
 
 
 def _signed_in(server) -> bool:
-    return any("'admin'" in value for (value,) in server.query("SELECT session_value FROM sessions"))
+    return server.username in server.signed_in()
 
 
 def _created(server) -> bool:
