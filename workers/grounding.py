@@ -151,12 +151,12 @@ def _tiers(page: Page, target: Target, purpose: Purpose) -> list[Tier]:
     return _text_tiers(page, target.text or "", purpose)
 
 
-def _in_scope(info: dict, within: str | None) -> bool:
+def _in_scope(info: dict, within: str | None, *, exact: bool = False) -> bool:
     if not within:
         return True
     wanted = normalise(within)
     return any(normalise(region) == wanted for region in info["regions"]) or \
-        any(wanted in normalise(region) for region in info["regions"])
+        (not exact and any(wanted in normalise(region) for region in info["regions"]))
 
 
 def _one_per_destination(picked: list[int], infos: list[dict]) -> list[int]:
@@ -178,7 +178,9 @@ def _pick(infos: list[dict], target: Target, fitted: bool, misses: Misses, colla
     if picked and "rank" in infos[picked[0]]:  # a field under a heading: the nearest heading's fields
         nearest = min(infos[i]["rank"] for i in picked)
         picked = [i for i in picked if infos[i]["rank"] == nearest]
-    scoped = [i for i in picked if _in_scope(infos[i], target.within)]
+    # A region named exactly ("Issues") wins over one that only holds the words ("List of issues").
+    scoped = [i for i in picked if _in_scope(infos[i], target.within, exact=True)] or \
+        [i for i in picked if _in_scope(infos[i], target.within)]
     misses.out_of_scope += [infos[i] for i in picked if i not in scoped]
     picked = scoped
     if target.near and picked:

@@ -71,8 +71,8 @@ def name_pattern(text: str, how: Literal["exact", "prefix", "contains"]) -> re.P
 
 # Runs in the page with (elements, args); args = {purpose, match, text, near}. `match` names a
 # check the locator itself cannot do ("tooltip": title / tooltip / aria-description; "name_attr":
-# the name or id attribute; "region": a heading, summary or legend the field sits under, `rank`
-# telling how near; "signin": an unlabelled sign-in field); the probe then reports whether each
+# the name or id attribute; "region": the header cell before the field in its table row, or a
+# heading, summary or legend the field sits under, `rank` telling how near; "signin": an unlabelled sign-in field); the probe then reports whether each
 # element matches the text.
 PROBE_JS = r"""
 (elements, args) => {
@@ -229,9 +229,17 @@ PROBE_JS = r"""
     return auto.includes('username') || auto.includes('email')
       || [el.getAttribute('name'), el.id].some(v => v && ACCOUNT_WORDS.includes(words(v)));
   };
+  // Forms laid out as tables label a field by the header cell before it in its row
+  // (<tr><th>Change Note</th><td><textarea>…).
+  const rowLabel = el => {
+    const cell = el.closest('td');
+    for (let c = cell && cell.previousElementSibling; c; c = c.previousElementSibling)
+      if (tag(c) === 'th') return text(c);
+    return '';
+  };
   const matches = el => {
     if (args.match === 'signin') return signIn(el);
-    if (args.match === 'region') return regionsOf(el).some(r => norm(r) === args.text);
+    if (args.match === 'region') return norm(rowLabel(el)) === args.text || regionsOf(el).some(r => norm(r) === args.text);
     if (args.match === 'tooltip') return tooltipOf(el).some(t => norm(t) === args.text);
     if (args.match === 'tooltip~') return tooltipOf(el).some(t => norm(t).includes(args.text));
     if (args.match === 'name_attr') return [el.getAttribute('name'), el.id].some(v => v && norm(v.replace(/[_-]+/g, ' ')) === args.text);
@@ -243,7 +251,8 @@ PROBE_JS = r"""
     return {
       matches: matches(el), fits: fits(el), regions: regionsOf(el), distance: distance(r),
       same_row: nearRows.has(rowOf(el)),
-      rank: args.match === 'region' ? regionsOf(el).findIndex(n => norm(n) === args.text) : 0,
+      rank: args.match === 'region' && norm(rowLabel(el)) !== args.text
+        ? 1 + regionsOf(el).findIndex(n => norm(n) === args.text) : 0,
       href: link || null, has_text: !!text(el),
       kind: role(el) || (tag(el) === 'input' ? `input[${type(el)}]` : tag(el)),
       label: labelOf(el), placeholder: el.getAttribute('placeholder') || '', name: el.getAttribute('name') || '',
