@@ -115,3 +115,22 @@ def test_two_unlabelled_sign_in_forms_are_ambiguous_not_guessed(pages):
             await ex.run(step(kind="fill", target="Password", value="x", timeout_s=1))
 
     pages.run(html, body)
+
+
+def test_wait_for_text_sees_what_the_visible_fields_hold_but_never_a_password(pages):
+    # Roundup after "Submit New Entry": the new issue's title is shown in its "Title" box.
+    html = """<h1>Issue3 Editing</h1><label>Title <input id="t"></label><input type="password" id="p">
+              <input type="hidden" value="Hidden words">"""
+
+    async def body(page, ex):
+        await page.evaluate("""() => { setTimeout(() => { document.querySelector('#t').value = 'Badge reader offline';
+                                                           document.querySelector('#p').value = 'Secret words'; }, 300); }""")
+        await ex.run(step(kind="wait_for", text="badge reader  OFFLINE", timeout_s=3))
+        errors = []
+        for words in ("Secret words", "Hidden words"):
+            with pytest.raises(StepError, match="not found") as caught:
+                await ex.run(step(kind="wait_for", text=words, timeout_s=0.5))
+            errors.append(str(caught.value))
+        return errors
+
+    assert len(pages.run(html, body)) == 2
