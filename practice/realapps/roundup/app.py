@@ -37,6 +37,9 @@ class Quiet(WSGIRequestHandler):
 
 make_server("127.0.0.1", int(sys.argv[2]), RequestDispatcher(sys.argv[1]), Server, Quiet).serve_forever()
 """
+# mail_debug: the nosy list's e-mails go to a file in the tracker, never to an SMTP server (with
+# none on the machine, a change note to a nosy user would end in "A server error occurred").
+INSTALL_OPTIONS = "tracker_web=http://127.0.0.1:8080/,mail_domain=localhost,mail_debug=sent-mail.txt,logging_level=ERROR"
 USERS = [("alice", "Alice Archer"), ("bob", "Bob Baker")]
 ISSUES = [("Printer on floor 2 jams", "alice"), ("VPN drops every hour", "bob")]
 
@@ -48,7 +51,7 @@ def ensure_installed() -> Path:
 
 def seeded_template(venv: Path) -> Path:
     """The seeded tracker, made once per seed recipe and kept under .local; servers copy it."""
-    recipe = hashlib.sha256(repr((PINS, USERS, ISSUES, USERNAME, PASSWORD)).encode()).hexdigest()
+    recipe = hashlib.sha256(repr((PINS, INSTALL_OPTIONS, USERS, ISSUES, USERNAME, PASSWORD)).encode()).hexdigest()
     template = venv.parent / f"seeded-{recipe[:12]}"
     if not template.is_dir():
         scratch = Path(tempfile.mkdtemp(prefix="seeding-", dir=venv.parent))
@@ -60,8 +63,7 @@ def seeded_template(venv: Path) -> Path:
 
 def _seed(venv: Path, home: Path) -> None:
     admin = [str(venv / "bin" / "roundup-admin"), "-i", str(home)]
-    run_tool([*admin, "install", "classic", "sqlite",
-              "tracker_web=http://127.0.0.1:8080/,mail_domain=localhost,logging_level=ERROR"])
+    run_tool([*admin, "install", "classic", "sqlite", INSTALL_OPTIONS])
     run_tool([*admin, "initialise", PASSWORD])
     for username, realname in USERS:
         run_tool([*admin, "create", "user", f"username={username}", f"realname={realname}",
