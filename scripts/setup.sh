@@ -49,3 +49,5 @@ if [ ! -f "$stamp" ]; then
   rm -f .venv/.installed-*
   touch "$stamp"
 fi
+# The real third-party applications the tests drive (Trac, Roundup…), each in its own venv.
+scripts/realapps.sh

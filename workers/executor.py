@@ -14,6 +14,8 @@ hand back an edited step and a re-grounded target. Its verdict lands in `groundi
 
 from __future__ import annotations
 
+import asyncio
+import time
 from urllib.parse import urljoin
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +31,17 @@ from workers.envs.masking import MASK_ATTR
 from workers.errors import StepError
 from workers.grounding import Grounded, locate, locate_all
 from workers.journal import JOURNALED_KINDS
+
+
+# Text a person sees on the page: the rendered text, and what the visible fields hold (an edit
+# page shows the record's title in its "Title" box). Password fields are never read.
+TEXT_SHOWN_JS = """(wanted) => {
+  const norm = s => (s || '').replace(/\\s+/g, ' ').trim().toLowerCase();
+  const w = norm(wanted);
+  if (norm(document.body ? document.body.innerText : '').includes(w)) return true;
+  return Array.from(document.querySelectorAll('input:not([type=hidden]):not([type=password]), textarea'))
+    .some(e => e.getClientRects().length && norm(e.value).includes(w));
+}"""
 
 
 @dataclass
@@ -164,9 +177,12 @@ class ExplicitExecutor(ExplicitExecutorBase):
             except PlaywrightTimeout:
                 raise StepError(f"URL {self.page.url!r} {'contains' if absent else 'does not contain'} {step.url_contains!r}")
         if step.text:
-            locator = self.page.get_by_text(step.text).filter(visible=True).first
             try:
-                await locator.wait_for(state="hidden" if absent else "visible", timeout=timeout_ms)
+                if absent:
+                    locator = self.page.get_by_text(step.text).filter(visible=True).first
+                    await locator.wait_for(state="hidden", timeout=timeout_ms)
+                else:
+                    await self._text_shown(step.text, timeout_ms)
             except PlaywrightTimeout:
                 raise StepError(f"text {step.text!r} {verb} on {self.page.url} after {step.timeout_s:g}s")
         grounding: dict = {}
@@ -179,6 +195,22 @@ class ExplicitExecutor(ExplicitExecutorBase):
                 raise StepError(f"target {step.target.describe()} {verb} on {self.page.url}")
             grounding = (await locate(self.page, step.target, purpose="any", timeout_s=step.timeout_s)).record()
         return StepOutcome(grounding=grounding)
+
+    async def _text_shown(self, text: str, timeout_ms: float) -> None:
+        """Wait until text is shown (TEXT_SHOWN_JS); a navigation meanwhile starts the wait again
+        on the new page. Raises PlaywrightTimeout."""
+        deadline = time.monotonic() + timeout_ms / 1000
+        while True:
+            left = (deadline - time.monotonic()) * 1000
+            if left <= 0:
+                raise PlaywrightTimeout(f"text {text!r} not shown")
+            try:
+                await self.page.wait_for_function(TEXT_SHOWN_JS, arg=text, timeout=left)
+                return
+            except PlaywrightTimeout:
+                raise
+            except PlaywrightError:  # the document was replaced while waiting
+                await asyncio.sleep(0.05)
 
     async def _extract(self, step: S.ExtractStep) -> StepOutcome:
         if step.all:

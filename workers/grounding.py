@@ -1,15 +1,18 @@
 """Grounding explicit steps on the DOM, without a model.
 
-A target is looked up in tiers, most specific first (label, accessible name, visible text,
-tooltip, then names that start with or contain the words); the first tier with a usable match
-decides. Usable means:
+A target is looked up in tiers, most specific first (label, accessible name, the field's name
+attribute, the heading, summary or legend a lone field sits under ("Add Comment" over a text
+area), an unlabelled sign-in field ("Password": the masked input; "Username": the account field
+by its autocomplete, name or id), visible text, tooltip, then names that start with or contain
+the words); the first tier with a usable match decides. Usable means:
 
 - it fits the action: `fill` needs an editable element, `select` a select, listbox or combobox,
   `check` a checkbox, radio or switch, `click` something actionable (a click with nothing
   actionable falls back to whatever matches); an explicit role or CSS target is taken as given;
-- it lies in the target's scope: `within` a region (heading section, legend, landmark, dialog or
-  form label), and the nearest to the `near` text (in its row or column first: "the pencil next
-  to About us" in a table);
+- it lies in the target's scope: `within` a region (heading section, legend, landmark, dialog,
+  form label, or a box titled by a bold first line), and the nearest to the `near` text (in its
+  table row or list item first, then in its row or column on screen: "the pencil next to About
+  us" in a tree);
 - several links to one destination (a product's image and its title) count once.
 
 Words are compared as people read them (case, whitespace and quote style ignored; see
@@ -57,6 +60,7 @@ TOOLTIP_CSS = ("[title], [data-tooltip], [data-title], [data-original-title], [d
 TOOLTIP_XPATH = ("xpath=//*[@*[starts-with(name(), 'data-') "
                  "and substring(name(), string-length(name()) - 7) = '-tooltip']]")
 NAMED_FIELDS_CSS = "input[name], select[name], textarea[name], input[id], select[id], textarea[id]"
+FIELDS_CSS = "input, select, textarea, [contenteditable=''], [contenteditable=true], [role=textbox], [role=combobox]"
 
 
 @dataclass
@@ -120,6 +124,9 @@ def _text_tiers(page: Page, text: str, purpose: Purpose) -> list[Tier]:
         tiers += [named, labelled] if purpose in ("click", "any") else [labelled, named]
         if how == "exact" and purpose in ("fill", "select", "check", "input"):
             tiers.append(Tier(f"field name {text!r}", page.locator(NAMED_FIELDS_CSS), match="name_attr"))
+            tiers.append(Tier(f"field under {text!r}", page.locator(FIELDS_CSS), match="region"))
+            if purpose in ("fill", "input"):
+                tiers.append(Tier(f"sign-in field {text!r}", page.locator("input"), match="signin"))
         if how != "prefix":
             tiers.append(Tier(f"text {mark}{text!r}", page.get_by_text(pattern), loose=loose))
             tiers.append(Tier(f"tooltip {mark}{text!r}", page.locator(TOOLTIP_CSS).or_(page.locator(TOOLTIP_XPATH)),
@@ -149,12 +156,12 @@ def _tiers(page: Page, target: Target, purpose: Purpose) -> list[Tier]:
     return _text_tiers(page, target.text or "", purpose)
 
 
-def _in_scope(info: dict, within: str | None) -> bool:
+def _in_scope(info: dict, within: str | None, *, exact: bool = False) -> bool:
     if not within:
         return True
     wanted = normalise(within)
     return any(normalise(region) == wanted for region in info["regions"]) or \
-        any(wanted in normalise(region) for region in info["regions"])
+        (not exact and any(wanted in normalise(region) for region in info["regions"]))
 
 
 def _one_per_destination(picked: list[int], infos: list[dict]) -> list[int]:
@@ -173,14 +180,21 @@ def _pick(infos: list[dict], target: Target, fitted: bool, misses: Misses, colla
     if fitted:
         misses.unfit += [infos[i] for i in picked if not infos[i]["fits"]]
         picked = [i for i in picked if infos[i]["fits"]]
-    scoped = [i for i in picked if _in_scope(infos[i], target.within)]
+    if picked and "rank" in infos[picked[0]]:  # a field under a heading: the nearest heading's fields
+        nearest = min(infos[i]["rank"] for i in picked)
+        picked = [i for i in picked if infos[i]["rank"] == nearest]
+    # A region named exactly ("Issues") wins over one that only holds the words ("List of issues").
+    scoped = [i for i in picked if _in_scope(infos[i], target.within, exact=True)] or \
+        [i for i in picked if _in_scope(infos[i], target.within)]
     misses.out_of_scope += [infos[i] for i in picked if i not in scoped]
     picked = scoped
     if target.near and picked:
         if not infos[picked[0]]["near_found"]:
             misses.near_missing = True
             return []
-        if any(infos[i]["aligned"] for i in picked):  # the same row or column as the text first
+        if any(infos[i]["same_row"] for i in picked):  # in the near text's table row or list item
+            picked = [i for i in picked if infos[i]["same_row"]]
+        elif any(infos[i]["aligned"] for i in picked):  # else the same row or column on screen
             picked = [i for i in picked if infos[i]["aligned"]]
         nearest = min(infos[i]["distance"] for i in picked)
         picked = [i for i in picked if infos[i]["distance"] <= nearest + 1]

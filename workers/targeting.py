@@ -6,7 +6,7 @@ regular expression that ignores case, runs of whitespace, the kind of quote or a
 trailing ":" or "*". `PROBE_JS` runs on the candidates a Playwright locator found and reports, for
 each, whether it fits the action (`fill` needs something editable, `select` a list, `check` a
 checkbox or radio, `click` something actionable), the regions it sits in (headings, legends,
-landmark, dialog and form labels), how a person would describe it, and where it is.
+landmark, dialog and form labels, a box's bold title line), how a person would describe it, and where it is.
 """
 
 from __future__ import annotations
@@ -71,7 +71,9 @@ def name_pattern(text: str, how: Literal["exact", "prefix", "contains"]) -> re.P
 
 # Runs in the page with (elements, args); args = {purpose, match, text, near}. `match` names a
 # check the locator itself cannot do ("tooltip": title / tooltip / aria-description; "name_attr":
-# the name or id attribute); the probe then reports whether each element matches the text.
+# the name or id attribute; "region": the header cell before the field in its table row, or a
+# heading, summary or legend the field sits under, `rank` telling how near; "signin": an unlabelled sign-in field); the probe then reports whether each
+# element matches the text.
 PROBE_JS = r"""
 (elements, args) => {
   const norm = s => (s || '').normalize('NFKC').replace(/[’‘‛`´′]/g, "'").replace(/[“”„‟″]/g, '"')
@@ -152,6 +154,17 @@ PROBE_JS = r"""
     while (c && c !== document.body && norm(text(c)) === norm(text(h))) c = c.parentElement;
     return c || document.body;
   };
+  // A box titled by its first line in bold (<p><b>Issues</b><br>links…</p>, as older apps draw
+  // sidebars): the title names the box.
+  const boxTitle = a => {
+    const first = a.firstElementChild;
+    if (!first || !['b', 'strong'].includes(tag(first))) return '';
+    for (let n = a.firstChild; n && n !== first; n = n.nextSibling)
+      if (n.nodeType === Node.TEXT_NODE && n.textContent.trim()) return '';
+    const next = first.nextElementSibling;
+    if (!(next && tag(next) === 'br') && getComputedStyle(first).display !== 'block') return '';
+    return text(first);
+  };
   const regionName = a => {
     if (a.getAttribute('aria-labelledby')) { const t = byIds(a.getAttribute('aria-labelledby')); if (t) return t; }
     if (a.getAttribute('aria-label') && !['input', 'select', 'textarea', 'button', 'a'].includes(tag(a)))
@@ -162,6 +175,7 @@ PROBE_JS = r"""
     if (tag(a) === 'dialog' || ['dialog', 'alertdialog'].includes(role(a))) {
       const h = a.querySelector('h1,h2,h3,h4,h5,h6,[role=heading]'); if (h) return text(h);
     }
+    if (['p', 'div', 'td', 'li', 'section'].includes(tag(a))) return boxTitle(a);
     return '';
   };
   const regionsOf = el => {
@@ -188,12 +202,16 @@ PROBE_JS = r"""
       if (n && !names.includes(n)) names.push(n);
     return names;
   };
-  const nearBoxes = args.near ? Array.from(document.querySelectorAll('body *')).filter(e => {
+  const nearEls = args.near ? Array.from(document.querySelectorAll('body *')).filter(e => {
     if (!e.getClientRects().length || ['script', 'style'].includes(tag(e))) return false;
     const own = norm(e.innerText || '');
     if (!own.includes(args.near)) return false;
     return !Array.from(e.children).some(c => norm(c.innerText || '').includes(args.near));
-  }).map(e => e.getBoundingClientRect()) : [];
+  }) : [];
+  const nearBoxes = nearEls.map(e => e.getBoundingClientRect());
+  // In a table or a list, "retire near bob" means the one in bob's row, however wide the row is.
+  const rowOf = e => e.closest('tr, [role=row], li');
+  const nearRows = new Set(nearEls.map(rowOf).filter(Boolean));
   const distance = r => nearBoxes.length ? Math.min(...nearBoxes.map(b => {
     const dx = Math.max(b.left - r.right, r.left - b.right, 0), dy = Math.max(b.top - r.bottom, r.top - b.bottom, 0);
     return Math.hypot(dx, dy);
@@ -202,7 +220,32 @@ PROBE_JS = r"""
   // table or a tree, however far across the row X sits.
   const aligned = r => nearBoxes.some(b => (r.top < b.bottom && r.bottom > b.top)
     || (r.left < b.right && r.right > b.left));
+  // Sign-in fields often show no label at all (a box titled "Login" with two inputs): "Password"
+  // is the one that masks what is typed, "Username" (or "User name", "Login", "Email") the field
+  // a browser's password manager would fill with the account name.
+  const words = v => norm((v || '').replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' '));
+  const PASSWORD_WORDS = ['password', 'passcode', 'pass word'];
+  const ACCOUNT_WORDS = ['username', 'user name', 'user', 'login', 'login name', 'user id', 'userid', 'email',
+    'email address', 'e mail', 'account', 'account name'];
+  const signIn = el => {
+    const auto = (el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
+    if (PASSWORD_WORDS.includes(args.text))
+      return type(el) === 'password' || auto.includes('current-password') || auto.includes('new-password');
+    if (!ACCOUNT_WORDS.includes(args.text) || type(el) === 'password' || !editable(el)) return false;
+    return auto.includes('username') || auto.includes('email')
+      || [el.getAttribute('name'), el.id].some(v => v && ACCOUNT_WORDS.includes(words(v)));
+  };
+  // Forms laid out as tables label a field by the header cell before it in its row
+  // (<tr><th>Change Note</th><td><textarea>…).
+  const rowLabel = el => {
+    const cell = el.closest('td');
+    for (let c = cell && cell.previousElementSibling; c; c = c.previousElementSibling)
+      if (tag(c) === 'th') return text(c);
+    return '';
+  };
   const matches = el => {
+    if (args.match === 'signin') return signIn(el);
+    if (args.match === 'region') return norm(rowLabel(el)) === args.text || regionsOf(el).some(r => norm(r) === args.text);
     if (args.match === 'tooltip') return tooltipOf(el).some(t => norm(t) === args.text);
     if (args.match === 'tooltip~') return tooltipOf(el).some(t => norm(t).includes(args.text));
     if (args.match === 'name_attr') return [el.getAttribute('name'), el.id].some(v => v && norm(v.replace(/[_-]+/g, ' ')) === args.text);
@@ -213,6 +256,9 @@ PROBE_JS = r"""
     const link = tag(el) === 'a' && el.hasAttribute('href') ? el.href : (el.closest('a[href]') || {}).href || null;
     return {
       matches: matches(el), fits: fits(el), regions: regionsOf(el), distance: distance(r),
+      same_row: nearRows.has(rowOf(el)),
+      rank: args.match === 'region' && norm(rowLabel(el)) !== args.text
+        ? 1 + regionsOf(el).findIndex(n => norm(n) === args.text) : 0,
       href: link || null, has_text: !!text(el),
       kind: role(el) || (tag(el) === 'input' ? `input[${type(el)}]` : tag(el)),
       label: labelOf(el), placeholder: el.getAttribute('placeholder') || '', name: el.getAttribute('name') || '',

@@ -38,6 +38,7 @@ POSITIVES = [
     ("PAY", button("Place your order", url="https://www.amazon.com/gp/buy/spc")),
     ("PAY", button("确认付款", url="https://cashier.alipay.com/standard/lightpay")),
     ("DEL", button("Delete forever", dialog_text="Delete forever? You won't be able to undo this.")),
+    ("DEL", button("retire")),  # Roundup's user list: retiring a user is its delete
     ("DEL", button("永久删除")),
     ("SEND", button("Reply all")),
     ("SEND", ctx("click", {"text": "发送", "class_name": "android.widget.Button"}, surface="android")),

@@ -28,7 +28,7 @@ _CUES: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
                 r"you'?ll be charged|will be charged|billing|sending \$)\b",
                 r"支付|付款|转账|收银台|扣款|实付|应付|充值|付费|购买|下单|零钱|红包|免密"),
             _rx(r"[$€£¥₹]\s?\d", r"\d\s?(?:usd|eur|gbp|cny|rmb)\b", r"\btotal\b", r"金额|价格|总计|合计|\d\s?元")),
-    "DEL": (_rx(r"\b(?:delete|deleted|deletion|deleting|erase|wipe|remove|removing|uninstall|terminate|terminated|destroy|"
+    "DEL": (_rx(r"\b(?:delete|deleted|deletion|deleting|erase|wipe|remove|removing|retire|retired|retiring|uninstall|terminate|terminated|destroy|"
                 r"permanently|cannot be undone|can'?t be undone|can not be undone|irreversible|factory reset|format(?:ting)?)\b",
                 r"won'?t be able to (?:restore|recover|undo)|not be able to (?:restore|recover|undo)",
                 r"删除|清空|清除|移除|移出|卸载|无法恢复|不可恢复|无法撤销|不可撤销|格式化|出厂|销毁"), None),

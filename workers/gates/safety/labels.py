@@ -186,7 +186,7 @@ TRIGGERS: list[tuple[str, re.Pattern[str]]] = [
         r"买入|卖出|赎回|定投|转入|转出)|确认收款|标记(?:为)?已付款",
     )),
     ("DEL", _rx(
-        r"\b(?:delete|erase|wipe|purge|destroy|shred|uninstall|terminate|deprovision|decommission|truncate)\b",
+        r"\b(?:delete|erase|wipe|purge|destroy|shred|uninstall|terminate|deprovision|decommission|truncate|retire)\b",
         r"\b(?:permanently delete|delete (?:forever|permanently|all|everything))\b", r"\bremove\b|\bvoid\b",
         r"\bempty (?:the )?(?:trash|bin|recycle bin|folder)\b",
         r"\bclear (?:all|history|data|everything|chat|conversation|messages|storage|browsing data|all data|device|logs)\b",

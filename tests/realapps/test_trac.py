@@ -1,0 +1,52 @@
+"""Trac 1.6 (+ TracAccountManager) driven end to end by steps written from its visible labels:
+sign in and edit a ticket, and a consequential act (delete a ticket behind its confirmation
+page) that waits for a reviewer before anything changes in Trac; approve deletes it, reject
+leaves it. The other Trac tasks (create a ticket, remove a milestone) run in the benchmark."""
+
+from __future__ import annotations
+
+import pytest
+
+from practice.realapps.trac import app
+from tests.helpers.realapps import review_counts
+from tests.realapps.conftest import app_server, drive, task_named
+
+pytestmark = [pytest.mark.e2e, pytest.mark.realapps]
+# Reviews asked about steps that commit nothing, as measured (benchmarks/realapps.py): "Submit
+# changes" on a ticket comment (SEND) and the "– Delete" link that only opens Trac's confirmation
+# page (DEL). Issue 12's "one review per consequential act" brings them to 0: lower them then.
+# More distinct false positives than these fail (an approved action asked again, seen under load,
+# is the same issue's "not asked again on the same page").
+KNOWN_FALSE_POSITIVES = {"trac-edit-ticket": 1, "trac-delete-ticket": 1}
+
+
+@pytest.fixture(scope="module")
+def trac():
+    yield from app_server(app)
+
+
+# (trac-create-ticket and trac-remove-milestone run in benchmarks/realapps.py: suite time.)
+@pytest.mark.parametrize("name", ["trac-edit-ticket"])  # it signs in first
+def test_a_task_without_consequences_runs_and_changes_trac(worker, trac, workspace, reviewer, name):
+    task, outcome = drive(app, trac, name, workspace=workspace, reviewer=reviewer)
+    assert outcome.succeeded, outcome.reason
+    assert len({r["title"] for r in outcome.reviews}) <= KNOWN_FALSE_POSITIVES.get(name, 0), outcome.reviews
+    assert task["check"](trac)
+    assert task_named(app, "trac-sign-in")["check"](trac)  # the sign-in steps every task starts with
+
+
+def test_deleting_a_ticket_waits_for_a_review_before_trac_changes_and_approval_deletes_it(
+        worker, trac, workspace, reviewer):
+    task, outcome = drive(app, trac, "trac-delete-ticket", workspace=workspace, reviewer=reviewer)
+    assert outcome.succeeded, outcome.reason
+    assert outcome.reviewed_before_change, "Trac changed before the reviewer decided"
+    counts = review_counts(task, outcome)
+    assert (counts["true_reviews"], counts["missed_consequential"]) == (1, 0), outcome.reviews
+    assert counts["false_positive_reviews"] <= KNOWN_FALSE_POSITIVES["trac-delete-ticket"], outcome.reviews
+    assert task["check"](trac)
+
+
+def test_a_rejected_ticket_deletion_leaves_trac_unchanged(worker, trac, workspace, reviewer):
+    task, outcome = drive(app, trac, "trac-delete-ticket", workspace=workspace, reviewer=reviewer, decision="reject")
+    assert outcome.status == "failed" and "rejected by reviewer" in outcome.reason, outcome.reason
+    assert outcome.reviews and task["check_unchanged"](trac)
