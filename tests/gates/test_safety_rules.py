@@ -294,7 +294,7 @@ def test_the_tuning_split_meets_the_targets():
 
 def test_every_case_is_well_formed():
     bench = _benchmark()
-    for case in bench.load("tuning") + bench.load("holdout"):
+    for case in bench.load("tuning"):  # the holdout is checked by its own author, never here
         ActionContext.model_validate(case["context"])
         SafetyPolicy.model_validate(case.get("policy") or {})
         assert case["lang"] in ("en", "zh") and case["surface"] == case["context"]["surface"]

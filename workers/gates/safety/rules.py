@@ -22,7 +22,7 @@ _ACTION_PATH = re.compile(r"/(?:delete|remove|destroy|cancel|pay|purchase|buy|ch
 _TOGGLE_NOUNS = [
     ("SEC", re.compile(r"2-step|two-step|two-factor|2fa|real-?time protection|firewall|usb debugging|developer options|screen lock|"
                        r"device lock|find my|tamper protection|unknown sources|cloud-delivered protection|login alerts|登录保护|两步验证|"
-                       r"二次验证|防火墙|实时保护|usb\s?调试|开发者选项|设备锁|锁屏|指纹|面容|账号保护")),
+                       r"二次验证|防火墙|实时保护|usb\s?调试|开发者选项|设备锁|锁屏|指纹|面容|(?:账号|帐号|账户)保护")),
     ("PAY", re.compile(r"auto-?renew|automatic renewal|自动续费|免密|one-click pay")),
     ("SHARE", re.compile(r"\bpublic\b|location sharing|share (?:my )?location|公开|位置共享|共享位置")),
 ]
