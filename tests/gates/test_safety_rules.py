@@ -104,9 +104,15 @@ def test_it_reads_a_generic_confirm_by_its_dialog():
     assert judged(button("Allow", dialog_text="Zapier wants to access your Google Account."))[0] == "AUTH"
 
 
-def test_a_link_to_a_page_is_navigation_but_a_get_action_link_is_not():
+def test_a_link_to_a_page_is_navigation_but_a_state_changing_link_is_not():
     assert classify(ctx("click", {"role": "link", "name": "Sign in", "href": "/login"}, url="https://www.nytimes.com/")).decision == "allow"
-    assert judged(ctx("click", {"role": "link", "name": "Delete", "href": "/items/5/delete"}, url="https://a.example/"))[0] == "DEL"
+    # A plain GET link to the site's own page only opens it (a confirmation page, issue 12) ...
+    lead_in = classify(ctx("click", {"role": "link", "name": "Delete", "href": "/items/5/delete"}, url="https://a.example/"))
+    assert lead_in.decision == "allow" and "commit.lead_in" in [e.signal for e in lead_in.evidence]
+    # ... but one carrying a nonce, or one a script drives, may be the commit itself.
+    assert judged(ctx("click", {"role": "link", "name": "Delete", "href": "/items/5/delete?_wpnonce=9f8e"}, url="https://a.example/"))[0] == "DEL"
+    assert judged(ctx("click", {"role": "link", "name": "Delete", "href": "/items/5", "scripted": True}, url="https://a.example/"))[0] == "DEL"
+    assert judged(ctx("click", {"role": "link", "name": "Delete", "href": "/items/5/delete?confirm=yes"}, url="https://a.example/"))[0] == "DEL"
 
 
 def test_keyboard_commits_are_gated():

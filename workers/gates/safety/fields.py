@@ -24,6 +24,12 @@ _COMPOSER = re.compile(r"\b(?:message|messages|chat|reply|comment|write a|say so
                        r"press enter to send|按\s*enter\s*发送")
 
 
+def card_like(*descriptors: str) -> bool:
+    """Do a field's label, autocomplete or name say it holds payment card details?"""
+    words = [norm(d) for d in descriptors if d]
+    return any(w.startswith("cc-") for w in words) or bool(_CARD.search(" | ".join(words)))
+
+
 def describe_field(v: View) -> str:
     """The field's own descriptors, normalised (never its value)."""
     t = v.ctx.target
