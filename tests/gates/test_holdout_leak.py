@@ -5,7 +5,8 @@ The holdout (`benchmarks/safety_cases/holdout/*.jsonl`) is written after the rul
 someone who did not write them; this test reads it at test time only. Until it exists, the same
 check runs on `tuning_former_holdout.jsonl` (the old holdout, read while writing the rules), for
 the strings found in no other tuning file: those were the leak. Phrases from the published
-taxonomy (reference/safety-and-captcha.md §2, which predates any holdout) are not leaks.
+taxonomy (reference/safety-and-captcha.md §2, which predates any holdout) are not leaks. The rules'
+data files (`lexicon_i18n.json`) are checked like their code.
 """
 
 from __future__ import annotations

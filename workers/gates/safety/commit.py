@@ -9,8 +9,9 @@ are not reviewed, judged from what the page shows:
 - a button that submits a GET form ("Delete account" on a page whose form goes to the
   confirmation page);
 - a control that opens a dialog, menu or popover instead of acting (aria-haspopup, a modal toggle);
-- choosing an option in a native select of a form that has its own submit (Django admin's action
-  chooser before "Go");
+- choosing an option in a native select that no script watches (Django admin's action chooser
+  before "Go"): changing it submits nothing;
+- a menu item that is a same-site `<a href>` (Wagtail's "Delete" menu item), like any link;
 - typing into a field of a form that has a submit control: the submit is the commit, and its
   review shows every field's value (masked where secret).
 
@@ -54,12 +55,12 @@ def lead_in(v: View, final: Finding) -> str:
     if kind in _CLICKS:
         if t.opens.lower() in _OPENS and t.form_method.lower() != "post":
             return f"It opens a {t.opens.lower() if t.opens.lower() != 'true' else 'menu'}; the commit, if any, is made inside it."
-        if v.kind == "link" and t.href and not t.form_method:
+        if (v.kind == "link" or t.tag.lower() == "a") and t.href and not t.form_method:  # a menu item that is an <a href> too
             return _get_link(v, t.href)
         if t.form_method.lower() == "get" and v.kind == "button":
             return _get_link(v, t.form_action or v.ctx.url, form=True)
         return ""
-    if kind == "select" and t.tag.lower() == "select" and _has_submit(v):
+    if kind == "select" and t.tag.lower() == "select":  # a native select without a script submits nothing on change
         return "Choosing an option only fills the form; its submit is the commit, reviewed with the values chosen."
     if kind == "type" and not v.ctx.typed_text.endswith("\n") and _has_submit(v) and not _secret_finding(final):
         return (f"Typing only fills the form; its submit ('{v.ctx.form_submit or 'submit'}') is the commit, reviewed "

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from workers.gates.safety import i18n
+
 _CJK = r"[\u3400-\u9fff]"
 
 
@@ -331,11 +333,17 @@ class LabelReading:
 
 
 def _all_hits(label: str) -> list[LabelHit]:
+    overrides = OVERRIDES + [("NONE", lvl, rx) for lvl, rx in i18n.OVERRIDES]
     hits = [LabelHit(cat, lvl, m.group(0), m.start(), m.end(), False)
-            for cat, lvl, rx in OVERRIDES for m in rx.finditer(label) if m.group(0).strip()]
+            for cat, lvl, rx in overrides for m in rx.finditer(label) if m.group(0).strip()]
     hits += [LabelHit(cat, 3, m.group(0), m.start(), m.end(), True)
-             for cat, rx in TRIGGERS for m in rx.finditer(label) if m.group(0).strip()]
+             for cat, rx in TRIGGERS + i18n.TRIGGERS for m in rx.finditer(label) if m.group(0).strip()]
     return hits
+
+
+def _i18n_generic(label: str) -> Generic | None:
+    """Translated generic labels (catalog translations of OK, Submit, Accept, Save, ...), whole labels only."""
+    return next((Generic(kind, default) for kind, default, rx in i18n.GENERICS if rx.match(label)), None)
 
 
 def _inside(inner: LabelHit, outer: LabelHit) -> bool:
@@ -353,10 +361,14 @@ def read_label(label: str) -> LabelReading:
     for rx, generic in _GENERIC:
         if rx.match(label):
             return LabelReading(generic=generic)
+    if i18n.DISMISS is not None and i18n.DISMISS.match(label):  # after the English and Chinese words (关闭 is generic)
+        return LabelReading(dismiss=True)
+    if (translated := _i18n_generic(label)) is not None:
+        return LabelReading(generic=translated)
     hits = _all_hits(label)
     # A match inside a longer match of the other kind is that longer phrase's word, not its own.
     kept = tuple(h for h in hits if not any(o.trigger != h.trigger and _inside(h, o) for o in hits))
-    if not any(h.trigger for h in kept) and _CONFIRM_SOMETHING.match(label):
+    if not any(h.trigger for h in kept) and (_CONFIRM_SOMETHING.match(label) or i18n.matches(i18n.YES_COMMA, label)):
         return LabelReading(generic=Generic("confirm", "UNKNOWN"))
     return LabelReading(hits=kept)
 
