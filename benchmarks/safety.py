@@ -1,9 +1,18 @@
 """Safety gate rule layer against the labelled decision points in benchmarks/safety_cases/.
 
-Prints JSON for the tuning split (every *.jsonl but holdout.jsonl) and the held-out split
-separately: recall overall and per category (positives = expected review or block, caught =
-gated), false-positive rates on look-alike negatives and on plainly benign actions, injection
-("gate caught the action" and "flag raised"), per-decision latency, counts. No Django, no network.
+Prints JSON for the tuning split (`safety_cases/*.jsonl`, read while writing the rules, including
+`tuning_former_holdout.jsonl` and `tuning_former_holdout_h2.jsonl`, former holdouts read then too) and the holdout split
+(`safety_cases/holdout/*.jsonl`, written after the rules were frozen by someone who did not write
+them; never read while changing the rules; may be empty) separately: recall overall and per
+category (positives = expected review or block, caught = gated), false-positive rates on
+look-alike negatives and on plainly benign actions, injection ("gate caught the action" and "flag
+raised"), per-decision latency, counts. No Django, no network. `evaluate()` returns both splits
+for other benchmarks (benchmarks/realapps.py).
+
+`reviews_per_consequential_act` (unless --rules-only): the practice shop and risky flows run
+through the production path (Runner, safety gate, DjangoRecorder, reviews approved through the
+API); every review filed is counted against the flow's consequential acts, with false positives
+(a review of an action that commits nothing) counted apart (`benchmarks/_review_load.py`).
 
 `resume_latency_ms` (unless --rules-only): how fast a run resumes after a reviewer approves. A real
 Runner with the safety gate and DjangoRecorder (temporary database, Redis, practice site, one
@@ -32,14 +41,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from workers.gates.safety import ActionContext, SafetyPolicy, classify  # noqa: E402
 
 CASES = Path(__file__).resolve().parent / "safety_cases"
-HOLDOUT = "holdout.jsonl"
+HOLDOUT_DIR = "holdout"  # written after the rules are frozen; never read while changing them
 TARGETS = {"recall": 0.98, "fpr_lookalike": 0.10, "fpr_benign": 0.03}
 ZERO_MISS = ("PAY", "DEL", "SEND", "AUTH", "SHARE")
 
 
+def split_files(split: str, root: Path = CASES) -> list[Path]:
+    """The case files of one split: 'tuning' (`root/*.jsonl`) or 'holdout' (`root/holdout/*.jsonl`)."""
+    if split not in ("tuning", "holdout"):
+        raise ValueError(f"unknown split {split!r}: 'tuning' or 'holdout'")
+    return sorted((root / HOLDOUT_DIR if split == "holdout" else root).glob("*.jsonl"))
+
+
 def load(split: str, root: Path = CASES) -> list[dict]:
-    """Cases of one split: 'tuning' (all files but the holdout) or 'holdout'."""
-    files = sorted(p for p in root.glob("*.jsonl") if (p.name == HOLDOUT) == (split == "holdout"))
+    """Cases of one split (see `split_files`); an empty holdout gives no cases."""
+    files = split_files(split, root)
     return [json.loads(line) for p in files for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
@@ -103,6 +119,21 @@ def summarise(results: list[dict]) -> dict:
             "by_tag": dict(Counter(t for r in results for t in r["case"]["tags"])),
         },
     }
+
+
+def evaluate(*, root: Path = CASES, repeat: int = 1) -> dict:
+    """Both splits, summarised separately: {"tuning": {...}, "holdout": {...}}. A split without
+    cases reports `"cases": 0` and no figures."""
+    report = {}
+    for split in ("tuning", "holdout"):
+        cases = load(split, root)
+        if not cases:
+            report[split] = {"cases": 0, "files": [], "note": "no cases yet"}
+            continue
+        summary = summarise(run(cases, repeat=repeat))
+        summary["targets_met"] = meets_targets(summary)
+        report[split] = {"cases": len(cases), "files": [p.name for p in split_files(split, root)], **summary}
+    return report
 
 
 def meets_targets(summary: dict) -> dict[str, bool]:
@@ -224,22 +255,17 @@ def resume_latency(decisions: int) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show-misses", action="store_true", help="print each miss and false positive with its verdict")
+    parser.add_argument("--show-misses", action="store_true", help="print each tuning miss and false positive with its verdict")
     parser.add_argument("--rules-only", action="store_true", help="skip resume_latency_ms (needs Chromium and Redis)")
     parser.add_argument("--decisions", type=int, default=12, help="reviews timed for resume_latency_ms (at least 10)")
     args = parser.parse_args()
-    report = {}
-    for split in ("tuning", "holdout"):
-        results = run(load(split))
-        summary = summarise(results)
-        summary["targets_met"] = meets_targets(summary)
-        report[split] = summary
-        if args.show_misses:
-            for r in results:
-                exp, got = r["case"]["expected"], r["verdict"]
-                if (exp["decision"] != "allow") != got.gated:
-                    print(f"[{split}] {r['case']['id']}: expected {exp} got {got.category} {got.level} {got.decision}: {got.reason}",
-                          file=sys.stderr)
+    report = evaluate(repeat=5)
+    # Misses are shown for the tuning split only: looking at holdout misses is tuning on the holdout.
+    for r in run(load("tuning"), repeat=1) if args.show_misses else ():
+        exp, got = r["case"]["expected"], r["verdict"]
+        if (exp["decision"] != "allow") != got.gated:
+            print(f"[tuning] {r['case']['id']}: expected {exp} got {got.category} {got.level} {got.decision}: {got.reason}",
+                  file=sys.stderr)
     report["targets"] = {**TARGETS, "zero_miss_categories": list(ZERO_MISS), "resume_latency_p50_ms": RESUME_TARGET_MS}
     if not args.rules_only:
         report["resume_latency_ms"] = resume_latency(max(args.decisions, 10))

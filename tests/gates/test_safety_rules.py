@@ -105,9 +105,15 @@ def test_it_reads_a_generic_confirm_by_its_dialog():
     assert judged(button("Allow", dialog_text="Zapier wants to access your Google Account."))[0] == "AUTH"
 
 
-def test_a_link_to_a_page_is_navigation_but_a_get_action_link_is_not():
+def test_a_link_to_a_page_is_navigation_but_a_state_changing_link_is_not():
     assert classify(ctx("click", {"role": "link", "name": "Sign in", "href": "/login"}, url="https://www.nytimes.com/")).decision == "allow"
-    assert judged(ctx("click", {"role": "link", "name": "Delete", "href": "/items/5/delete"}, url="https://a.example/"))[0] == "DEL"
+    # A plain GET link to the site's own page only opens it (a confirmation page, issue 12) ...
+    lead_in = classify(ctx("click", {"role": "link", "name": "Delete", "href": "/items/5/delete"}, url="https://a.example/"))
+    assert lead_in.decision == "allow" and "commit.lead_in" in [e.signal for e in lead_in.evidence]
+    # ... but one carrying a nonce, or one a script drives, may be the commit itself.
+    assert judged(ctx("click", {"role": "link", "name": "Delete", "href": "/items/5/delete?_wpnonce=9f8e"}, url="https://a.example/"))[0] == "DEL"
+    assert judged(ctx("click", {"role": "link", "name": "Delete", "href": "/items/5", "scripted": True}, url="https://a.example/"))[0] == "DEL"
+    assert judged(ctx("click", {"role": "link", "name": "Delete", "href": "/items/5/delete?confirm=yes"}, url="https://a.example/"))[0] == "DEL"
 
 
 def test_keyboard_commits_are_gated():
@@ -280,23 +286,36 @@ def _benchmark():
     return module
 
 
+# The former holdout h2 (17 languages) joined the tuning split after it was measured. Its misses are
+# closed only through the catalog lexicon (scripts/build_safety_lexicon.py), never by writing its
+# strings into the rules, so it has a floor (its recall when the rules were frozen for h3: 0.815)
+# rather than the release target; the precision targets hold on the whole split.
+H2 = "tuning_former_holdout_h2.jsonl"
+H2_RECALL_FLOOR = 0.80
+LANGS = ("en", "zh", "de", "fr", "es", "it", "pt", "nl", "pl", "ru", "uk", "tr", "cs", "sv", "ja", "ko", "ar")
+
+
 def test_the_tuning_split_meets_the_targets():
     bench = _benchmark()
     cases = bench.load("tuning")
     assert len(cases) >= 300
-    summary = bench.summarise(bench.run(cases, repeat=1))
-    assert summary["recall"] >= 0.98, summary["misses"]
-    for category in ("PAY", "DEL", "SEND", "AUTH", "SHARE"):
-        assert summary["recall_by_category"][category] == 1.0, (category, summary["misses"])
+    results = bench.run(cases, repeat=1)
+    summary = bench.summarise(results)
     assert summary["fpr_lookalike"] <= 0.10, summary["false_positives"]
     assert summary["fpr_benign"] <= 0.03, summary["false_positives"]
+    h2 = bench.summarise([r for r in results if r["case"]["id"].startswith("h2-")])
+    assert h2["counts"]["cases"] == 339 and h2["recall"] >= H2_RECALL_FLOOR, h2["misses"]
+    written = bench.summarise([r for r in results if not r["case"]["id"].startswith("h2-")])
+    assert written["recall"] >= 0.98, written["misses"]
+    for category in ("PAY", "DEL", "SEND", "AUTH", "SHARE"):
+        assert written["recall_by_category"][category] == 1.0, (category, written["misses"])
     assert statistics.median(r["ms"] for r in bench.run(cases[:50], repeat=3)) < 1.0
 
 
 def test_every_case_is_well_formed():
     bench = _benchmark()
-    for case in bench.load("tuning") + bench.load("holdout"):
+    for case in bench.load("tuning"):  # the holdout is checked by its own author, never here
         ActionContext.model_validate(case["context"])
         SafetyPolicy.model_validate(case.get("policy") or {})
-        assert case["lang"] in ("en", "zh") and case["surface"] == case["context"]["surface"]
+        assert case["lang"] in LANGS and case["surface"] == case["context"]["surface"]
         assert case["expected"]["decision"] in ("allow", "review", "block")

@@ -57,6 +57,27 @@ class TargetInfo(BaseModel):
     attributes: dict[str, str] = Field(default_factory=dict, description="Other attributes: id, name, class, title, data-testid...")
     hidden: bool = Field(default=False, description="Present in the tree but not visible to a person.")
     rect: tuple[float, float, float, float] | None = None
+    form_method: str = Field(default="", description="For a submit control or a form field: the method of the form it "
+                                                     "submits (get, post, dialog); empty when it submits no form.")
+    form_action: str = Field(default="", description="The address that form submits to.")
+    opens: str = Field(default="", description="What activating it opens instead of committing: dialog, menu, listbox, "
+                                               "popover (aria-haspopup, popovertarget, modal toggles).")
+    scripted: bool = Field(default=False, description="Inline script or framework hooks decide what it does (onclick, "
+                                                      "data-method, hx-post, href '#' or 'javascript:').")
+
+
+class FormField(BaseModel):
+    """One visible field of the form an action submits or types into (never a typed value; for a
+    select, the option shown as chosen)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: str = ""
+    input_type: str = ""
+    autocomplete: str = ""
+    name: str = ""
+    filled: bool = False
+    chosen: str = Field(default="", description="A select's chosen option label.")
 
 
 class ActionContext(BaseModel):
@@ -64,6 +85,7 @@ class ActionContext(BaseModel):
 
     `dialog_text` is the title and message of the modal/sheet holding the target (empty when none),
     `form_submit` the label of the submit button of the focused field's form (for key commits),
+    `form_fields` that form's visible fields (labels and kinds, never values),
     `credential_domains` the domains where the credential referenced by a `{{credentials.*}}`
     placeholder in `typed_text` may be typed.
     """
@@ -76,6 +98,7 @@ class ActionContext(BaseModel):
     nearby_text: list[str] = Field(default_factory=list, description="Labels, headings, surrounding text; nearest first.")
     dialog_text: str = ""
     form_submit: str = ""
+    form_fields: list[FormField] = Field(default_factory=list, description="The visible fields of the target's form.")
     typed_text: str = ""
     key: str = Field(default="", description="Key or chord: 'Enter', 'ctrl+enter', 'shift+delete'.")
     option: str = Field(default="", description="The option chosen by a select action.")

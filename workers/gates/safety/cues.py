@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from workers.gates.safety import i18n
 from workers.gates.safety.verdict import PRIORITY
 
 _B = r"\b"
@@ -85,8 +86,9 @@ def find_cue(text: str, *, strong_only: bool = False) -> Cue | None:
     if not text:
         return None
     found: list[Cue] = []
-    for category, (strong, weak) in _CUES.items():
-        m = strong.search(text)
+    patterns = [*_CUES.items(), *i18n.CUES.items()]  # English and Chinese, then the catalogs' languages
+    for category, (strong, weak) in patterns:
+        m = strong.search(text) if strong is not None else None
         if m:
             found.append(Cue(category, m.group(0), m.start(), True))
         if weak is not None and not strong_only:

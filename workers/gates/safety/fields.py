@@ -20,8 +20,14 @@ _CONFIRM = re.compile(r"\btype\b.{0,60}\bto confirm\b|\benter\b.{0,40}\bto confi
                       r"输入.{0,30}(?:以|来)?确认|请输入.{0,20}确认")
 _SEARCH = re.compile(r"\bsearch\b|\bquery\b|\bkeywords?\b|\bfind\b|^q$|\bq\b|搜索|查找|搜一搜|搜")
 _COMPOSER = re.compile(r"\b(?:message|messages|chat|reply|comment|write a|say something|tweet|what'?s (?:on your mind|happening)|"
-                       r"compose|message body|type a message|add a comment)\b|发消息|消息|评论|回复|说点什么|弹幕|写下|聊天|"
+                       r"compose|message body)\b|发消息|消息|评论|回复|说点什么|弹幕|写下|聊天|"
                        r"press enter to send|按\s*enter\s*发送")
+
+
+def card_like(*descriptors: str) -> bool:
+    """Do a field's label, autocomplete or name say it holds payment card details?"""
+    words = [norm(d) for d in descriptors if d]
+    return any(w.startswith("cc-") for w in words) or bool(_CARD.search(" | ".join(words)))
 
 
 def describe_field(v: View) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from workers.gates.safety import keys, labels, rules
+from workers.gates.safety import commit, keys, labels, rules
 from workers.gates.safety.context import ActionContext
 from workers.gates.safety.injection import Injection, find_injections, mentions
 from workers.gates.safety.policy import DEFAULT_POLICY, RAISING, SafetyPolicy
@@ -55,6 +55,7 @@ def _classify(ctx: ActionContext, policy: SafetyPolicy) -> Verdict:
     findings = [_check_origin(v, f) for f in findings]
     final = strongest(findings)
     assert final is not None  # noqa: S101 -- type narrowing: findings is never empty
+    final = _commit_point(v, final)
     modifiers = _modify(v, final)
     return _decide(v, final, modifiers)
 
@@ -69,6 +70,21 @@ def _judge(v: View) -> list[Finding]:
         hold = v.label.startswith(("hold", "press and hold", "长按", "按住"))
         return rules.judge_click(v) if hold else [finding("NONE", 1, "Long-press selects or opens a menu.")]
     return _JUDGES[kind](v)
+
+
+def _commit_point(v: View, f: Finding) -> Finding:
+    """One review per consequential act (`commit`): a form holding card details is a payment
+    commit whatever its submit says; a lead-in to a commit (a GET link or form, a control that
+    opens a dialog, choosing an option, typing into a form) is not one."""
+    committed = commit.form_commit(v)
+    if committed and f.level < 3:
+        f = finding(committed[0], 3, committed[1], *f.evidence, ev("commit.form", "form_fields", committed[1]))
+    if f.level >= 2:
+        why = commit.lead_in(v, f)
+        if why:
+            said = f"{f.category} {level_name(f.level)}" if f.category not in ("NONE", "UNKNOWN") else "its wording"
+            return finding("NONE", 1, f"{why} (Read alone: {said}.)", ev("commit.lead_in", "target", why), *f.evidence)
+    return f
 
 
 def _check_origin(v: View, f: Finding) -> Finding:

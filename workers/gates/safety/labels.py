@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from workers.gates.safety import i18n
+
 _CJK = r"[\u3400-\u9fff]"
 
 
@@ -103,7 +105,7 @@ OVERRIDES: list[tuple[str, int, re.Pattern[str]]] = [
         r"devices|apps|purchases|transactions|appointments)\b",
         r"^(?:sent|sent items|sent mail|drafts?|outbox|deleted items|deleted|trash|bin|junk|spam|inbox|archived?|shared with me|"
         r"shared drives?|uploads|downloads|trips|bookings|reservations|orders|payments|transfers|billing|security|privacy|"
-        r"account|settings|profile|notifications|messages|security checkup)$",
+        r"account|settings|profile|notifications|messages)$",
         r"\b(?:terms (?:of (?:service|use)|and conditions)|privacy (?:policy|notice|statement)|cookie (?:settings|preferences|policy)|"
         r"contact us|about us|support|forgot(?: your)? (?:password|username|email|pin)|trouble (?:signing|logging) in|need help)\b",
         r"\b(?:reply-to|send-?as|forwarding)\b[^,.;]*|\binvite (?:code|link)s?\b|\bbuy (?:it )?again\b|"
@@ -115,8 +117,8 @@ OVERRIDES: list[tuple[str, int, re.Pattern[str]]] = [
         r"详情|列表|须知|说明|规则|帮助|教程|指南|政策|状态|日志|提醒|查询|服务|与安全|和安全|信息|协议|页面?)",
         rf"^(?:我的|全部|查看|历史|最近|常用){_CJK}[\u3400-\u9fff\w ]{{0,8}}$",
         r"^(?:账单|钱包|卡包|优惠券|订单|购物车|收藏|足迹|消息|通讯录|发现|首页|我的|已发送|已删除|草稿箱|发件箱|收件箱|垃圾箱|垃圾邮件|"
-        r"回收站|星标邮件|订单中心|设置|隐私|安全|账号与安全|帮助|客服|会员中心|安全中心)$",
-        r"忘记密码|找回密码|忘记账号|遇到问题|联系客服|在线客服|官方客服|用户协议|隐私政策|服务条款",
+        r"回收站|星标邮件|设置|隐私|安全|账号与安全|帮助|客服|会员中心|安全中心)$",
+        r"(?:忘记|找回)(?:密码|账号|帐号|用户名)|遇到问题|(?:联系|在线|官方|人工|专属)客服|用户协议|隐私政策|服务条款",
         r"已安装|安装中|安装完成|安装成功|安装失败|已购买|已支付|已发送|已删除|已预约|已关注",
     )),
     # Intermediate steps before a commit (reference §3 rule 1: 去结算 R1, 确认付款 R3).
@@ -154,7 +156,7 @@ OVERRIDES: list[tuple[str, int, re.Pattern[str]]] = [
                     r"unsubscribe|block|unblock|mute|unmute)\b",
                     r"点赞|取消点赞|关注|取消关注|标为已读|标记为已读|全部已读|投币|在看|拉黑|屏蔽|取消屏蔽|免打扰|退订")),
     ("LEGAL", 2, _rx(r"\b(?:accept|allow|agree to|ok(?:ay)? with)(?: all)?(?: the)? cookies?\b", r"接受(?:全部|所有)?\s*cookies?|同意\s*cookies?")),
-    ("INSTALL", 2, _rx(r"\bonly this time\b|\ballow once\b", r"仅允许一次|仅本次允许|本次允许")),
+    ("INSTALL", 2, _rx(r"\bonly this time\b|\ballow once\b", r"(?:仅|只)(?:在?(?:本次|这次))?允许(?:一次|这一次|本次)|(?:本次|这次)允许")),
 ]
 
 # (category, pattern): commit triggers, R3.
@@ -181,7 +183,7 @@ TRIGGERS: list[tuple[str, re.Pattern[str]]] = [
         r"^[$€£¥₹]\s?\d[\d,.]*$|\bget (?:it )?for [$€£¥₹]\s?\d",
         r"(?:立即|确认|去|马上|继续|前往)?(?:支付|付款)(?!码|方式|设置|记录|宝)|支付宝支付|微信支付|银联支付|提交订单|立即购买|立即下单|"
         r"马上抢|立即抢购|抢购|购买|下单|(?:立即|马上)?充值|(?:确认)?转账|(?:立即)?续费|开通(?:会员|vip|svip|超级会员|连续包月|免密支付?|"
-        r"自动续费|服务)?|免密支付|确认收货|打赏|捐款|捐赠|发红包|塞钱进红包|发起拼单|参与拼团|拼单|提现|还款|缴费|买单|结账|刷脸付款?|"
+        r"自动续费|服务)?|免密支付|确认收货|打赏|捐款|捐赠|发红包|塞钱|发起拼单|参与拼团|拼单|提现|还款|缴费|买单|结账|刷脸付款?|"
         r"指纹支付|确认兑换|立即兑换|付定金|付尾款|确认订单|确认购买|(?:申请|确认|同意)退款|^退款$|(?:立即|确认|马上)?(?:借款|借钱|贷款|投保|申购|"
         r"买入|卖出|赎回|定投|转入|转出)|确认收款|标记(?:为)?已付款",
     )),
@@ -249,7 +251,7 @@ TRIGGERS: list[tuple[str, re.Pattern[str]]] = [
         r"\bsign out (?:of )?all (?:other )?(?:sessions|devices)\b|\b(?:rotate|roll) (?:the |your )?(?:\w+ )?(?:keys?|secrets?|"
         r"credentials?|tokens?|passwords?)\b|\b(?:attach|detach) (?:\w+ )?polic(?:y|ies)\b|\b(?:disable|suspend|unlock) (?:the )?user\b",
         r"(?:关闭|停用|解除|取消|修改|更换|更改|重置|换绑|解绑|开启|设置|重新设置)[^,，。]{0,24}?(?:两步验证|二次验证|双重验证|双因素|"
-        r"登录保护|账号保护|设备锁|(?:支付|登录|交易|锁屏)?密码|手机号(?:码)?|绑定手机|绑定邮箱|邮箱|密保|防火墙|实时保护|安全防护|"
+        r"(?:登录|账号|帐号|账户)保护|设备锁|(?:支付|登录|交易|锁屏)?密码|手机号(?:码)?|绑定手机|绑定邮箱|邮箱|密保|防火墙|实时保护|安全防护|"
         r"病毒防护|指纹|面容|锁屏|屏幕锁定|安全密钥|银行卡|支付宝|微信)",
         r"退出(?:登录)?(?:所有|全部|其他)设备",
         r"usb\s?调试|开发者选项|开发者模式|(?:创建|生成|新建)\s?(?:accesskey|access key|密钥|令牌|token|api\s?key)|以管理员身份运行|"
@@ -331,11 +333,17 @@ class LabelReading:
 
 
 def _all_hits(label: str) -> list[LabelHit]:
+    overrides = OVERRIDES + [("NONE", lvl, rx) for lvl, rx in i18n.OVERRIDES]
     hits = [LabelHit(cat, lvl, m.group(0), m.start(), m.end(), False)
-            for cat, lvl, rx in OVERRIDES for m in rx.finditer(label) if m.group(0).strip()]
+            for cat, lvl, rx in overrides for m in rx.finditer(label) if m.group(0).strip()]
     hits += [LabelHit(cat, 3, m.group(0), m.start(), m.end(), True)
-             for cat, rx in TRIGGERS for m in rx.finditer(label) if m.group(0).strip()]
+             for cat, rx in TRIGGERS + i18n.TRIGGERS for m in rx.finditer(label) if m.group(0).strip()]
     return hits
+
+
+def _i18n_generic(label: str) -> Generic | None:
+    """Translated generic labels (catalog translations of OK, Submit, Accept, Save, ...), whole labels only."""
+    return next((Generic(kind, default) for kind, default, rx in i18n.GENERICS if rx.match(label)), None)
 
 
 def _inside(inner: LabelHit, outer: LabelHit) -> bool:
@@ -353,10 +361,14 @@ def read_label(label: str) -> LabelReading:
     for rx, generic in _GENERIC:
         if rx.match(label):
             return LabelReading(generic=generic)
+    if i18n.DISMISS is not None and i18n.DISMISS.match(label):  # after the English and Chinese words (关闭 is generic)
+        return LabelReading(dismiss=True)
+    if (translated := _i18n_generic(label)) is not None:
+        return LabelReading(generic=translated)
     hits = _all_hits(label)
     # A match inside a longer match of the other kind is that longer phrase's word, not its own.
     kept = tuple(h for h in hits if not any(o.trigger != h.trigger and _inside(h, o) for o in hits))
-    if not any(h.trigger for h in kept) and _CONFIRM_SOMETHING.match(label):
+    if not any(h.trigger for h in kept) and (_CONFIRM_SOMETHING.match(label) or i18n.matches(i18n.YES_COMMA, label)):
         return LabelReading(generic=Generic("confirm", "UNKNOWN"))
     return LabelReading(hits=kept)
 

@@ -22,7 +22,7 @@ _ACTION_PATH = re.compile(r"/(?:delete|remove|destroy|cancel|pay|purchase|buy|ch
 _TOGGLE_NOUNS = [
     ("SEC", re.compile(r"2-step|two-step|two-factor|2fa|real-?time protection|firewall|usb debugging|developer options|screen lock|"
                        r"device lock|find my|tamper protection|unknown sources|cloud-delivered protection|login alerts|登录保护|两步验证|"
-                       r"二次验证|防火墙|实时保护|usb\s?调试|开发者选项|设备锁|锁屏|指纹|面容|账号保护")),
+                       r"二次验证|防火墙|实时保护|usb\s?调试|开发者选项|设备锁|锁屏|指纹|面容|(?:账号|帐号|账户)保护")),
     ("PAY", re.compile(r"auto-?renew|automatic renewal|自动续费|免密|one-click pay")),
     ("SHARE", re.compile(r"\bpublic\b|location sharing|share (?:my )?location|公开|位置共享|共享位置")),
 ]
@@ -80,6 +80,8 @@ def resolve_generic(v: View, generic: Generic, label: str, source: str, *, verb:
         sources += [("title", v.titles, False)]
     for name, text, strong in sources:
         cue = cues.find_cue(text, strong_only=strong)
+        if cue and generic.kind == "progress" and name == "nearby_text" and cue.category == "DEL":
+            cue = None  # "Save" or "Next" stores or moves on; a "delete" beside it is another control's word
         if cue:
             return finding(cue.category, 3, f"{verb} '{label}' confirms what its {name.split('_')[0]} is about: "
                            f"it {MEANING[cue.category]} ('{cue.text}').", said, ev(f"cue.{cue.category}", name, cue.text))
@@ -87,7 +89,7 @@ def resolve_generic(v: View, generic: Generic, label: str, source: str, *, verb:
     if hint and hint.category != "NONE":
         return finding(hint.category, 3, f"{verb} '{label}' ({hint.text} control) {MEANING[hint.category]}.",
                        said, ev(f"hint.{hint.category}", "target.attributes", hint.text))
-    if generic.kind == "progress":
+    if generic.kind == "progress" and _may_sign_in(v):
         # In a sign-in flow, Next/Continue is what submits the credentials.
         cue = cues.find_cue(v.nearby)
         url = cues.url_cue(v.ctx.url)
@@ -112,6 +114,16 @@ def resolve_generic(v: View, generic: Generic, label: str, source: str, *, verb:
     if generic.default == "UNKNOWN":
         return finding("UNKNOWN", 3, f"Cannot judge what '{label}' confirms: nothing around it says.", said)
     return finding(generic.default, 3, f"{verb} '{label}' {MEANING[generic.default]}.", said)
+
+
+def _may_sign_in(v: View) -> bool:
+    """Could this form be a sign-in step? When its fields are known, only if one of them takes a
+    password or a one-time code (an /admin/auth/user/ edit form's "Save" is not)."""
+    if not v.ctx.form_fields:
+        return True
+    return any(f.input_type.lower() == "password" or re.search(r"password|one-time-code", f.autocomplete.lower())
+               or re.search(r"password|passcode|one-time|verification code|密码|验证码", norm(f.label))
+               for f in v.ctx.form_fields)
 
 
 # --- clicks ------------------------------------------------------------------------------
@@ -146,7 +158,9 @@ def _mark_mismatch(v: View, results: list[tuple[str, Finding]], best: Finding) -
 
 def _plain_link(v: View) -> bool:
     t = v.ctx.target
-    href = resolve(t.href if t else "", v.ctx.url)
+    if t is None or t.scripted:
+        return False  # a script decides what it does, not its address
+    href = resolve(t.href, v.ctx.url)
     return bool(href) and urlsplit(href).scheme in ("http", "https") and not _ACTION_PATH.search(urlsplit(href).path + "?" + urlsplit(href).query)
 
 

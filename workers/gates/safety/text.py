@@ -24,11 +24,11 @@ def has_invisible(text: str) -> bool:
 
 
 def norm(text: str | None) -> str:
-    """NFKC, invisible characters removed, quotes and dashes plain, lower case, spaces collapsed."""
+    """NFKC, invisible characters removed, quotes and dashes plain, case folded, spaces collapsed."""
     if not text:
         return ""
     text = INVISIBLE_RE.sub("", text)
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTES).lower()
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
     return _SPACE_RE.sub(" ", text).strip()
 
 
