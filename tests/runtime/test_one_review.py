@@ -155,3 +155,22 @@ def test_an_approved_go_covers_the_confirmation_page_of_the_same_act(browser, ad
     assert step_named(recorder, "Choose").grounding["risk"]["decision"] == "allow"
     covered = step_named(recorder, "Confirm").grounding["risk"]["review"]
     assert covered["covered"] and covered["decision"] == "approve" and deleted == ["alice"]
+
+
+def test_the_full_page_review_shot_masks_a_stored_value_below_the_fold(browser):
+    async def body(env):
+        await env.page.goto(browser.base_url + "/shop/checkout")
+        field = env.page.get_by_label("Card number")
+        await env.mask.tag(field)
+        await field.fill("4242 4242 4242 4242")
+        await env.page.evaluate("() => scrollTo(0, 0)")
+        box = await field.evaluate("e => { const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + scrollY + r.height / 2]; }")
+        shot, _, _, form = await env.review_view(None, None, None)
+        return shot, box, await env.page.evaluate("() => [scrollY, innerHeight]"), form
+
+    shot, (x, y), (scroll_y, view_h), form = browser.page(body, cart=True)
+    assert y > view_h and scroll_y == 0  # below the first screen; the page is scrolled back
+    with Image.open(io.BytesIO(shot)) as image:
+        assert image.height > y and max(image.getpixel((int(x), int(y)))) < 40  # painted over, not the digits
+    # No target: the focused field's form (the card number keeps focus after typing).
+    assert {"label": "Card number", "type": "text", "value": "•••• 4242"} in form.fields
