@@ -326,7 +326,7 @@ def test_every_step_carries_its_verdict_and_a_pre_approved_order_runs_without_re
 
 
 def test_place_order_waits_for_approval_then_runs_once(browser):
-    recorder = ReviewRecorder(delay_s=1.5)
+    recorder = ReviewRecorder(delay_s=3.0)
     result = run_gated(browser, checkout_spec(browser.base_url, PLACED), recorder)
 
     assert result.status == "succeeded", result.reason
@@ -343,7 +343,7 @@ def test_place_order_waits_for_approval_then_runs_once(browser):
     record = step_named(recorder, "Place the order")
     review = record.grounding["risk"]["review"]
     assert review["decision"] == "approve" and review["decided_by"] == "rita" and review["session"] == "kept"
-    assert review["waited_ms"] >= 1500 and record.act_ms < review["waited_ms"]  # waiting is not acting
+    assert review["waited_ms"] >= 3000 and record.act_ms < review["waited_ms"]  # waiting is not acting
     assert len(orders(browser)) == 1
 
 
