@@ -16,8 +16,8 @@ API); every review filed is counted against the flow's consequential acts, with 
 
 `resume_latency_ms` (unless --rules-only): how fast a run resumes after a reviewer approves. A real
 Runner with the safety gate and DjangoRecorder (temporary database, Redis, practice site, one
-Chromium) runs an automation that asks for review `--decisions` times ("Delete account" on the
-practice site's account page); each time this process calls the approve API (in-process DRF
+Chromium) runs an automation that asks for review `--decisions` times ("Send" on the practice
+site's compose page, a new subject each time); each time this process calls the approve API (in-process DRF
 client: view, service, database, Redis signal) and the latency runs from that call to the
 approved click having been performed (the worker woke, re-read the decision, re-grounded and
 re-checked the page, clicked, and the next page loaded). Target: p50 <= 1000 ms.
@@ -169,9 +169,12 @@ def _resume_setup(base: str, decisions: int):
              {"kind": "fill", "target": "Password", "value": login % "password"},
              {"kind": "click", "target": {"role": "button", "name": "Sign in"}},
              {"kind": "wait_for", "url_contains": "/expenses/new"}]
-    for i in range(decisions):  # "Delete account" here only opens the confirmation: harmless to repeat
-        steps += [{"kind": "goto", "url": "/account"},
-                  {"kind": "click", "name": f"gated {i}", "target": {"role": "button", "name": "Delete account"}}]
+    for i in range(decisions):  # a message to a new subject each time: a new commit, so a new review
+        steps += [{"kind": "goto", "url": "/messages/new"}, {"kind": "fill", "target": "To", "value": "grace@example.com"},
+                  {"kind": "fill", "target": "Subject", "value": f"Resume latency {i}"},
+                  {"kind": "fill", "target": "Body", "value": f"Message {i}."},
+                  {"kind": "click", "name": f"gated {i}", "target": {"role": "button", "name": "Send"}},
+                  {"kind": "wait_for", "text": "Message sent"}]
     automation = automation_create(workspace=workspace, user=None, slug="bench-resume", name="bench-resume",
                                    definition={"start_url": base + "/login", "allowed_domains": ["127.0.0.1"],
                                                "steps": steps, "limits": {"max_steps": 200}})
@@ -256,7 +259,8 @@ def resume_latency(decisions: int) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show-misses", action="store_true", help="print each tuning miss and false positive with its verdict")
-    parser.add_argument("--rules-only", action="store_true", help="skip resume_latency_ms (needs Chromium and Redis)")
+    parser.add_argument("--rules-only", action="store_true",
+                        help="skip reviews_per_consequential_act and resume_latency_ms (need Chromium, Redis, PostgreSQL)")
     parser.add_argument("--decisions", type=int, default=12, help="reviews timed for resume_latency_ms (at least 10)")
     args = parser.parse_args()
     report = evaluate(repeat=5)
@@ -268,6 +272,9 @@ def main() -> int:
                   file=sys.stderr)
     report["targets"] = {**TARGETS, "zero_miss_categories": list(ZERO_MISS), "resume_latency_p50_ms": RESUME_TARGET_MS}
     if not args.rules_only:
+        from _review_load import reviews_per_consequential_act
+
+        report["reviews_per_consequential_act"] = reviews_per_consequential_act(_execute_in_thread)
         report["resume_latency_ms"] = resume_latency(max(args.decisions, 10))
     print(json.dumps(report, ensure_ascii=False, indent=2))
     return 0

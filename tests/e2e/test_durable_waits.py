@@ -149,23 +149,40 @@ def test_a_rejection_of_a_parked_run_fails_it_with_the_comment(one_thread, demo,
 
 
 def test_an_edit_of_a_parked_run_is_typed_instead_and_the_next_review_parks_again(one_thread, demo, practice_url, rita):
+    from venus_rpa.automations.services import automation_create
+    from venus_rpa.core.demo import PRACTICE_CREDENTIAL
     from venus_rpa.runs.services import run_start
 
-    automation = checkout_automation(demo, practice_url, card_number="4000 0566 5566 5556", slug="checkout-edit")
+    # Typing into a form is not reviewed (its submit is), but typing an API key into a page is.
+    login = "{{credentials.%s.%%s}}" % PRACTICE_CREDENTIAL
+    key = "sk-live-" + "a1B2c3D4e5F6g7H8i9J0k1L2"
+    automation = automation_create(workspace=demo["workspace"], user=None, slug="message-edit", name="Message", definition={
+        "start_url": practice_url + "/login", "allowed_domains": ["127.0.0.1"],
+        "steps": [{"kind": "fill", "target": "Username", "value": login % "username"},
+                  {"kind": "fill", "target": "Password", "value": login % "password"},
+                  {"kind": "click", "target": {"role": "button", "name": "Sign in"}},
+                  {"kind": "wait_for", "url_contains": "/expenses/new"},
+                  {"kind": "goto", "url": "/messages/new"},
+                  {"kind": "fill", "target": "To", "value": "grace@example.com"},
+                  {"kind": "fill", "target": "Subject", "value": "The key"},
+                  {"kind": "fill", "name": "Body", "target": "Body", "value": key},
+                  {"kind": "click", "name": "Send", "target": {"role": "button", "name": "Send"}},
+                  {"kind": "wait_for", "text": "Message sent"}]})
     run = wait_parked(run_start(automation=automation, params={}))
-    card = pending(run, "risky_action")
-    assert card.proposed_action["value"] == "4000 0566 5566 5556"
-    response = rita.post(f"/api/reviews/{card.pk}/edit/", {"action": {"value": "5555 5555 5555 4444"}}, format="json")
+    body = pending(run, "risky_action")
+    assert body.proposed_action["value"] == key and body.category == "SHARE"
+    response = rita.post(f"/api/reviews/{body.pk}/edit/", {"action": {"value": "Ask me for the key."}}, format="json")
     assert response.status_code == 200, response.content
-    place = pending(run, "risky_action", exclude=(card.pk,), timeout=90)
-    assert place.title == "Click the button 'Place order'"
+    send = pending(run, "risky_action", exclude=(body.pk,), timeout=90)
+    assert send.title == "Click the button 'Send'"
+    assert {"label": "Body", "type": "textarea", "value": "Ask me for the key."} in send.detail["form"]
     run = wait_parked(run)  # parked a second time, on the next review
-    assert rita.post(f"/api/reviews/{place.pk}/approve/", {}, format="json").status_code == 200
+    assert rita.post(f"/api/reviews/{send.pk}/approve/", {}, format="json").status_code == 200
     run = wait_for_run(run.pk, statuses=TERMINAL, timeout=90)
     assert run.status == "succeeded", run.status_reason
-    (order,) = orders(practice_url)
-    assert order["card_last4"] == "4444"
-    assert run.steps.get(name="Card number").grounding["risk"]["review"]["edited"]["value"] == "5555 5555 5555 4444"
+    (sent,) = httpx.get(practice_url + "/api/messages").json()["sent"]
+    assert sent["body"] == "Ask me for the key."
+    assert run.steps.get(name="Body").grounding["risk"]["review"]["edited"]["value"] == "Ask me for the key."
 
 
 def test_a_parked_review_nobody_decides_is_expired_by_beat_and_the_run_fails(one_thread, demo, practice_url):

@@ -13,7 +13,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.e2e.conftest import wait_for_run
-from tests.helpers.definitions import checkout_steps
+from tests.helpers.definitions import checkout_steps, delete_account_definition
 from tests.helpers.worker import celery_worker
 
 pytestmark = pytest.mark.e2e
@@ -87,6 +87,15 @@ def test_the_checkout_pauses_at_place_order_and_an_approval_places_it_once(worke
     assert review.screenshot and len(review.fingerprint) == 32
     assert review.detail["step"]["name"] == "Place the order" and review.detail["url"].endswith("/shop/checkout")
     assert orders(practice_url) == []  # nothing placed while it waits
+    # One review for the order, not one per card field; it shows the form (masked) and the amounts.
+    assert run.review_requests.filter(kind="risky_action").count() == 1
+    form = {f["label"]: f["value"] for f in review.detail["form"]}
+    # A stored card is masked whole at the last door (no fragment of a vault value leaves); a card
+    # typed from a parameter keeps its last four digits (tests/runtime/test_safety_gate.py).
+    assert set(form["Card number"]) == {"•"} and set(form["CVC"]) == {"•"} and form["City"] == "London"
+    assert any("Total" in line for line in review.detail["amounts"]) and review.detail["full_page"] is True
+    shown = rita.get(f"/api/reviews/{review.pk}/").json()["detail"]
+    assert shown["form"] == review.detail["form"] and "4242 4242" not in str(shown)
 
     editor = client_for(demo["workspace"], "eddie", "editor")
     assert editor.post(f"/api/reviews/{review.pk}/approve/", {}, format="json").status_code == 403
@@ -119,25 +128,29 @@ def test_a_rejected_order_is_not_placed_and_the_run_fails_with_the_comment(worke
     assert orders(practice_url) == []
 
 
-def test_an_edited_card_number_is_typed_instead(worker, demo, practice_url, rita):
+def test_the_delete_lead_in_is_not_reviewed_the_confirm_button_is_and_approval_deletes(worker, demo, practice_url, rita):
+    from venus_rpa.automations.services import automation_create
     from venus_rpa.runs.services import run_start
 
-    automation = checkout_automation(demo, practice_url, card_number="4000 0566 5566 5556")  # typed, not vaulted
+    definition = delete_account_definition(practice_url)
+    definition["steps"][4:] = [  # from the account page, as a person goes: the "Delete account" lead-in first
+        {"kind": "goto", "url": "/account"},
+        {"kind": "click", "name": "Lead-in", "target": {"role": "button", "name": "Delete account"}},
+        {"kind": "click", "name": "Confirm", "target": {"role": "button", "name": "Delete my account"}},
+        {"kind": "wait_for", "text": "deleted"},
+    ]
+    automation = automation_create(workspace=demo["workspace"], user=None, slug="delete-me", name="Delete me",
+                                   definition=definition)
     run = run_start(automation=automation, params={})
     review = pending_review(run)
-    assert review.category == "PAY" and review.proposed_action["value"] == "4000 0566 5566 5556"
-    assert review.detail["editable"] == ["value"]
-    response = rita.post(f"/api/reviews/{review.pk}/edit/", {"action": {"value": "5555 5555 5555 4444"},
-                                                             "comment": "Use the corporate card."}, format="json")
-    assert response.status_code == 200, response.content
-    place = pending_review(run)
-    assert place.title == "Click the button 'Place order'"
-    assert rita.post(f"/api/reviews/{place.pk}/approve/", {}, format="json").status_code == 200
-    run = wait_for_run(run.pk, statuses=TERMINAL, timeout=30)
+    assert review.title == "Click the button 'Delete my account'" and review.detail["step"]["name"] == "Confirm"
+    assert httpx.get(practice_url + "/api/account").json()["deletions"] == []
+    assert rita.post(f"/api/reviews/{review.pk}/approve/", {}, format="json").status_code == 200
+    run = wait_for_run(run.pk, statuses=TERMINAL, timeout=60)
     assert run.status == "succeeded", run.status_reason
-    (order,) = orders(practice_url)
-    assert order["card_last4"] == "4444"
-    assert run.steps.get(name="Card number").grounding["risk"]["review"]["edited"]["value"] == "5555 5555 5555 4444"
+    assert run.review_requests.filter(kind="risky_action").count() == 1
+    assert run.steps.get(name="Lead-in").grounding["risk"]["decision"] == "allow"
+    assert len(httpx.get(practice_url + "/api/account").json()["deletions"]) == 1
 
 
 def test_a_review_nobody_decides_expires_and_rejects_the_action(worker, demo, practice_url):

@@ -141,8 +141,12 @@ def test_an_inputs_context_has_label_autocomplete_and_the_forms_submit_but_never
     assert probe.form_submit == "Place order"
     assert "Payment" in probe.nearby  # the fieldset's legend
     assert "4242 4242 4242 4242" not in repr(target)  # a typed value is never read back
+    assert "4242" not in repr(probe.form_fields) and target["form_method"] == "post"
+    assert {"label": "Card number", "input_type": "text", "autocomplete": "cc-number", "name": "card_number", "filled": True,
+            "chosen": ""} in probe.form_fields
+    # Typing into the checkout form is not the commit: "Place order" is, and it is reviewed with the form.
     typed_number = judge(probe, {"action_type": "type", "typed_text": CARD["number"]})
-    assert (typed_number.category, typed_number.decision) == ("PAY", "review")
+    assert typed_number.decision == "allow" and typed_number.evidence[0].signal == "commit.lead_in"
     vaulted = judge(probe, {"action_type": "type", "typed_text": "{{credentials.card.number}}"})
     assert vaulted.decision == "allow"
 
@@ -322,7 +326,7 @@ def test_every_step_carries_its_verdict_and_a_pre_approved_order_runs_without_re
 
 
 def test_place_order_waits_for_approval_then_runs_once(browser):
-    recorder = ReviewRecorder(delay_s=1.5)
+    recorder = ReviewRecorder(delay_s=3.0)
     result = run_gated(browser, checkout_spec(browser.base_url, PLACED), recorder)
 
     assert result.status == "succeeded", result.reason
@@ -339,7 +343,7 @@ def test_place_order_waits_for_approval_then_runs_once(browser):
     record = step_named(recorder, "Place the order")
     review = record.grounding["risk"]["review"]
     assert review["decision"] == "approve" and review["decided_by"] == "rita" and review["session"] == "kept"
-    assert review["waited_ms"] >= 1500 and record.act_ms < review["waited_ms"]  # waiting is not acting
+    assert review["waited_ms"] >= 3000 and record.act_ms < review["waited_ms"]  # waiting is not acting
     assert len(orders(browser)) == 1
 
 
@@ -366,20 +370,18 @@ def test_on_reject_skip_skips_the_step_and_the_run_goes_on(browser):
     assert orders(browser) == []
 
 
-def test_an_edited_fill_types_the_reviewers_value(browser):
-    decisions = iter([ReviewDecision("edit", action={"value": "5555 5555 5555 4444"}, decided_by="rita"),
-                      ReviewDecision("approve")])
-    recorder = ReviewRecorder(decide=lambda q: next(decisions))
+def test_a_typed_card_is_not_reviewed_the_order_is_with_the_card_masked(browser):
+    recorder = ReviewRecorder()
     result = run_gated(browser, checkout_spec(browser.base_url, PLACED, card_number="4000 0566 5566 5556"), recorder)
 
     assert result.status == "succeeded", result.reason
-    first, second = recorder.questions
-    assert first.verdict["category"] == "PAY" and first.action["value"] == "4000 0566 5566 5556"
-    assert first.editable == ["value"] and second.description == "Click the button 'Place order'"
-    card_step = step_named(recorder, "Card number")
-    assert card_step.grounding["risk"]["review"]["edited"]["value"] == "5555 5555 5555 4444"
+    (question,) = recorder.questions
+    assert question.description == "Click the button 'Place order'" and question.verdict["category"] == "PAY"
+    form = {f["label"]: f["value"] for f in question.form}
+    assert form["Card number"] == "•••• 5556" and "4000 0566" not in json.dumps(question.detail())
+    assert step_named(recorder, "Card number").grounding["risk"]["decision"] == "allow"
     (order,) = orders(browser)
-    assert order["card_last4"] == "4444"
+    assert order["card_last4"] == "5556"
 
 
 def test_an_approval_is_not_applied_to_a_changed_page_the_step_is_reviewed_again(browser):

@@ -21,6 +21,7 @@ from workers.egress import domain_allowed, off_domain_message
 from workers.envs.base import ActionOutcome, Observation
 from workers.envs.egress_guard import EgressGuard
 from workers.gates.context import Probe, probe_element, probe_focus, probe_page, probe_point
+from workers.envs import review_page
 from workers.envs.masking import SecretMask
 from workers.errors import EnvironmentLost, StepError
 from workers.secrets import SecretBox
@@ -170,6 +171,19 @@ class BrowserEnvironment:
             return box
         await locator.scroll_into_view_if_needed()
         return await locator.bounding_box()
+
+    async def review_view(self, target, box: dict[str, float] | None, point: tuple[float, float] | None):
+        """What a reviewer sees of a commit (`workers.envs.review_page`): the full page (masked as
+        every observation is) with the target's box or point in page pixels, and the form being
+        submitted (values masked) with the page's amounts."""
+        form = await review_page.form_and_amounts(self.page, getattr(target, "locator", None), self.secrets)
+        try:
+            scroll_y = await self.page.evaluate("() => scrollY")
+            shot, page_box = await review_page.full_page(self.page, self.mask, self._screenshot, box)
+        except PlaywrightError as exc:
+            raise self._error(exc, "could not take a screenshot") from exc
+        page_point = (point[0], point[1] + scroll_y) if point is not None else None
+        return shot, page_box, page_point, form
 
     # -- observation ----------------------------------------------------------------------
     async def observe(self) -> Observation:

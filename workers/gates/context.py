@@ -82,7 +82,9 @@ _PROBE = r"""
   };
   const visible = e => !!e && e.checkVisibility({opacityProperty: true, visibilityProperty: true});
   const dialogOf = e => e && e.closest('dialog[open],[role=dialog],[role=alertdialog],[aria-modal=true]');
-  const out = {url: location.href, title: document.title, target: null, nearby: [], dialog: '', formSubmit: ''};
+  const out = {url: location.href, title: document.title, target: null, nearby: [], dialog: '', formSubmit: '', formFields: []};
+  // Hooks by which a script, not the element's address or form, decides what a click does.
+  const HOOK = /^(?:onclick|data-(?:method|remote|confirm|turbo-method|url|action-url|rel|ajax|request|action)|hx-(?:post|put|patch|delete|get)|x-on:click|@click|ng-click|v-on:click|wire:click|phx-click)$/;
   if (el) {
     const tag = el.tagName.toLowerCase(), type = (el.getAttribute('type') || '').toLowerCase();
     const role = clean(el.getAttribute('role')) || implicitRole(el);
@@ -95,6 +97,19 @@ _PROBE = r"""
       if (v) attrs[a] = cap(String(v), 120);
     }
     const field = ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || el.isContentEditable;
+    // What activating it does: submit a form (its method and address), open a popup, or a script's work.
+    const form = el.form || el.closest('form');
+    const submits = form && ((tag === 'button' && (!type || type === 'submit')) || (tag === 'input' && ['submit', 'image'].includes(type)));
+    const formMethod = form && (submits || field) ? ((submits && el.getAttribute('formmethod')) || form.getAttribute('method') || 'get').toLowerCase() : '';
+    const formAction = formMethod ? ((submits && el.getAttribute('formaction')) || form.getAttribute('action') || location.href) : '';
+    const popup = (el.getAttribute('aria-haspopup') || '').toLowerCase(), toggle = (el.getAttribute('data-bs-toggle') || el.getAttribute('data-toggle') || '').toLowerCase();
+    const controlled = el.getAttribute('aria-controls') && document.getElementById(el.getAttribute('aria-controls'));
+    const opens = popup && popup !== 'false' ? popup : ['modal', 'dropdown', 'collapse', 'tab', 'popover'].includes(toggle) ? toggle :
+      el.hasAttribute('popovertarget') ? 'popover' : el.hasAttribute('commandfor') ? 'dialog' :
+      controlled && controlled.matches('dialog,[role=dialog],[role=alertdialog],[role=menu]') ? (controlled.getAttribute('role') || 'dialog') : '';
+    const href = el.getAttribute('href');
+    const scripted = Array.from(el.attributes).some(a => HOOK.test(a.name)) || /\bajax\b|\bjs-/.test(el.className || '') || (tag === 'select' && el.hasAttribute('onchange')) ||
+      (tag === 'a' && (href === '#' || /^\s*javascript:/i.test(href || ''))) || !!(submits && form.hasAttribute('onsubmit'));
     out.target = {
       role, name: nameOf(el), text: field ? '' : cap(textOf(el), 300), tag, input_type: type,
       href: el.getAttribute('href') || '', aria_label: clean(el.getAttribute('aria-label')),
@@ -102,6 +117,7 @@ _PROBE = r"""
       autocomplete: clean(el.getAttribute('autocomplete')), attributes: attrs, hidden: !visible(el),
       rect: [Math.round(r.x * 10) / 10, Math.round(r.y * 10) / 10, Math.round(r.width * 10) / 10,
              Math.round(r.height * 10) / 10],
+      form_method: formMethod, form_action: cap(formAction, 300), opens, scripted,
     };
     if (el.tagName === 'SELECT') out.target.options = Array.from(el.options).slice(0, 100).map(x => cap(clean(x.label), 80));
     const near = [];
@@ -116,13 +132,33 @@ _PROBE = r"""
       if (h.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) heading = h; else break;
     }
     if (heading) near.push(textOf(heading));
+    // The parent's own text, without the labels of the other controls in it ("Save | Delete"
+    // must not make "Save" read as a deletion).
     const parent = el.parentElement;
-    if (parent && parent !== document.body) { const t = textOf(parent); if (t && t.length <= 160) near.push(t); }
-    const form = el.form || el.closest('form');
+    if (parent && parent !== document.body) {
+      let t = textOf(parent);
+      if (t.length <= 400) {
+        for (const c of parent.querySelectorAll(INTERACTIVE)) {
+          if (c === el || c.contains(el) || c.tagName === 'TEXTAREA' ||
+              (c.tagName === 'INPUT' && !['submit', 'button', 'reset'].includes((c.type || '').toLowerCase()))) continue;
+          const ct = textOf(c) || clean(c.value);  // a button's caption; typed values are never read
+          if (ct) t = t.replace(ct, ' ');
+        }
+        t = clean(t);
+        if (t && t.length <= 160) near.push(t);
+      }
+    }
     if (form) {
       near.push(clean(form.getAttribute('aria-label') || form.getAttribute('title')));
       const submit = form.querySelector('button[type=submit],button:not([type]),input[type=submit]');
       if (submit) out.formSubmit = nameOf(submit);
+      // The form's visible fields: labels and kinds, whether filled, a select's chosen option; never a typed value.
+      out.formFields = Array.from(form.elements).filter(f => ['INPUT', 'SELECT', 'TEXTAREA'].includes(f.tagName) &&
+          !['hidden', 'submit', 'button', 'reset', 'image'].includes((f.type || '').toLowerCase()) && visible(f)).slice(0, 40)
+        .map(f => ({label: cap(nameOf(f), 80), input_type: (f.getAttribute('type') || f.tagName).toLowerCase(),
+                    autocomplete: clean(f.getAttribute('autocomplete')), name: cap(f.name || '', 60),
+                    filled: ['checkbox', 'radio'].includes(f.type) ? f.checked : !!f.value,
+                    chosen: f.tagName === 'SELECT' && f.selectedOptions[0] && f.value ? cap(clean(f.selectedOptions[0].label), 80) : ''}));
     }
     out.nearby = [...new Set(near.map(clean).filter(Boolean))].slice(0, 6).map(t => cap(t, 200));
     const dialog = dialogOf(el);
@@ -170,6 +206,7 @@ class Probe:
     nearby: list[str] = field(default_factory=list)
     dialog: str = ""
     form_submit: str = ""
+    form_fields: list[dict[str, Any]] = field(default_factory=list)
     page_text: str = ""
     hidden_text: str = ""
     # Which surface read it, and the app / window it showed (Android and desktop probes).
@@ -181,7 +218,7 @@ class Probe:
     def of(cls, data: dict[str, Any]) -> "Probe":
         return cls(url=data.get("url", ""), title=data.get("title", ""), target=data.get("target"),
                    nearby=data.get("nearby") or [], dialog=data.get("dialog", ""),
-                   form_submit=data.get("formSubmit", ""), page_text=data.get("pageText", ""),
+                   form_submit=data.get("formSubmit", ""), form_fields=data.get("formFields") or [], page_text=data.get("pageText", ""),
                    hidden_text=data.get("hiddenText", ""))
 
     @property
@@ -244,7 +281,7 @@ def build_context(probe: Probe, fields: dict[str, Any], *, allowed_domains: list
     return ActionContext(
         surface=probe.surface, app_package=probe.app_package, window_title=probe.window_title,
         target=probe.target_info(), nearby_text=probe.nearby, dialog_text=probe.dialog,
-        form_submit=probe.form_submit, url=probe.url, page_title=probe.title, page_text=probe.page_text,
+        form_submit=probe.form_submit, form_fields=probe.form_fields, url=probe.url, page_title=probe.title, page_text=probe.page_text,
         hidden_text=probe.hidden_text, model_thought=model_thought[:1000], credential_domains=credential_domains,
         allowed_domains=list(allowed_domains), **fields,
     )

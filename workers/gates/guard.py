@@ -24,6 +24,7 @@ live page (one probe, `workers.gates.context`) before it runs.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -37,8 +38,10 @@ from workers import steps as S
 from workers.durable import Parked
 from workers.errors import StepError
 from workers.gates.context import Probe, build_context, fingerprint
+from workers.envs.review_page import FormView
 from workers.gates.review import ReviewDecision, ReviewQuestion, describe_action, mark_screenshot, verdict_record
 from workers.gates.safety import Verdict, action_fields, classify
+from workers.gates.safety import commit
 from workers.gates.safety.urls import host_of
 from workers.policies.parser import format_action
 from workers.egress import domain_allowed
@@ -81,6 +84,34 @@ class Checked:
     box: dict[str, float] | None = None  # the target's box as the probe measured it
 
 
+@dataclass(frozen=True)
+class Carry:
+    """An approved form commit whose result may be the act's own confirmation page (Django
+    admin's "Go" with "Delete selected users", then "Yes, I'm sure"): the confirm control there is
+    the same act, so the approval covers it. Only the next `steps_left` explicit steps on the same
+    site, only a page that asks to confirm, only the same kind of act; a goto ends it."""
+
+    category: str
+    host: str
+    steps_left: int
+    facts: dict[str, Any]
+
+    @classmethod
+    def after(cls, verdict: Verdict, probe: Probe, facts: dict[str, Any]) -> "Carry | None":
+        target = probe.target or {}
+        if target.get("form_method") != "post" or commit.confirmation_step(probe.page_text, probe.dialog):
+            return None  # not a form commit, or already the confirmation: nothing further to cover
+        return cls(verdict.category, host_of(probe.url), 2, {k: facts.get(k) for k in ("id", "decision", "decided_by")})
+
+    def covers(self, verdict: Verdict, probe: Probe) -> bool:
+        """A confirm control of the same kind of act, or one whose act the rules cannot name (a
+        bare "Yes, I'm sure"), on a page that asks to confirm, on the same site."""
+        family = lambda c: "DEL" if c in ("DEL", "ACCT") else c  # noqa: E731 - deleting users or accounts is one act
+        return (verdict.decision == "review" and family(verdict.category) in (family(self.category), "UNKNOWN")
+                and not verdict.modifiers and host_of(probe.url) == self.host
+                and commit.confirmation_step(probe.page_text, probe.dialog))
+
+
 @dataclass
 class Gated:
     """An agent action's fate: run `action` (maybe edited), or not (`feedback` for the model,
@@ -118,6 +149,9 @@ class ActionGuard:
     resumed_review: str = ""
 
     def __post_init__(self) -> None:
+        # Approvals of this run by page, control and values (`ReviewQuestion.approval_key`).
+        self._approved: dict[str, dict[str, Any]] = {}
+        self._carry: Carry | None = None
         self._policy = self.settings.policy()  # the allowed domains travel in each action's context
         self._sign_in_policy = self.settings.policy(sign_in=True)
         self._sign_in_domains = [d for c in self.secrets.credentials.values()
@@ -143,6 +177,9 @@ class ActionGuard:
         """Clear an explicit step to run on `target` (a grounded element, a model point, or None for
         the focused element / a navigation). Raises GateRefused or ActionSkipped."""
         approved, review, risk = "", {}, {}
+        carry, self._carry = self._carry, None
+        if carry is not None and step.kind != "goto" and carry.steps_left > 0:  # a goto leaves the act
+            self._carry = Carry(carry.category, carry.host, carry.steps_left - 1, carry.facts)
         for _ in range(MAX_ROUNDS):
             probe = await env.probe_step(step, target)
             fields = action_fields(step)
@@ -157,13 +194,21 @@ class ActionGuard:
                 return Checked(step, target, risk, probe.box)
             if verdict.decision == "block":
                 raise GateRefused(f"blocked: {verdict.reason}", risk)
+            if not approved and self._carry is not None and self._carry.covers(verdict, probe):
+                facts, self._carry = {**self._carry.facts, "covered": "the confirmation page of the act approved"}, None
+                return Checked(step, target, self._risk(verdict, probe, facts), probe.box)
             question = await self._question(env, fields, probe, verdict, step.model_dump(mode="json", exclude_none=True),
                                             EDITABLE_STEP.get(step.kind, []), point=getattr(target, "point", None),
-                                            box=await env.shown_box(target, probe))
+                                            box=await env.shown_box(target, probe), target=target)
+            reused = self._approved.get(question.approval_key)
+            if reused:  # approved once on this page, same control, same values: not asked again
+                return Checked(step, target, self._risk(verdict, probe, {**review, **reused, "reused": True}), probe.box)
             decision, facts = await self._decide(question, ())
             review.update(facts)
             risk = self._risk(verdict, probe, review)
             if decision.decision == "approve":
+                self._remember(question, facts)
+                self._carry = Carry.after(verdict, probe, facts)
                 approved, target = question.fingerprint, await reground(step)
                 continue
             if decision.decision == "edit":
@@ -207,9 +252,13 @@ class ActionGuard:
             return Gated(None, risk, error=f"blocked: {said}: {verdict.reason}")
         question = await self._question(env, fields, probe, verdict, action.model_dump(mode="json"),
                                         EDITABLE_ACTION.get(action.type, []), point=point, thought=thought)
+        reused = self._approved.get(question.approval_key)
+        if reused:  # approved once on this page, same control, same values: not asked again
+            return Gated(action, self._risk(verdict, probe, {**reused, "reused": True}))
         decision, facts = await self._decide(question, budgets)
         risk = self._risk(verdict, probe, facts)
         if decision.decision == "approve":
+            self._remember(question, facts)
             fresh, _ = await env.probe_action(action)
             if fingerprint(fresh, _summary(_agent_fields(action, fresh))) == question.fingerprint:
                 return Gated(action, risk)
@@ -236,21 +285,29 @@ class ActionGuard:
 
     # -- the review -----------------------------------------------------------------------
     async def _question(self, env, fields: dict, probe: Probe, verdict: Verdict, action: dict, editable: list[str], *,
-                        point=None, box: dict | None = None, thought: str = "") -> ReviewQuestion:
+                        point=None, box: dict | None = None, thought: str = "", target: Any = None) -> ReviewQuestion:
         box = box or probe.box
-        try:
-            shot = mark_screenshot((await env.observe()).screenshot, box=box if point is None else None, point=point)
-        except StepError:
-            shot = None
-        target = {k: v for k, v in (probe.target or {}).items() if k in ("role", "name", "tag", "href")} or None
-        if target is not None and box:
-            target["rect"] = [box["x"], box["y"], box["width"], box["height"]]  # as marked on the screenshot
+        shot, form, full = await _review_view(env, target, box, point)
+        if full is not None:
+            box, point = full
+        marked = {k: v for k, v in (probe.target or {}).items() if k in ("role", "name", "tag", "href")} or None
+        if marked is not None and box:
+            marked["rect"] = [box["x"], box["y"], box["width"], box["height"]]  # as marked on the screenshot
+        if shot is not None:
+            shot = mark_screenshot(shot, box=box if point is None else None, point=point)
+        summary = _summary(fields)
         return ReviewQuestion(
             action=action, description=describe_action(fields, probe), verdict=_scrub(verdict.model_dump(mode="json"), self.secrets),
-            fingerprint=fingerprint(probe, _summary(fields)), url=probe.url, screenshot=shot, target=target,
+            fingerprint=fingerprint(probe, summary), url=probe.url, screenshot=shot, target=marked,
             step={**self.step, **({"thought": thought[:1000]} if thought else {})}, editable=editable,
-            timeout_s=self.settings.review_timeout_s,
+            timeout_s=self.settings.review_timeout_s, form=form.fields, amounts=form.amounts, full_page=full is not None,
+            approval_key=approval_key(probe, summary, form),
         )
+
+    def _remember(self, question: ReviewQuestion, facts: dict[str, Any]) -> None:
+        """An approved action is not asked again on the same page (same control, same form values
+        and amounts) in this run; any difference asks again."""
+        self._approved[question.approval_key] = {k: facts.get(k) for k in ("id", "decision", "decided_by")}
 
     async def _decide(self, question: ReviewQuestion, budgets: tuple) -> tuple[ReviewDecision, dict]:
         """File the review and wait for the decision; past the hold window park the run."""
@@ -276,6 +333,26 @@ def _agent_fields(action: A.ActionModel, probe: Probe) -> dict[str, Any]:
         options = (probe.target or {}).get("options") or []
         fields["option"] = options[action.index] if action.index < len(options) else ""
     return fields
+
+
+async def _review_view(env, target, box, point) -> tuple[bytes | None, FormView, tuple | None]:
+    """The screenshot (full page where the surface can), the form and amounts, and the target's
+    box and point in the screenshot's pixels when they moved (full page); viewport otherwise."""
+    view = getattr(env, "review_view", None)  # web only; other surfaces show their screen
+    try:
+        if view is not None:
+            shot, page_box, page_point, form = await view(target, box, point)
+            return shot, form, (page_box, page_point)
+        return (await env.observe()).screenshot, FormView(), None
+    except StepError:
+        return None, FormView(), None
+
+
+def approval_key(probe: Probe, summary: str, form: FormView) -> str:
+    """Same page, same control, same form values and amounts: what an approval covers in a run."""
+    text = json.dumps([probe.url, probe.describe_target(), (probe.target or {}).get("href", ""), summary, form.fields, form.amounts],
+                      sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _summary(fields: dict[str, Any]) -> str:

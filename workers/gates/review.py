@@ -31,6 +31,9 @@ class ReviewQuestion:
 
     `action` is the proposed action as data: an explicit step (`kind`, `target`, `value`...) or a
     UI-Venus action (`type`, `point`...). `editable` names the fields a reviewer may change.
+    `form` is the form the action submits, each field's label and value (secrets and card numbers
+    masked), `amounts` the page's lines that show an amount or total, `full_page` whether the
+    screenshot is the whole page (web) rather than the screen.
     """
 
     action: dict[str, Any]
@@ -43,12 +46,16 @@ class ReviewQuestion:
     step: dict[str, Any] = field(default_factory=dict)
     editable: list[str] = field(default_factory=list)
     timeout_s: float = 3600.0
+    form: list[dict[str, str]] = field(default_factory=list)
+    amounts: list[str] = field(default_factory=list)
+    full_page: bool = False
+    approval_key: str = ""  # what an approval covers in this run (`workers.gates.guard.approval_key`)
 
     def detail(self) -> dict[str, Any]:
         """The JSON a review request keeps (everything but the screenshot)."""
         return {"action": self.action, "description": self.description, "verdict": self.verdict,
                 "fingerprint": self.fingerprint, "url": self.url, "target": self.target, "step": self.step,
-                "editable": self.editable}
+                "editable": self.editable, "form": self.form, "amounts": self.amounts, "full_page": self.full_page}
 
 
 @dataclass
