@@ -395,7 +395,8 @@ class Runner:
             output.update(resume.output)
         steps: list = list(spec.steps)
         if spec.start_url:
-            steps.insert(0, S.GotoStep(url=spec.start_url, name="Open the start URL"))
+            opening = "Open the start URL" if spec.surface == "web" else "Start the app"  # app:NAME on a phone or desktop
+            steps.insert(0, S.GotoStep(url=spec.start_url, name=opening))
         run.positions = {id(step): position for position, step in enumerate(steps)}
         position = 0
         try:
@@ -611,6 +612,8 @@ class Runner:
         try:
             observation = await env.observe()
             record.screenshot, record.url = observation.screenshot, observation.url
+            if "box" in record.grounding and "viewport" not in record.grounding:  # the box's units (device px on a phone)
+                record.grounding["viewport"] = {"width": observation.width, "height": observation.height}
         except (StepError, EnvironmentLost) as exc:
             if record.status == "succeeded":
                 record.status, record.error = "failed", secrets.scrub(str(exc))
