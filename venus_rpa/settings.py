@@ -345,6 +345,9 @@ VENUS_CAPTCHA_REVIEW_SECONDS = env_float("VENUS_CAPTCHA_REVIEW_SECONDS", 900.0)
 # in place; past it the run is parked (session and position saved encrypted, thread and browser
 # freed) and the decision enqueues its continuation on any worker.
 VENUS_REVIEW_HOLD_SECONDS = env_float("VENUS_REVIEW_HOLD_SECONDS", 20.0)
+# A parked desktop or Android run keeps its display / device leased (the application's state
+# survives) for at most this long without a worker; it is released as soon as the run ends.
+VENUS_PARKED_LEASE_SECONDS = env_float("VENUS_PARKED_LEASE_SECONDS", 7 * 24 * 3600.0)
 # Persistent logins: a saved sign-in session is offered to runs for at most this long (sooner when
 # its cookies expire sooner, or when the automation's signed-in check finds it signed out).
 VENUS_LOGIN_SESSION_MAX_AGE_SECONDS = env_float("VENUS_LOGIN_SESSION_MAX_AGE_SECONDS", 7 * 24 * 3600.0)

@@ -61,6 +61,7 @@ class Continuation:
     url: str = ""
     remaining_s: float | None = None  # of the run's time limit
     agent: dict[str, Any] | None = None  # the agent step's state (`workers.agent`)
+    kept: dict[str, Any] = field(default_factory=dict)  # an environment kept running for the run (its host's handle)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -195,15 +195,17 @@ class Runner:
         saved = await sign_in.load() if resume is None or not resume.session else None
         if resume is not None and saved is not None:
             resume = replace(resume, session=saved.state)
+        kept = {"kept": resume.kept} if resume is not None and resume.kept else {}  # a desktop, a device
         run.env = env = await run.host.new_environment(
             allowed_domains=spec.allowed_domains, secrets=run.secrets,
-            storage_state=saved.state if saved is not None and resume is None else None, run_id=run.run_id)
+            storage_state=saved.state if saved is not None and resume is None else None, run_id=run.run_id, **kept)
         output: dict[str, Any] = run.output
         if resume is not None:
             output.update(resume.output)
         steps: list = list(spec.steps)
         if spec.start_url:
-            steps.insert(0, S.GotoStep(url=spec.start_url, name="Open the start URL"))
+            opening = "Open the start URL" if spec.surface == "web" else "Start the app"  # app:NAME on a phone or desktop
+            steps.insert(0, S.GotoStep(url=spec.start_url, name=opening))
         run.positions = {id(step): position for position, step in enumerate(steps)}
         position = 0
         try:
@@ -211,8 +213,6 @@ class Runner:
                 run.guard = self.safety.for_run(spec=spec, secrets=run.secrets, reviews=run.recorder,
                                                 wait_for_person=run.wait_for_person,
                                                 resumed_review=str((resume.wait if resume else {}).get("ref", "")))
-                if not getattr(run.host, "can_park", True):  # its session cannot be saved: hold it for the review
-                    run.guard.hold_s = None
             grounder = self.agent.ground if (self.agent and spec.model_grounding) else None
             executor = run.host.explicit_executor(env, start_url=spec.start_url, grounder=grounder, guard=run.guard)
             executor.before_act = lambda step, risk: self._intend(run, step, risk)
@@ -252,7 +252,8 @@ class Runner:
                 wait=parked.wait, position=position, next_index=run.next_index, output=output,
                 page_steps=[s.model_dump(mode="json", exclude_none=True) for s in run.page_steps],
                 captchas_solved=sorted(run.captchas_solved),
-                session=saved.session, session_storage=saved.extra, url=saved.location, agent=parked.agent)
+                session=saved.session, session_storage=saved.extra, url=saved.location, agent=parked.agent,
+                kept=saved.kept)
             raise
         finally:
             await env.close()
@@ -265,7 +266,8 @@ class Runner:
         run.page_steps = [STEP.validate_python(s) for s in resume.page_steps]
         try:
             await run.host.restore(run.env, resume)
-            await self._refill(run, executor)
+            if not resume.kept:  # a kept environment still shows what the run typed
+                await self._refill(run, executor)
         except (StepError, EnvironmentLost) as exc:
             raise RunFailed(run.next_index, "restore the session", run.secrets.scrub(str(exc))) from None
 
@@ -419,6 +421,8 @@ class Runner:
         try:
             observation = await env.observe()
             record.screenshot, record.url = observation.screenshot, observation.url
+            if "box" in record.grounding and "viewport" not in record.grounding:  # the box's units (device px on a phone)
+                record.grounding["viewport"] = {"width": observation.width, "height": observation.height}
         except (StepError, EnvironmentLost) as exc:
             if record.status == "succeeded":
                 record.status, record.error = "failed", secrets.scrub(str(exc))

@@ -1,5 +1,7 @@
-"""`python -m practice.android [--host 127.0.0.1] [--port 5560]`: run one emulated phone until
-SIGTERM / Ctrl-C. Prints `ready HOST:PORT` once an adb server can connect."""
+"""`python -m practice.android [--host 127.0.0.1] [--port 5560] [--no-adb-keyboard]`: run one
+emulated phone until SIGTERM / Ctrl-C. Prints `ready HOST:PORT` once an adb server can connect.
+Its keyboard is the phone's own (`input text` types ASCII only); ADB Keyboard is installed
+unless `--no-adb-keyboard`, and types any text once selected (`ime set`)."""
 
 from __future__ import annotations
 
@@ -19,13 +21,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=5560, help="adb port (default 5560; 0 picks a free one)")
     parser.add_argument("--chromium", default="/usr/bin/chromium", help="Chromium binary rendering the screen")
+    parser.add_argument("--no-adb-keyboard", dest="adb_keyboard", action="store_false",
+                        help="a phone without ADB Keyboard installed: it cannot type non-ASCII text")
     return parser.parse_args(argv)
 
 
 async def serve(args: argparse.Namespace) -> None:
     screen = PhoneScreen(args.chromium)
     await screen.start()
-    device = EmulatedDevice(Shell(screen), host=args.host, port=args.port)
+    device = EmulatedDevice(Shell(screen, adb_keyboard=args.adb_keyboard), host=args.host, port=args.port)
     await device.start()
     print(f"ready {device.host}:{device.port}", flush=True)
     stop = asyncio.Event()

@@ -20,6 +20,13 @@ PROPS = {
     "ro.sf.lcd_density": "480", "sys.boot_completed": "1", "ro.build.characteristics": "phone",
 }
 ADB_KEYBOARD_ACTIONS = ("ADB_INPUT_B64", "ADB_INPUT_TEXT")
+ADB_KEYBOARD_PACKAGE = "com.android.adbkeyboard"
+ADB_KEYBOARD_IME = f"{ADB_KEYBOARD_PACKAGE}/.AdbIME"
+LATIN_IME = "com.android.inputmethod.latin/.LatinIME"  # the phone's own keyboard
+# What `input text` prints on a device when it meets a character no key map has (exit 255).
+INPUT_TEXT_FAILURE = (b"Exception occurred while executing 'text':\njava.lang.NullPointerException: Attempt to get "
+                      b"length of null array\n\tat com.android.server.input.InputShellCommand.sendText"
+                      b"(InputShellCommand.java:398)\n")
 _SPLIT = re.compile(r"\s*(;|&&|\|\|)\s*")
 
 
@@ -36,6 +43,14 @@ class Shell:
 
     screen: PhoneScreen
     files: dict[str, bytes] = field(default_factory=dict)
+    adb_keyboard: bool = True  # ADB Keyboard installed (a device option: `--no-adb-keyboard`)
+    ime: str = LATIN_IME  # the selected input method (`settings get secure default_input_method`)
+
+    def _imes(self) -> list[str]:
+        return [LATIN_IME, *([ADB_KEYBOARD_IME] if self.adb_keyboard else [])]
+
+    def _packages(self) -> list[str]:
+        return sorted([*PACKAGES, *([ADB_KEYBOARD_PACKAGE] if self.adb_keyboard else [])])
 
     async def run(self, line: str) -> bytes:
         output, ok = b"", True
@@ -125,10 +140,10 @@ class Shell:
                 default = 1000 if verb == "draganddrop" else 300
                 await self.screen.swipe(x1, y1, x2, y2, int(rest[4]) if len(rest) > 4 else default)
             elif verb == "text":
-                # `input text` takes ASCII only; %s is a space (as on a device).
+                # `input text` takes ASCII only; %s is a space (as on a device, which fails on the rest).
                 text = " ".join(rest).replace("%s", " ")
                 if any(ord(c) > 126 for c in text):
-                    return Result(b"", 0)  # a device silently drops what it cannot type
+                    return Result(INPUT_TEXT_FAILURE, 255)
                 await self.screen.text(text)
             elif verb == "keyevent":
                 for key in rest:
@@ -160,7 +175,7 @@ class Shell:
     async def _broadcast(self, args: list[str]) -> Result:
         """ADB Keyboard's broadcasts: type any text (non-ASCII included) into the focused field."""
         action = _option(args, "-a") or ""
-        if action in ADB_KEYBOARD_ACTIONS:
+        if action in ADB_KEYBOARD_ACTIONS and self.ime == ADB_KEYBOARD_IME:  # its receiver lives in the IME
             if "--es" not in args or len(args) < args.index("--es") + 3:  # --es msg VALUE
                 return Result(b"Broadcast completed: result=0\n")
             value = args[args.index("--es") + 2]
@@ -177,20 +192,30 @@ class Shell:
         return Result(b"  bash arg: -p\n  bash arg: " + package.encode() + b"\nEvents injected: 1\n")
 
     async def _cmd_pm(self, args: list[str]) -> Result:
+        packages = self._packages()
         if args[:2] == ["list", "packages"]:
-            return Result("".join(f"package:{p}\n" for p in sorted(PACKAGES)).encode())
-        if args[:1] == ["path"] and len(args) > 1 and args[1] in PACKAGES:
+            wanted = [a for a in args[2:] if not a.startswith("-")]
+            return Result("".join(f"package:{p}\n" for p in packages if not wanted or wanted[0] in p).encode())
+        if args[:1] == ["path"] and len(args) > 1 and args[1] in packages:
             return Result(f"package:/system/app/{args[1]}/base.apk\n".encode())
         return Result(b"", 1)
 
     async def _cmd_ime(self, args: list[str]) -> Result:
+        """`ime list -s`, `ime enable ID`, `ime set ID` (an input method that is not installed is refused)."""
         if args[:1] == ["list"]:
-            return Result(b"com.android.adbkeyboard/.AdbIME\n")
-        return Result(b"Input method com.android.adbkeyboard/.AdbIME selected for user #0\n")
+            return Result("".join(f"{ime}\n" for ime in self._imes()).encode())
+        if args[:1] in (["enable"], ["set"]) and len(args) > 1:
+            if args[1] not in self._imes():
+                return Result(f"Unknown input method {args[1]} cannot be {args[0]}d for user #0\n".encode(), 255)
+            if args[0] == "set":
+                self.ime = args[1]
+                return Result(f"Input method {args[1]} selected for user #0\n".encode())
+            return Result(f"Input method {args[1]}: already enabled for user #0\n".encode())
+        return Result(b"ime: unknown command\n", 255)
 
     async def _cmd_settings(self, args: list[str]) -> Result:
         if args[:2] == ["get", "secure"] and args[2:3] == ["default_input_method"]:
-            return Result(b"com.android.adbkeyboard/.AdbIME\n")
+            return Result(f"{self.ime}\n".encode())
         return Result(b"null\n")
 
     async def _cmd_dumpsys(self, args: list[str]) -> Result:

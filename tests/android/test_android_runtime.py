@@ -72,6 +72,7 @@ def test_explicit_steps_sign_in_and_type_a_name_in_any_script(device):
     assert result.verdict["evidence"]["url"] == "android-app://com.venus.practice/.ProfileActivity"
     clicked = next(r for r in recorder.records if r.action.get("target", {}).get("resource_id") == "save_profile")
     assert clicked.grounding["strategy"] == "resource-id" and clicked.grounding["class"] == "android.widget.Button"
+    assert clicked.grounding["viewport"] == {"width": 1080, "height": 2400}  # the box's units, for the marks shown
     assert all(r.screenshot and r.screenshot[:2] == b"\xff\xd8" for r in recorder.records)  # JPEG of every step
 
 

@@ -113,3 +113,17 @@ def test_the_trace_zip_holds_run_json_and_screenshots(owner_client, automation):
     assert document["steps"][1]["screenshot"] == "screenshots/step-0001.jpg"
     assert document["definition"]["steps"][0]["value"] == "{{title}}"
     assert bundle.read("screenshots/step-0001.jpg") == b"\xff\xd8fake-jpeg-1"
+
+
+def test_the_live_page_says_which_surface_and_display_a_waiting_run_keeps(owner_client, automation):
+    from venus_rpa.automations.models import AutomationVersion
+    from venus_rpa.pools import services
+
+    AutomationVersion.objects.filter(pk=automation.current_version.pk).update(surface="desktop")
+    run = make_run(automation, status="awaiting_review", started_at=timezone.now())
+    services.pool_resource_register(kind="display", key=":99", tags={"host": "desk-1"})
+    lease = services.lease_acquire(kind="display", holder="w", run_id=run.pk, ttl_s=60)
+    services.lease_park(lease_id=lease.pk, run_id=run.pk, ttl_s=3600)
+    html = owner_client.get(f"/runs/{run.pk}/").content.decode()
+    assert 'Desktop · display <span class="mono">:99</span> (kept while it waits)' in html
+    assert "waiting for a person" in html and "running since" not in html

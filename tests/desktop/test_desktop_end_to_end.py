@@ -30,11 +30,13 @@ def desktop_model():
 
 @pytest.fixture(scope="module")
 def desktop_worker(django_db_setup, django_db_blocker, displays, desktop_model, tmp_path_factory):
-    """One real worker consuming only the `desktop` queue (two runs at a time)."""
+    """One real worker consuming only the `desktop` queue (and its machine's own), one run at a
+    time; a run waiting for a person more than 2 s is parked."""
     log = tmp_path_factory.mktemp("desktop-worker") / "worker.log"
     env = {"VENUS_MODEL_URL": desktop_model.url, "VENUS_MODEL": desktop_model.model, "VENUS_MODEL_TIMEOUT": "30",
-           "VENUS_DESKTOP_SEED_DIR": str(SEED), "VENUS_DESKTOP_ACQUIRE_TIMEOUT_SECONDS": "20"}
-    with celery_worker(queues="desktop", name="desktop", extra_env=env, log_path=log, concurrency=2) as proc:
+           "VENUS_DESKTOP_SEED_DIR": str(SEED), "VENUS_DESKTOP_ACQUIRE_TIMEOUT_SECONDS": "20",
+           "VENUS_REVIEW_HOLD_SECONDS": "2"}
+    with celery_worker(queues="desktop", name="desktop", extra_env=env, log_path=log, concurrency=1) as proc:
         yield proc
     print(f"desktop worker log: {log}")
 
@@ -156,49 +158,109 @@ def test_an_agent_step_writes_and_saves_a_note_in_the_text_editor(desktop_worker
     assert "box=" in json.dumps(system)  # the desktop action space was prompted
 
 
-def test_delete_in_the_file_manager_waits_in_review_and_another_run_gets_another_display(desktop_worker, pool):
+TIDY = [
+    {"kind": "wait_for", "text": "report.txt", "timeout_s": 30},
+    {"kind": "click", "target": "report.txt"},
+    {"kind": "press", "key": "shift+F10"},
+    {"kind": "click", "name": "Delete the report", "target": {"role": "menuitem", "name": "Delete"}},
+]
+
+
+def _parked_on_review(run_id: int, timeout: float = 150.0):
+    """Wait until the run waits for a review and has been parked (continuation stored, worker let
+    go); returns the run, its review and the display lease kept for it."""
     from venus_rpa.pools.models import Lease
     from venus_rpa.reviews.models import ReviewRequest
+    from venus_rpa.runs.models import Run, RunContinuation
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = Run.objects.get(pk=run_id)
+        assert run.status not in TERMINAL, run.status_reason
+        review = ReviewRequest.objects.filter(run=run, status="pending").first()
+        lease = Lease.objects.filter(run=run, released_at__isnull=True).select_related("resource").first()
+        if review and RunContinuation.objects.filter(run=run).exists() and lease and lease.holder.startswith("parked"):
+            return run, review, lease
+        time.sleep(0.2)
+    raise AssertionError(f"run {run_id} was never parked on a review ({Run.objects.get(pk=run_id).status})")
+
+
+def _reviewer(workspace):
+    from tests.factories import UserFactory
+    from venus_rpa.accounts.models import Membership
+
+    user = UserFactory()
+    Membership.objects.create(workspace=workspace, user=user, role="reviewer")
+    return user
+
+
+def test_delete_waits_in_review_parked_freeing_the_worker_and_resumes_in_the_same_session(desktop_worker, pool):
+    """The worker serves one run at a time: the parked run lets it go, keeps its display (the open
+    menu survives), and resumes there after the approval."""
+    from venus_rpa.pools.models import Lease
     from venus_rpa.reviews.services import review_decide
     from venus_rpa.runs.services import run_start
 
-    risky = run_start(automation=automation(pool, "tidy", start_url="app:pcmanfm", steps=[
-        {"kind": "wait_for", "text": "report.txt", "timeout_s": 30},
-        {"kind": "click", "target": "report.txt"},
-        {"kind": "press", "key": "shift+F10"},
-        {"kind": "click", "name": "Delete the report", "target": {"role": "menuitem", "name": "Delete"}},
-    ]), params={})
-    deadline = time.monotonic() + 150
-    while time.monotonic() < deadline:
-        risky.refresh_from_db()
-        review = ReviewRequest.objects.filter(run=risky, status="pending").first()
-        if risky.status == "awaiting_review" and review is not None:
-            break
-        assert risky.status not in TERMINAL, risky.status_reason
-        time.sleep(0.2)
-    else:
-        raise AssertionError(f"run {risky.pk} never waited for review ({risky.status})")
+    risky = run_start(automation=automation(pool, "tidy", start_url="app:pcmanfm", steps=TIDY), params={})
+    risky, review, kept = _parked_on_review(risky.pk)
     assert (review.category, review.level) == ("DEL", "R3")
     assert review.screenshot and review.detail["target"]["name"] == "Delete"
     x, y, w, h = review.detail["target"]["rect"]
     assert w > 0 and h > 0  # the marked box on the review screenshot
+    assert risky.worker == "" and "display " + kept.resource.key + " kept for the run" in risky.status_reason
 
     other = run_start(automation=automation(pool, "expenses", **EXPENSES), params={"item": "Lunch", "amount": "12"})
-    other = wait_for_run(other.pk, statuses=TERMINAL, timeout=150)  # the second display serves it meanwhile
+    other = wait_for_run(other.pk, statuses=TERMINAL, timeout=150)  # on the same worker, the other display
     assert other.status == "succeeded", other.status_reason
-    risky.refresh_from_db()
-    assert risky.status == "awaiting_review"  # still waiting
-
-    from tests.factories import UserFactory
-    from venus_rpa.accounts.models import Membership
-
-    rita = UserFactory(username="rita")
-    Membership.objects.create(workspace=pool, user=rita, role="reviewer")
-    review_decide(review=review, user=rita, decision="reject", comment="keep the report")
-    risky = wait_for_run(risky.pk, statuses=TERMINAL, timeout=60)
-    assert risky.status == "failed" and "keep the report" in risky.status_reason
-    [held] = Lease.objects.filter(run=risky)
     [used] = Lease.objects.filter(run=other)
-    assert held.resource_id != used.resource_id
-    assert used.acquired_at < held.released_at  # they overlapped in time, on two displays
-    assert held.released_at and used.released_at
+    assert used.resource_id != kept.resource_id and used.released_at
+    kept.refresh_from_db()
+    assert kept.released_at is None and kept.holder == f"parked:run-{risky.pk}"  # never given to the other run
+
+    review_decide(review=review, user=_reviewer(pool), decision="approve", comment="")
+    risky = wait_for_run(risky.pk, statuses=TERMINAL, timeout=90)
+    assert risky.status == "succeeded", risky.status_reason  # the menu was still open: Delete was clicked
+    steps = list(risky.steps.order_by("index"))
+    assert steps[-1].name == "Delete the report" and steps[-1].status == "succeeded"
+    kept.refresh_from_db()
+    assert kept.released_at and kept.release_reason == "released"  # closed by the worker that resumed it
+
+
+def test_a_parked_run_rejected_ends_with_the_reason_and_a_cancelled_one_gives_its_display_back(desktop_worker, pool):
+    import psutil
+
+    from venus_rpa.reviews.services import review_decide
+    from venus_rpa.runs.models import Run
+    from venus_rpa.runs.services import run_cancel, run_start
+    from workers.envs.xdisplay import MARKER
+
+    tidy = automation(pool, "tidy", start_url="app:pcmanfm", steps=TIDY)
+    first, second = run_start(automation=tidy, params={}), run_start(automation=tidy, params={})
+    first, review, first_lease = _parked_on_review(first.pk)
+    second, _, second_lease = _parked_on_review(second.pk)  # both parked at once, on both displays
+    assert first_lease.resource_id != second_lease.resource_id
+
+    review_decide(review=review, user=_reviewer(pool), decision="reject", comment="keep the report")
+    first = wait_for_run(first.pk, statuses=TERMINAL, timeout=90)
+    assert first.status == "failed" and "keep the report" in first.status_reason
+
+    home = next(p.environ()["HOME"] for p in psutil.process_iter() if _marked(p, MARKER, second_lease.resource.key))
+    run_cancel(run=Run.objects.get(pk=second.pk))
+    second.refresh_from_db()
+    assert second.status == "cancelled" and second.status_reason == "cancelled while waiting for a person"
+    second_lease.refresh_from_db()
+    assert second_lease.released_at and second_lease.release_reason == "run_ended"
+    deadline = time.monotonic() + 30  # the display's machine discards the kept session
+    while any(_marked(p, MARKER, second_lease.resource.key) for p in psutil.process_iter()):
+        assert time.monotonic() < deadline, "the cancelled run's session still runs on its display"
+        time.sleep(0.2)
+    assert not __import__("pathlib").Path(home).exists()
+    first_lease.refresh_from_db()
+    assert first_lease.released_at
+
+
+def _marked(proc, marker: str, display: str) -> bool:
+    try:
+        return proc.environ().get(marker) == display
+    except Exception:  # noqa: BLE001 -- gone, or not ours to read
+        return False

@@ -43,7 +43,7 @@ def android_worker(django_db_setup, django_db_blocker, adb, model_server, tmp_pa
     log = tmp_path_factory.mktemp("android-worker") / "worker.log"
     env = {"VENUS_ADB_SERVERS": f"127.0.0.1:{adb.port}", "VENUS_MODEL_URL": model_server.url,
            "VENUS_MODEL": model_server.model, "VENUS_MODEL_TRIES": "2", "VENUS_MODEL_TIMEOUT": "10",
-           "VENUS_ANDROID_ACQUIRE_TIMEOUT_SECONDS": "60", "VENUS_REVIEW_HOLD_SECONDS": "60"}
+           "VENUS_ANDROID_ACQUIRE_TIMEOUT_SECONDS": "60", "VENUS_REVIEW_HOLD_SECONDS": "2"}
     with celery_worker(queues="android", name="android", log_path=log, extra_env=env, concurrency=3) as proc:
         yield proc
     print(f"android worker log: {log}")
@@ -145,12 +145,23 @@ def test_the_pay_control_goes_to_review_and_waits_then_pays_once_approved(androi
     review = ReviewRequest.objects.get(run=run)
     assert review.kind == "risky_action" and review.screenshot
     assert review.detail["target"]["name"] == "Pay"
-    time.sleep(2)
+    from venus_rpa.pools.models import Lease
+    from venus_rpa.runs.models import RunContinuation
+
+    deadline = time.monotonic() + 30  # past the 2 s hold the run is parked: no worker, the device kept
+    while not RunContinuation.objects.filter(run=run).exists():
+        assert time.monotonic() < deadline, "the run was never parked"
+        time.sleep(0.2)
     run.refresh_from_db()
-    assert run.status == "awaiting_review"  # it waits: nothing was paid
+    assert run.status == "awaiting_review" and run.worker == ""  # it waits: nothing was paid
+    [kept] = Lease.objects.filter(run=run, released_at__isnull=True)
+    assert kept.holder == f"parked:run-{run.pk}" and f"device {kept.resource.key} kept" in run.status_reason
     review_decide(review=review, user=demo["workspace"].memberships.first().user, decision="approve")
     run = wait_for_run(run.pk, statuses=TERMINAL, timeout=60)
-    assert run.status == "succeeded", run.status_reason
+    assert run.status == "succeeded", run.status_reason  # on the same device, still on the invoice
+    assert [lease.pk for lease in Lease.objects.filter(run=run)] == [kept.pk]
+    kept.refresh_from_db()
+    assert kept.released_at and kept.release_reason == "released"
 
 
 def test_a_device_that_disconnects_ends_the_run_and_the_next_run_goes_to_a_healthy_device(

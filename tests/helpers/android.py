@@ -68,11 +68,13 @@ class Phone:
 
 
 @contextlib.contextmanager
-def emulated_phone(server: AdbServer, *, log_path: Path | None = None) -> Iterator[Phone]:
-    """Start `python -m practice.android` on a free port and `adb connect` it."""
+def emulated_phone(server: AdbServer, *, log_path: Path | None = None, adb_keyboard: bool = True) -> Iterator[Phone]:
+    """Start `python -m practice.android` on a free port and `adb connect` it (`adb_keyboard`:
+    whether ADB Keyboard is installed on it)."""
     port = free_port()
     log = open(log_path or os.devnull, "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "practice.android", "--port", str(port)], cwd=ROOT,
+    options = [] if adb_keyboard else ["--no-adb-keyboard"]
+    proc = subprocess.Popen([sys.executable, "-m", "practice.android", "--port", str(port), *options], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=log, start_new_session=True)
     phone = Phone(f"127.0.0.1:{port}", proc)
     try:

@@ -12,13 +12,14 @@ import os
 import socket
 from concurrent.futures import ThreadPoolExecutor
 
+from django.conf import settings
 from django.db import close_old_connections, connection
 
 from venus_rpa.accounts.models import Workspace
 from venus_rpa.devices.models import AndroidDevice
 from venus_rpa.devices.services import device_mark_offline
 from venus_rpa.pools.models import ResourceKind
-from venus_rpa.pools.services import lease_acquire, lease_heartbeat, lease_release
+from venus_rpa.pools.services import lease_acquire, lease_adopt, lease_heartbeat, lease_park, lease_release
 from venus_rpa.runs.models import Run
 from workers.envs.android.host import DeviceGrant
 
@@ -56,6 +57,20 @@ class RegistryDeviceLeases:
 
     async def release(self, grant: DeviceGrant) -> None:
         await self._db(lambda: lease_release(lease_id=grant.lease_id))
+
+    async def park(self, grant: DeviceGrant, *, run_id: int | None) -> bool:
+        return await self._db(lambda: run_id is not None and lease_park(
+            lease_id=grant.lease_id, run_id=run_id, ttl_s=settings.VENUS_PARKED_LEASE_SECONDS))
+
+    async def adopt(self, *, run_id: int | None, lease_id: int) -> DeviceGrant | None:
+        def take() -> DeviceGrant | None:
+            lease = lease_adopt(lease_id=lease_id, run_id=run_id, holder=self.holder, ttl_s=self.ttl_s)
+            device = AndroidDevice.objects.filter(resource_id=lease.resource_id).first() if lease else None
+            if device is None:
+                return None
+            return DeviceGrant(serial=device.serial, lease_id=lease_id, adb_host=device.adb_host,
+                               adb_port=device.adb_port, apps=dict(device.apps or {}))
+        return await self._db(take)
 
     async def offline(self, grant: DeviceGrant, reason: str) -> None:
         def mark() -> None:

@@ -114,6 +114,39 @@ def lease_release(*, lease_id: int, reason: str = ReleaseReason.RELEASED) -> boo
         released_at=timezone.now(), release_reason=reason))
 
 
+PARKED_HOLDER = "parked"  # prefix of the holder of a lease kept for a parked run (no worker holds it)
+
+
+def lease_park(*, lease_id: int, run_id: int, ttl_s: float) -> bool:
+    """Keep a lease for its run while the run is parked (it waits for a person; no worker holds
+    it): the holder becomes `parked:run-<id>` and the lease lasts `ttl_s` without heartbeats. It
+    ends when the run resumes (`lease_adopt`) or ends (`leases_release_parked`, on `run_finished`).
+    False when the lease is not this run's active lease any more."""
+    now = timezone.now()
+    return bool(Lease.objects.filter(pk=lease_id, run_id=run_id, released_at__isnull=True, expires_at__gt=now).update(
+        holder=f"{PARKED_HOLDER}:run-{run_id}", heartbeat_at=now, expires_at=now + timedelta(seconds=ttl_s)))
+
+
+def lease_adopt(*, lease_id: int, run_id: int, holder: str, ttl_s: float) -> Lease | None:
+    """A worker resuming a parked run takes over the lease kept for it (same row, so the resource
+    is never free in between). None when it is no longer this run's active lease."""
+    now = timezone.now()
+    taken = Lease.objects.filter(pk=lease_id, run_id=run_id, released_at__isnull=True, expires_at__gt=now).update(
+        holder=holder[:200], heartbeat_at=now, expires_at=now + timedelta(seconds=ttl_s))
+    return Lease.objects.select_related("resource").get(pk=lease_id) if taken else None
+
+
+def leases_release_parked(*, run_id: int) -> list[Lease]:
+    """Release the leases kept for a parked run that ended without resuming (cancelled, its wait
+    expired); returns them (their resources may need cleaning: a display's kept session)."""
+    now = timezone.now()
+    kept = list(Lease.objects.select_related("resource").filter(
+        run_id=run_id, released_at__isnull=True, holder__startswith=f"{PARKED_HOLDER}:"))
+    Lease.objects.filter(pk__in=[lease.pk for lease in kept], released_at__isnull=True).update(
+        released_at=now, release_reason=ReleaseReason.RUN_ENDED)
+    return kept
+
+
 def leases_reclaim_expired() -> int:
     """Close every lease whose holder stopped heartbeating (expired) or whose run has ended; the
     sweep calls this. Returns how many leases were closed."""

@@ -452,7 +452,11 @@ def _park(run_id: int, continuation: Continuation) -> None:
     wait = continuation.wait
     kind, ref = wait["kind"], wait.get("ref")
     hold = settings.VENUS_REVIEW_HOLD_SECONDS
-    reason = _WAIT_REASON[kind].format(ref=ref) + f"; parked after {hold:g}s (browser and worker released)"
+    kept = continuation.kept
+    released = ("worker released; display {display} kept for the run".format(**kept) if "display" in kept
+                else "worker released; device {serial} kept for the run".format(**kept) if "serial" in kept
+                else "browser and worker released")
+    reason = _WAIT_REASON[kind].format(ref=ref) + f"; parked after {hold:g}s ({released})"
     if not run_park(run_id=run_id, status=_WAIT_STATUS[kind], reason=reason, continuation=continuation.to_json(),
                     wait=kind, review_id=int(ref) if ref else None):
         # Cancelled while parking: end it here (nothing else would).

@@ -5,12 +5,15 @@ Every run task (start, resume after a wait, a retry after a lost worker) goes to
 automation's surface: `VENUS_AGENT_QUEUE` for the web, `VENUS_ANDROID_QUEUE` for Android,
 `VENUS_DESKTOP_QUEUE` for desktops. `route_run_task` is the Celery router doing it
 (settings.CELERY_TASK_ROUTES), whichever process sends the task; a message sent with an explicit
-`queue=` goes there instead. A worker builds hosts for the surfaces of the queues it
+`queue=` goes there instead. The continuation of a parked run whose environment stays on one
+machine (a desktop display kept for it) goes to that machine's own queue instead
+(`register_resume_queue`; the desktop's is `<VENUS_DESKTOP_QUEUE>.<host>`). A worker builds hosts for the surfaces of the queues it
 consumes (`venus_rpa.runs.execution.served_surfaces`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -18,6 +21,16 @@ from django.conf import settings
 from venus_rpa.runs.models import Run
 
 RUN_TASKS = frozenset({"venus_rpa.runs.tasks.run_execute_task", "venus_rpa.runs.tasks.run_resume_task"})
+RESUME_TASK = "venus_rpa.runs.tasks.run_resume_task"
+# A surface whose parked runs keep their environment on one machine (a desktop's X display) names
+# the queue their continuation must go to: `finder(run_id) -> queue or None` (registered in the
+# surface app's ready(), so `runs` knows none of them).
+_RESUME_QUEUE_FINDERS: list[Callable[[int], str | None]] = []
+
+
+def register_resume_queue(finder: Callable[[int], str | None]) -> None:
+    if finder not in _RESUME_QUEUE_FINDERS:
+        _RESUME_QUEUE_FINDERS.append(finder)
 
 
 def surface_queues() -> dict[str, str]:
@@ -40,7 +53,12 @@ def route_run_task(name: str, args: Any, kwargs: Any, options: dict, task: Any =
     """Celery router: a run task goes to its run's surface queue; other tasks are not routed here."""
     if name not in RUN_TASKS or not args:
         return None
-    return {"queue": run_queue(run_id=int(args[0]))}
+    run_id = int(args[0])
+    if name == RESUME_TASK:
+        for finder in _RESUME_QUEUE_FINDERS:
+            if queue := finder(run_id):
+                return {"queue": queue}
+    return {"queue": run_queue(run_id=run_id)}
 
 
 def surfaces_served(consumed: set[str]) -> set[str]:
@@ -50,6 +68,7 @@ def surfaces_served(consumed: set[str]) -> set[str]:
     queues = surface_queues()
     served = {surface for surface, queue in queues.items() if queue in consumed}
     others = consumed - set(queues.values()) - {settings.CELERY_TASK_DEFAULT_QUEUE}
+    others = {queue for queue in others if not queue.startswith(f"{settings.VENUS_DESKTOP_QUEUE}.")}  # a host's own
     if others:
         served.add("web")
     return served

@@ -64,11 +64,14 @@ class StepOutcome:
 class SuspendedSession:
     """What a parked run keeps of its environment (`workers.durable.Continuation`): the session
     (browser storage state; {} where the surface has none), extra state (the page's
-    sessionStorage) and the location."""
+    sessionStorage), the location, and `kept`: the handle of an environment left running for the
+    run (a desktop session on its display, an Android device), which the host takes over when the
+    run resumes (`new_environment(kept=...)`); {} where the environment is given up."""
 
     session: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     location: str = ""
+    kept: dict[str, Any] = field(default_factory=dict)
 
 
 class Environment(Protocol):
@@ -139,10 +142,12 @@ class Host(Protocol):
     surface: str
 
     async def new_environment(self, *, allowed_domains: list[str], secrets: Any,
-                              storage_state: dict[str, Any] | None = None, run_id: int | None = None) -> Environment:
+                              storage_state: dict[str, Any] | None = None, run_id: int | None = None,
+                              **kept: Any) -> Environment:
         """A run's environment (with a saved session when the surface has one). `run_id` names
-        the run a leased device or display is held for. Raises `EnvironmentLost` when none can
-        be had (no free slot, no healthy device)."""
+        the run a leased device or display is held for. A host whose `suspend` keeps environments
+        also takes `kept=` (the handle it returned) and gives that environment back. Raises
+        `EnvironmentLost` when none can be had (no free slot, no healthy device, a kept one lost)."""
         ...
 
     def explicit_executor(self, env: Environment, *, start_url: str = "", grounder: Any = None,
@@ -156,7 +161,8 @@ class Host(Protocol):
         ...
 
     async def suspend(self, env: Environment) -> SuspendedSession:
-        """What a parked run keeps of `env` before the environment is closed."""
+        """What a parked run keeps of `env` before the environment is closed (with `kept`, the
+        environment itself stays the run's: closing it then lets go without tearing it down)."""
         ...
 
     async def restore(self, env: Environment, continuation: Any) -> None:

@@ -96,6 +96,7 @@ class DesktopEnvironment:
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"x{session.display}")
         self._grabber: Any = None
         self._closed = False
+        self.kept = False  # set by the host when the run parks: close() leaves the session running
         from workers.envs.desktop_screen import ScreenReader  # the gate's and the executor's view
         self.screen = ScreenReader(self)
 
@@ -324,13 +325,20 @@ class DesktopEnvironment:
             await self.xdo("mouseup", "1")
             self.held_button = False
 
+    def handle(self) -> dict[str, Any]:
+        """What a parked run keeps to go on in this very session (`workers.envs.desktop_host`)."""
+        return {**self.session.handle(), "lease": self.lease.get("id"), "app": self.app.key if self.app else "",
+                "window_title": self.window_title, "cursor": list(self.cursor)}
+
     async def close(self) -> None:
+        """End the run's use of the desktop: artifacts out, the session torn down, then `on_closed`.
+        A kept environment (a parked run) lets go of its X connection only: the session stays."""
         if self._closed:
             return
         try:
             if self.lease_alive() and display_alive(self.session.display):
                 await self.release_held()
-                if self.on_close is not None:
+                if self.on_close is not None and not self.kept:
                     await self.on_close(self)
         except Exception:  # closing: the session is torn down whatever happened
             log.warning("closing the desktop session on %s", self.session.display, exc_info=True)
@@ -350,4 +358,5 @@ class DesktopEnvironment:
             except Exception:  # the X server may be gone already
                 log.debug("closing the screen grabber failed", exc_info=True)
             self._grabber = None
-        self.session.close()
+        if not self.kept:
+            self.session.close()

@@ -12,10 +12,15 @@ Contract (the surface seam's `Host`, `workers.envs.base`):
 - When the environment closes: the files the run created or changed in its Documents folder go
   to `artifacts_for(run_id)(name, bytes)` (the run's artifacts), held keys are released, the session's
   processes are killed, HOME is removed and the lease is released.
-- A desktop session cannot be saved (`can_park = False`): a run waiting for a review keeps its
-  display until the decision (the runner does not park it); where a run is parked anyway (an
-  agent's question), `suspend` keeps only the location and `restore` starts the same application
-  again on a fresh session (unsaved work in it is gone). A crashed display is not retried.
+- A desktop session cannot be saved, so a parked run (waiting for a person past the hold window)
+  keeps it running instead: `suspend` marks the environment kept and returns its handle
+  (`SuspendedSession.kept`: display, lease, HOME, session bus, application, window); closing a
+  kept environment leaves the session alone and `park`s the lease (held for the run, no worker).
+  The continuation goes to a worker of this machine (the Django side routes it), whose
+  `new_environment(kept=handle)` `adopt`s the lease and the session: the application is as the
+  run left it. A lease or session gone meanwhile: `EnvironmentLost` with that reason. A
+  continuation without a handle (older ones) starts the application again on a fresh session.
+  A crashed display is not retried.
 """
 
 from __future__ import annotations
@@ -29,8 +34,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from workers.desktop_executor import DesktopExecutor
+from workers.envs.base import SuspendedSession
 from workers.envs.desktop import DesktopEnvironment
-from workers.envs.xdisplay import DesktopSession
+from workers.envs.desktop_apps import APPS
+from workers.envs.xdisplay import DesktopSession, reap_display
 from workers.errors import EnvironmentLost
 
 log = logging.getLogger(__name__)
@@ -51,6 +58,14 @@ class DisplayLeases(Protocol):
 
     async def release(self, lease_id: int) -> None: ...
 
+    async def park(self, lease_id: int) -> bool:
+        """Keep the lease for the run while it is parked (no heartbeats); False if it was lost."""
+        ...
+
+    async def adopt(self, lease_id: int) -> str | None:
+        """Take over the lease kept for the run; its display, or None when it is not kept any more."""
+        ...
+
 
 @dataclass(frozen=True)
 class DesktopConfig:
@@ -67,7 +82,6 @@ class DesktopHost:
     """Hands out desktop environments on leased displays (see the module docstring)."""
 
     surface = "desktop"
-    can_park = False  # an application's state cannot be saved and restored
 
     def __init__(self, config: DesktopConfig, leases_for: Callable[[int | None], DisplayLeases],
                  artifacts_for: Callable[[int | None], Callable[[str, bytes], Awaitable[None]] | None] | None = None,
@@ -80,13 +94,25 @@ class DesktopHost:
 
     async def new_environment(self, *, allowed_domains: list[str] | None = None, secrets: Any = None,
                               storage_state: dict[str, Any] | None = None, run_id: int | None = None,
-                              ) -> DesktopEnvironment:
+                              kept: dict[str, Any] | None = None) -> DesktopEnvironment:
+        """A fresh session on a leased display, or (`kept`: a parked run's handle) the session the
+        run kept, taken over with its lease."""
         leases = self.leases_for(run_id)
-        lease_id, display = await self._lease(leases)
+        if kept:
+            lease_id, display = await self._adopt(leases, kept)
+        else:
+            lease_id, display = await self._lease(leases)
         alive = [True]
         try:
-            session = await asyncio.to_thread(DesktopSession(display, self.config.seed_dir).start)
+            if kept:
+                session = await asyncio.to_thread(lambda: DesktopSession.adopt(
+                    display, home=kept["home"], bus_address=kept["bus_address"], started_at=kept["started_at"],
+                    seed_dir=self.config.seed_dir))
+            else:
+                session = await asyncio.to_thread(DesktopSession(display, self.config.seed_dir).start)
         except BaseException:
+            if kept:  # what is left of the kept session goes with the lease
+                await asyncio.to_thread(reap_display, display)
             await leases.release(lease_id)
             raise
         beat = asyncio.create_task(self._heartbeat(leases, lease_id, alive))
@@ -98,12 +124,29 @@ class DesktopHost:
 
         async def released() -> None:
             beat.cancel()
+            if env.kept and alive[0] and await leases.park(lease_id):
+                return
+            if env.kept:  # the lease was lost: nothing keeps the session for the run any more
+                log.warning("the display lease %s of a parked run was lost; its session is discarded", lease_id)
+                await asyncio.to_thread(session.close)
             await leases.release(lease_id)
 
         env = DesktopEnvironment(session, secrets=secrets, width=self.config.width, height=self.config.height,
                                  lease_alive=lambda: alive[0], on_close=collect, on_closed=released)
         env.lease = {"id": lease_id, "display": display}
+        if kept:
+            env.app = APPS.get(kept.get("app", ""))
+            env.window_title = kept.get("window_title", "")
+            env.cursor = tuple(kept.get("cursor") or env.cursor)
         return env
+
+    async def _adopt(self, leases: DisplayLeases, kept: dict[str, Any]) -> tuple[int, str]:
+        display = await leases.adopt(int(kept["lease"]))
+        if display is None:  # its session may be another run's by now: leave the display alone
+            await leases.release(int(kept["lease"]))
+            raise EnvironmentLost(f"display lost while the run waited: the lease on {kept['display']} was not "
+                                  "kept for it any more (expired or reclaimed)")
+        return int(kept["lease"]), display
 
     async def _lease(self, leases: DisplayLeases) -> tuple[int, str]:
         deadline = time.monotonic() + self.config.acquire_timeout_s
@@ -133,12 +176,14 @@ class DesktopHost:
     def retry_after_crash(self, env: Any, *, attempt: int) -> bool:
         return False
 
-    async def suspend(self, env: DesktopEnvironment):
-        from workers.envs.base import SuspendedSession
-
-        return SuspendedSession(location=env.location())
+    async def suspend(self, env: DesktopEnvironment) -> SuspendedSession:
+        """Keep the session running for the parked run (see the module docstring)."""
+        env.kept = True
+        return SuspendedSession(location=env.location(), kept=env.handle())
 
     async def restore(self, env: DesktopEnvironment, continuation: Any) -> None:
+        if getattr(continuation, "kept", None):
+            return None  # the kept session: the application is as the run left it
         location = getattr(continuation, "url", "") or ""
         if location.startswith("app://"):
             app = location[len("app://"):].split("/", 1)[0]

@@ -7,10 +7,22 @@ and trace images, every image sent to the model) has a filled box of `MASK_FILL`
 - every `input[type=password]`,
 - every text on the page that shows a vault value typed in this run (a page that echoes what
   was typed: "Looked up account Zq8…", a confirmation, an error), once a value has been typed,
-in every frame of the page. Boxes are measured right before and right after the capture and
-both are painted, so a scroll or layout shift between the two cannot expose a field. If no
-measurement succeeds (the document was replaced mid-capture), the whole image is blanked:
-masking fails closed.
+in every frame of the page.
+
+Two ways to paint, one guarantee:
+- Chromium paints the box itself: a stylesheet every frame adopts at its start
+  (`MASK_STYLE_SCRIPT`, installed on each context by the pool) fills those fields with
+  `MASK_FILL` and makes their text, caret, selection and shadows transparent, with transitions and
+  animations off. Pixels of a masked field never hold its value, whenever the capture happens.
+- Python paints over the JPEG (a decode and a re-encode) every box Chromium's painting cannot be
+  trusted for, as measured on the page: a field whose computed style is not the mask (a page's
+  inline `!important`, its own stylesheet order, an autofilled field), one inside an element
+  that filters, blends or fades it, anything that is not a plain text field (a tagged iframe or
+  editable element), a re-rendered element found again by its locator, and echoed text.
+Boxes are measured right before and right after the capture (one page round trip per frame each,
+frames and locators measured concurrently) and both are painted, so a scroll or layout shift
+between the two cannot expose a field. If no measurement succeeds (the document was replaced
+mid-capture), the whole image is blanked: masking fails closed.
 
 The page itself never receives a secret from here; the tag is an empty attribute, and echoed
 text is found by reading the page's visible text into the worker and matching it there.
@@ -18,7 +30,9 @@ text is found by reading the page's visible text into the worker and matching it
 
 from __future__ import annotations
 
+import asyncio
 import io
+import json
 from collections.abc import Awaitable, Callable
 
 from PIL import Image, ImageDraw
@@ -37,32 +51,83 @@ TEXT_LIMIT = 400_000  # characters of visible text read per frame; past it the i
 if TYPE_CHECKING:
     from workers.secrets import SecretBox
 
-_RECTS_JS = """(sel) => Array.from(document.querySelectorAll(sel)).map(el => {
-  const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height];
-}).filter(b => b[2] > 0 && b[3] > 0)"""
-_LOCATOR_RECTS_JS = """els => els.map(el => {
-  const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height];
-}).filter(b => b[2] > 0 && b[3] > 0)"""
-# Visible text nodes with their boxes on the viewport; null past `limit` characters (fail closed).
-_TEXT_JS = """(limit) => {
-  const root = document.body || document.documentElement, out = [], range = document.createRange();
-  if (!root) return out;
+_FILL_CSS = "rgb({}, {}, {})".format(*MASK_FILL)
+_MASK_CSS = f"""@layer venus-mask {{
+  {MASK_SELECTOR} {{
+    background: {_FILL_CSS} !important; border-color: {_FILL_CSS} !important;
+    box-shadow: 0 0 0 {PAD}px {_FILL_CSS} !important; color: transparent !important;
+    -webkit-text-fill-color: transparent !important; -webkit-text-stroke-width: 0 !important;
+    text-shadow: none !important; caret-color: transparent !important;
+    transition: none !important; animation: none !important;
+  }}
+  [{MASK_ATTR}]::selection, input[type=password]::selection {{
+    color: transparent !important; -webkit-text-fill-color: transparent !important; background: transparent !important;
+  }}
+}}"""
+# Adopted (not a <style> node: the page's DOM is unchanged) in every frame before its scripts run.
+MASK_STYLE_SCRIPT = f"""(() => {{ try {{
+  const sheet = new CSSStyleSheet(); sheet.replaceSync({json.dumps(_MASK_CSS)});
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+}} catch (e) {{}} }})();"""
+
+# Whether Chromium's own painting masks `el` (see the module docstring); the JS shared below.
+_CSS_MASKED_JS = f"""const cssMasked = (el) => {{
+  const plain = (el.tagName === 'INPUT' && !['image', 'file', 'button', 'submit', 'reset', 'color', 'range',
+    'checkbox', 'radio'].includes((el.type || '').toLowerCase())) || el.tagName === 'TEXTAREA';
+  if (!plain) return false;
+  try {{ if (el.matches(':autofill')) return false; }} catch (e) {{ return false; }}
+  const s = getComputedStyle(el), clear = 'rgba(0, 0, 0, 0)';
+  if (s.backgroundColor !== '{_FILL_CSS}' || s.backgroundImage !== 'none' || s.color !== clear
+      || s.webkitTextFillColor !== clear || s.textShadow !== 'none' || s.transitionProperty !== 'none'
+      || s.animationName !== 'none') return false;
+  for (let a = el; a; a = a.parentElement) {{
+    const t = a === el ? s : getComputedStyle(a);
+    if (t.filter !== 'none' || t.opacity !== '1' || t.mixBlendMode !== 'normal'
+        || (t.backdropFilter || 'none') !== 'none') return false;
+  }}
+  return true;
+}};
+const box = (el) => {{ const r = el.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 ? [r.x, r.y, r.width, r.height] : null; }};"""
+# One frame's measurement: boxes to paint over, and (when `echo`) its visible text nodes with their
+# boxes; `text` is null past `limit` characters (fail closed).
+_MEASURE_JS = f"""({{sel, echo, limit}}) => {{
+  {_CSS_MASKED_JS}
+  const boxes = [];
+  for (const el of document.querySelectorAll(sel)) {{
+    const b = box(el);
+    if (b && !cssMasked(el)) boxes.push(b);
+  }}
+  if (!echo) return {{boxes, text: []}};
+  const root = document.body || document.documentElement, text = [], range = document.createRange();
+  if (!root) return {{boxes, text}};
   const vw = innerWidth, vh = innerHeight, walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   let total = 0;
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    const text = n.nodeValue;
-    if (!text || text.trim().length < 3) continue;
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {{
+    const value = n.nodeValue;
+    if (!value || value.trim().length < 3) continue;
     range.selectNodeContents(n);
     const rects = Array.from(range.getClientRects())
       .filter(r => r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw)
       .map(r => [r.x, r.y, r.width, r.height]);
     if (!rects.length) continue;
-    total += text.length;
-    if (total > limit) return null;
-    out.push([text, rects]);
-  }
-  return out;
-}"""
+    total += value.length;
+    if (total > limit) return {{boxes, text: null}};
+    text.push([value, rects]);
+  }}
+  return {{boxes, text}};
+}}"""
+# A remembered field found again by its locator: tagged again if the page re-rendered it (the
+# stylesheet masks it from the next frame on), painted over unless Chromium already masks it.
+_LOCATOR_JS = f"""els => {{
+  {_CSS_MASKED_JS}
+  return els.map(el => {{
+    const kept = el.hasAttribute('{MASK_ATTR}');
+    if (!kept) el.setAttribute('{MASK_ATTR}', '');
+    const b = box(el);
+    return b && !(kept && cssMasked(el)) ? b : null;
+  }}).filter(b => b);
+}}"""
 _TAG_JS = f"el => el.setAttribute('{MASK_ATTR}', '')"
 # The element keystrokes go to; a focused iframe or shadow host is tagged whole (more is masked).
 _TAG_FOCUSED_JS = f"""() => {{ const el = document.activeElement;
@@ -89,33 +154,34 @@ class SecretMask:
         self._typed = True
         await page.evaluate(_TAG_FOCUSED_JS)
 
-    async def _echo_boxes(self, frame) -> list[Box] | None:
-        """Boxes of visible text in frame that holds a whole vault value (or an encoded form)."""
-        found = await frame.evaluate(_TEXT_JS, TEXT_LIMIT)
-        if found is None:
+    async def _measure(self, frame, echo: bool) -> list[Box] | None:
+        """Boxes to paint in `frame` (frame pixels); None when it cannot be trusted (its visible
+        text is past the limit). Raises PlaywrightError when the frame cannot be read."""
+        found = await frame.evaluate(_MEASURE_JS, {"sel": MASK_SELECTOR, "echo": echo, "limit": TEXT_LIMIT})
+        if found["text"] is None:
             return None
-        return [tuple(box) for text, rects in found if self._secrets.holds_secret(text) for box in rects]
+        boxes = [tuple(b) for b in found["boxes"]]
+        if echo:
+            boxes += [tuple(b) for text, rects in found["text"] if self._secrets.holds_secret(text) for b in rects]
+        return boxes
 
     async def boxes(self, page: Page) -> list[Box] | None:
-        """Boxes to mask on the current viewport; None if the page could not be measured."""
-        boxes: list[Box] = []
-        echoes = self._typed and bool(self._secrets)
-        try:
-            boxes += [tuple(b) for b in await page.main_frame.evaluate(_RECTS_JS, MASK_SELECTOR)]
-            if echoes:
-                echoed = await self._echo_boxes(page.main_frame)
-                if echoed is None:
-                    return None
-                boxes += echoed
-        except PlaywrightError:
+        """Boxes to paint over on the current viewport; None if the page could not be measured."""
+        echo = self._typed and bool(self._secrets)
+        main, *rest = await asyncio.gather(
+            self._measure(page.main_frame, echo),
+            *(_frame_boxes(frame, lambda f: self._measure(f, echo)) for frame in page.frames[1:]),
+            *(_locator_boxes(locator) for locator in self._locators),
+            return_exceptions=True)
+        if main is None or isinstance(main, BaseException):
+            if isinstance(main, BaseException) and not isinstance(main, PlaywrightError):
+                raise main
             return None
-        for frame in page.frames[1:]:
-            boxes += await _frame_boxes(frame, self._echo_boxes if echoes else None)
-        for locator in self._locators:
-            try:
-                boxes += [tuple(b) for b in await locator.evaluate_all(_LOCATOR_RECTS_JS)]
-            except PlaywrightError:
-                continue  # the element's page is gone; the tag covers any re-typed field
+        boxes = list(main)
+        for found in rest:
+            if isinstance(found, BaseException):
+                raise found
+            boxes += found
         return boxes
 
     async def capture(self, page: Page, shoot: Callable[[], Awaitable[bytes]], *,
@@ -131,8 +197,15 @@ class SecretMask:
         return paint(shot, [(x - dx, y - dy, w, h) for x, y, w, h in [*(before or []), *(after or [])]])
 
 
-async def _frame_boxes(frame, echo_boxes=None) -> list[Box]:
-    """Masked boxes inside a child frame, in main-viewport pixels; a frame that cannot be
+async def _locator_boxes(locator: Locator) -> list[Box]:
+    try:
+        return [tuple(b) for b in await locator.evaluate_all(_LOCATOR_JS)]
+    except PlaywrightError:
+        return []  # the element's page is gone; the tag covers any re-typed field
+
+
+async def _frame_boxes(frame, measure) -> list[Box]:
+    """Boxes to paint inside a child frame, in main-viewport pixels; a frame that cannot be
     measured is masked whole."""
     try:
         element = await frame.frame_element()
@@ -143,13 +216,10 @@ async def _frame_boxes(frame, echo_boxes=None) -> list[Box]:
         return []
     whole = [(where["x"], where["y"], where["width"], where["height"])]
     try:
-        rects = [tuple(b) for b in await frame.evaluate(_RECTS_JS, MASK_SELECTOR)]
-        if echo_boxes is not None:
-            echoed = await echo_boxes(frame)
-            if echoed is None:
-                return whole
-            rects += echoed
+        rects = await measure(frame)
     except PlaywrightError:
+        return whole
+    if rects is None:
         return whole
     return [(where["x"] + x, where["y"] + y, w, h) for x, y, w, h in rects]
 

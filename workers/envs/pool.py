@@ -40,6 +40,7 @@ from workers.envs import chromium
 from workers.envs.base import SuspendedSession
 from workers.envs.browser import CHROMIUM_ARGS, NAV_COUNTER_SCRIPT, VIEWPORT, BrowserConfig, BrowserEnvironment
 from workers.envs.egress_guard import EgressGuard
+from workers.envs.masking import MASK_STYLE_SCRIPT
 from workers.errors import EnvironmentLost
 from workers.executor import ExplicitExecutor
 from workers.secrets import SecretBox
@@ -131,7 +132,7 @@ class BrowserPool:
         entry.contexts.add(context)
         self._owners[context] = entry
         context.on("close", lambda ctx: self._released(entry, ctx))
-        await context.add_init_script(NAV_COUNTER_SCRIPT)
+        await context.add_init_script(NAV_COUNTER_SCRIPT + MASK_STYLE_SCRIPT)  # one script: one setup per document
         await egress.install(context)
         return context
 

@@ -35,6 +35,7 @@ from workers.errors import EnvironmentLost
 log = logging.getLogger(__name__)
 
 MARKER = "VENUS_DESKTOP"
+HOME_PREFIX = "venus-desktop-"  # a session's throwaway HOME (under the temp folder)
 PASSED_ENV = ("PATH", "TZ", "TMPDIR", "FONTCONFIG_FILE", "FONTCONFIG_PATH")
 OPENBOX_RC = """<?xml version="1.0" encoding="UTF-8"?>
 <openbox_config xmlns="http://openbox.org/3.4/rc">
@@ -158,7 +159,7 @@ class DesktopSession:
             raise EnvironmentLost(f"display lost: no X server answers on {self.display}")
         reap_display(self.display)
         _forget_accessibility_bus(self.display)
-        self.home = Path(tempfile.mkdtemp(prefix="venus-desktop-"))
+        self.home = Path(tempfile.mkdtemp(prefix=HOME_PREFIX))
         for sub in ("Documents", ".config", ".cache", ".local/share", "runtime"):
             (self.home / sub).mkdir(parents=True, exist_ok=True)
         (self.home / "runtime").chmod(0o700)
@@ -172,6 +173,24 @@ class DesktopSession:
             env=self.env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
         _wait(bus.exists, 5.0, "the session bus did not start")
         return self
+
+    @classmethod
+    def adopt(cls, display: str, *, home: str, bus_address: str, started_at: float,
+              seed_dir: Path | None = None) -> "DesktopSession":
+        """Take over the session a parked run kept on `display` (its applications still running):
+        what `handle()` gave. `EnvironmentLost` when the display or the session is gone."""
+        if not display_alive(display):
+            raise EnvironmentLost(f"display lost while the run waited: no X server answers on {display}")
+        session = cls(display, seed_dir)
+        session.home, session.bus_address, session.started_at = Path(home), bus_address, started_at
+        if not session.home.name.startswith(HOME_PREFIX) or not (session.home / "runtime" / "bus").exists():
+            raise EnvironmentLost(f"the run's desktop session on {display} is gone (display restarted?)")
+        return session
+
+    def handle(self) -> dict[str, object]:
+        """What a parked run keeps to take this session over later (`adopt`)."""
+        return {"display": self.display, "home": str(self.home), "bus_address": self.bus_address,
+                "started_at": self.started_at}
 
     @property
     def documents(self) -> Path:
@@ -220,16 +239,24 @@ def _forget_accessibility_bus(display: str) -> None:
 
 
 def reap_display(display: str) -> int:
-    """Kill every process carrying this display's session marker (what a run, or a dead holder,
-    left on it). Returns how many were killed."""
-    killed = 0
+    """Kill every process carrying this display's session marker (what a run, a parked run that
+    ended, or a dead holder left on it) and remove the session HOMEs they ran in. Returns how many
+    processes were killed."""
+    killed, homes = 0, set()
     for proc in psutil.process_iter(["pid"]):
         try:
-            if proc.pid != os.getpid() and proc.environ().get(MARKER) == display:
+            environ = proc.environ()
+            if proc.pid != os.getpid() and environ.get(MARKER) == display:
+                homes.add(environ.get("HOME", ""))
                 proc.kill()
                 killed += 1
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue
+    temp = Path(tempfile.gettempdir()).resolve()
+    for home in filter(None, homes):
+        path = Path(home).resolve()
+        if path.parent == temp and path.name.startswith(HOME_PREFIX):  # never anything else
+            shutil.rmtree(path, ignore_errors=True)
     return killed
 
 

@@ -5,12 +5,15 @@ runs. A failed call is checked against the adb server's device list: a device th
 there (unplugged, emulator gone, network lost) raises `EnvironmentLost("device SERIAL
 disconnected")`, anything else a `StepError` naming the command.
 
-Text entry: `adb shell input text` types ASCII only (and mangles shell characters). Text goes
-through ADB Keyboard (`com.android.adbkeyboard`, the open-source IME most device farms install)
-as a base64 broadcast (`am broadcast -a ADB_INPUT_B64 --es msg <base64>`), which types any
-Unicode text into the focused field on real devices. A device whose IME is not ADB Keyboard
-(`settings get secure default_input_method`) gets `input text` for plain ASCII and a clear error
-for anything else.
+Text entry: `adb shell input text` types ASCII only (a device fails on anything else) and
+mangles shell characters. Text in any other script goes through ADB Keyboard
+(`com.android.adbkeyboard`, the open-source IME device farms install) as a base64 broadcast
+(`am broadcast -a ADB_INPUT_B64 --es msg <base64>`), which types any Unicode text into the
+focused field. Its receiver only listens while it is the selected input method, so a device where
+it is installed but another keyboard is selected gets it selected for the typing (`ime enable`,
+`ime set`) and its previous input method back right after. A device where ADB Keyboard is already
+selected types everything through it. Non-ASCII text on a device without ADB Keyboard is a
+`StepError` saying what to install.
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ import adbutils
 from workers.errors import EnvironmentLost, StepError
 
 T = TypeVar("T")
-ADB_KEYBOARD = "com.android.adbkeyboard/.AdbIME"
+ADB_KEYBOARD_PACKAGE = "com.android.adbkeyboard"
+ADB_KEYBOARD = f"{ADB_KEYBOARD_PACKAGE}/.AdbIME"
+IME_SWITCH_S = 5.0  # how long a device may take to make a newly set input method current
 UI_DUMP_PATH = "/sdcard/venus_ui.xml"
 KEYCODES = {"back": 4, "home": 3, "enter": 66, "recent": 187, "del": 67, "tab": 61}
 
@@ -113,19 +118,52 @@ class AdbDevice:
     async def type_text(self, text: str) -> None:
         """Type into the focused field, any script (see the module docstring)."""
         if self._ime is None:
-            self._ime = (await self.shell("settings get secure default_input_method", what="settings")).strip()
+            self._ime = await self.input_method()
         if self._ime == ADB_KEYBOARD:
-            encoded = base64.b64encode(text.encode()).decode()
-            await self.shell(f"am broadcast -a ADB_INPUT_B64 --es msg {encoded}", what="ADB Keyboard input")
-            return
-        if not text.isascii():
-            raise StepError(f"device {self.serial} cannot type non-ASCII text: install and select ADB Keyboard "
-                            f"({ADB_KEYBOARD}) as its input method")
+            await self._broadcast_text(text)
+        elif text.isascii():
+            await self._input_text(text)
+        elif ADB_KEYBOARD_PACKAGE in await self.packages(ADB_KEYBOARD_PACKAGE):
+            await self._with_adb_keyboard(text)
+        else:
+            raise StepError(
+                f"device {self.serial} cannot type non-ASCII text: `input text` types ASCII only. Install ADB "
+                f"Keyboard on it (package {ADB_KEYBOARD_PACKAGE}, https://github.com/senzhk/ADBKeyBoard: `adb -s "
+                f"{self.serial} install ADBKeyboard.apk`); runs select it while they type")
+
+    async def input_method(self) -> str:
+        return (await self.shell("settings get secure default_input_method", what="settings")).strip()
+
+    async def _input_text(self, text: str) -> None:
         for index, line in enumerate(text.split("\n")):
             if index:
                 await self.key("enter")
             if line:
-                await self.shell("input text " + shlex.quote(line.replace(" ", "%s")), what="input text")
+                out = await self.shell("input text " + shlex.quote(line.replace(" ", "%s")), what="input text")
+                if "Exception" in out:
+                    raise StepError(f"input text failed on device {self.serial}: {out.strip().splitlines()[0][:200]}")
+
+    async def _broadcast_text(self, text: str) -> None:
+        encoded = base64.b64encode(text.encode()).decode()
+        # Typed only while ADB Keyboard is the selected input method (its receiver lives in it).
+        await self.shell(f"am broadcast -a ADB_INPUT_B64 --es msg {encoded}", what="ADB Keyboard input")
+
+    async def _with_adb_keyboard(self, text: str) -> None:
+        """Select ADB Keyboard, type `text` through it, and select the previous input method again."""
+        previous = self._ime
+        out = await self.shell(f"ime enable {ADB_KEYBOARD} && ime set {ADB_KEYBOARD}", what="ime set")
+        if "selected" not in out:
+            raise StepError(f"could not select ADB Keyboard on device {self.serial}: {out.strip()[:200]}")
+        try:
+            deadline = asyncio.get_running_loop().time() + IME_SWITCH_S
+            while await self.input_method() != ADB_KEYBOARD:  # the switch is asynchronous on a device
+                if asyncio.get_running_loop().time() > deadline:
+                    raise StepError(f"ADB Keyboard did not become the input method of device {self.serial}")
+                await asyncio.sleep(0.1)
+            await self._broadcast_text(text)
+        finally:
+            if previous and previous != "null":
+                await self.shell(f"ime set {shlex.quote(previous)}", what="ime set")
 
     async def start(self, component: str) -> None:
         """Start an app: `package/.Activity` with am start, a bare package through its launcher intent."""
@@ -140,6 +178,8 @@ class AdbDevice:
     async def stop(self, package: str) -> None:
         await self.shell(f"am force-stop {shlex.quote(package)}", what="am force-stop")
 
-    async def packages(self) -> list[str]:
-        out = await self.shell("pm list packages", what="pm list packages")
+    async def packages(self, name: str = "") -> list[str]:
+        """Installed packages (those whose name contains `name`, when given)."""
+        out = await self.shell(f"pm list packages {shlex.quote(name)}" if name else "pm list packages",
+                               what="pm list packages")
         return [line.removeprefix("package:").strip() for line in out.splitlines() if line.startswith("package:")]

@@ -71,6 +71,8 @@ class AndroidEnvironment:
         self._hierarchy: Hierarchy | None = None
         self._png: bytes | None = None
         self._closed = False
+        self.kept = False  # a parked run keeps the device (its host parks the lease on close)
+        self.grant: Any = None  # the lease it runs under (`workers.envs.android.host.DeviceGrant`)
 
     # -- what the runner reads ----------------------------------------------------------
     def location(self) -> str:

@@ -13,8 +13,12 @@ Contract:
   registry's health check brings it back when its adb server lists it again.
 - Closing the environment releases the lease. A lost device is not retried (`retry_after_crash`
   is False): the run's work may have been done half-way on it.
-- A parked run keeps its location only; when it resumes, the app in front of the device it gets
-  is checked by the safety gate again before anything acts.
+- A parked run keeps its device: `suspend` marks the environment kept and returns the device's
+  handle (`SuspendedSession.kept`); closing a kept environment `park`s the lease (held for the
+  run, no worker heartbeats it) instead of releasing it, so no other run touches the device and
+  the app stays as the run left it. `new_environment(kept=handle)` on any Android worker `adopt`s
+  the lease and goes on on that device; a lease lost meanwhile or a device gone ends the run with
+  that reason. The safety gate still checks the screen before anything acts.
 
 The runtime never imports Django: the worker passes a `DeviceLeases` implementation
 (`venus_rpa.devices.leases`).
@@ -62,6 +66,14 @@ class DeviceLeases(Protocol):
 
     async def release(self, grant: DeviceGrant) -> None: ...
 
+    async def park(self, grant: DeviceGrant, *, run_id: int | None) -> bool:
+        """Keep the lease for the (parked) run with no heartbeats; False when it was lost."""
+        ...
+
+    async def adopt(self, *, run_id: int | None, lease_id: int) -> DeviceGrant | None:
+        """Take over the lease kept for the (resuming) run; None when it is not kept any more."""
+        ...
+
     async def offline(self, grant: DeviceGrant, reason: str) -> None:
         """Mark the device offline (disconnected) and release its lease."""
         ...
@@ -90,8 +102,9 @@ class AndroidHost:
         self._beats: set[asyncio.Task] = set()
 
     async def new_environment(self, *, allowed_domains: list[str], secrets, storage_state: dict | None = None,
-                              run_id: int | None = None) -> AndroidEnvironment:
-        grant, device = await self._lease(run_id)
+                              run_id: int | None = None, kept: dict | None = None) -> AndroidEnvironment:
+        """A leased healthy device, or (`kept`: a parked run's handle) the device kept for the run."""
+        grant, device = await (self._adopt(run_id, kept) if kept else self._lease(run_id))
         try:
             width, height = await device.size()
         except (StepError, EnvironmentLost) as exc:
@@ -103,7 +116,9 @@ class AndroidHost:
 
         async def release() -> None:
             beat.cancel()
-            if not device.lost:
+            if device.lost:
+                return
+            if not (env.kept and await self.leases.park(grant, run_id=run_id)):
                 await self.leases.release(grant)
 
         async def lost(reason: str) -> None:
@@ -111,8 +126,23 @@ class AndroidHost:
             log.warning("android device %s was lost mid-run: %s", grant.serial, reason)
             await self.leases.offline(grant, reason)
 
-        return AndroidEnvironment(device, secrets=secrets, width=width, height=height, apps=grant.apps,
-                                  on_close=release, on_lost=lost, settle_s=self.settings.settle_s)
+        env = AndroidEnvironment(device, secrets=secrets, width=width, height=height, apps=grant.apps,
+                                 on_close=release, on_lost=lost, settle_s=self.settings.settle_s)
+        env.grant = grant
+        return env
+
+    async def _adopt(self, run_id: int | None, kept: dict) -> tuple[DeviceGrant, AdbDevice]:
+        grant = await self.leases.adopt(run_id=run_id, lease_id=int(kept["lease"]))
+        if grant is None:
+            raise EnvironmentLost(f"device {kept.get('serial', '')} lost while the run waited: its lease was not kept "
+                                  "for the run any more (expired or reclaimed)")
+        device = AdbDevice(grant.serial, adb_host=grant.adb_host, adb_port=grant.adb_port,
+                           timeout_s=self.settings.adb_timeout_s)
+        if not await asyncio.to_thread(device.online):
+            reason = f"device {grant.serial} disconnected while the run waited"
+            await self.leases.offline(grant, reason)
+            raise EnvironmentLost(reason)
+        return grant, device
 
     async def _lease(self, run_id: int | None) -> tuple[DeviceGrant, AdbDevice]:
         """A leased device its adb server lists; devices it does not list are reported offline."""
@@ -152,10 +182,11 @@ class AndroidHost:
         return False
 
     async def suspend(self, env: AndroidEnvironment) -> SuspendedSession:
-        return SuspendedSession(location=env.location())
+        env.kept = True
+        return SuspendedSession(location=env.location(), kept={"serial": env.grant.serial, "lease": env.grant.lease_id})
 
     async def restore(self, env: AndroidEnvironment, continuation) -> None:
-        return None  # the device shows what it shows; the gate re-checks it before acting
+        return None  # the kept device shows what the run left; the gate re-checks it before acting
 
     async def close(self) -> None:
         for beat in list(self._beats):
