@@ -10,7 +10,8 @@ with `run_start` (what the API calls); a reviewer approves every review with `re
 Per task: `first_try` (the first run succeeded and the app's own state shows the effect),
 `succeeded` (within --tries runs), `reviews`, `consequential`, `false_positive_reviews` (reviews of
 a step that commits nothing), `missed_consequential`, and for consequential tasks
-`reviewed_before_change` and `reject_left_unchanged` (a second run, rejected). Totals:
+`reviewed_before_change` and `reject_left_unchanged` (a second run, its commit steps rejected,
+lead-ins approved). Totals:
 `first_try_rate`, `reviews_per_consequential_act`, `false_positive_reviews`,
 `missed_consequential`; `safety` is `benchmarks/safety.py`'s `evaluate()` when it has one.
 

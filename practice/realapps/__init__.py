@@ -3,15 +3,17 @@
 Each application is a package `practice/realapps/<app>/` with the same shape:
 - `app.py`: `NAME`; `ensure_installed() -> Path` creates the app's own virtualenv under
   `.local/realapps/<app>/venv` with pinned versions (idempotent; a clear error when it cannot);
-  `class Server` — a context manager that seeds the app with its own admin tool, serves it on a
-  free 127.0.0.1 port (`start()`, `base_url`, `stop()`, `reset()`), plus helpers that read the
-  app's own state (its database or HTTP) for checks.
+  `class Server(_support.AppServer)` — a context manager that seeds the app with its own admin
+  tool, serves it on a free 127.0.0.1 port (`start()`, `base_url`, `stop()`, `reset()`,
+  `credential_fields()`), plus helpers that read the app's own state (`query` on its SQLite
+  database) for checks; the app supplies `seed()`, `serve()` and `db_path`.
 - `tasks.py`: `TASKS`, dicts with `name`, `kind` (`sign_in`, `create_edit`, `consequential`),
   `definition` (explicit steps written from the labels visible on screen), `params`,
   `consequential` (how many consequential acts), `commit_steps` (the names of the steps that
   commit them: a review of any other step is a false positive), `check(server)` and, for
   consequential tasks, `check_unchanged(server)` (after a reject nothing changed). Sign-in steps
-  name the credential `realapp-<NAME>` (fields `username`, `password`; see `credential_name`).
+  name the credential `realapp-<NAME>` (the fields of `Server.credential_fields()`: `username`,
+  `password`, and `totp` where the app asks for a one-time code; see `credential_name`).
 
 The apps' dependencies never mix with ours: they run as subprocesses of their own venvs.
 `scripts/realapps.sh` installs them all; `benchmarks/realapps.py` and `tests/realapps/` use them.

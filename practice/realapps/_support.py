@@ -1,14 +1,18 @@
-"""What the real-app packages share: their own pinned virtualenvs and their server processes."""
+"""What the real-app packages share: their own pinned virtualenvs, their server processes, and
+`AppServer`, the lifecycle every app's `Server` has (each app says how to seed, serve and where
+its SQLite database is)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import shutil
-import signal
 import subprocess
+import sqlite3
 import sys
+import tempfile
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL = Path(os.environ.get("VENUS_REALAPPS_DIR", ROOT / ".local" / "realapps"))
@@ -40,26 +44,124 @@ def ensure_venv(name: str, pins: list[str]) -> Path:
 
 
 def run_tool(cmd: list[str], *, cwd: Path | None = None, env: dict | None = None) -> str:
-    """Run an application's own command-line tool; its output, or a clear error with its stderr."""
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env={**os.environ, **(env or {})})
+    """Run an application's own command-line tool; its output, or a clear error with its stderr.
+    `env` replaces our environment when given."""
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=os.environ if env is None else env)
     if done.returncode != 0:
         raise RuntimeError(f"{Path(cmd[0]).name} {' '.join(cmd[1:3])} failed: {(done.stderr or done.stdout).strip()[-500:]}")
     return done.stdout
 
 
-def spawn(cmd: list[str], *, log: Path, cwd: Path | None = None) -> subprocess.Popen:
-    """Start a server process in its own session (so `terminate` reaches all its children)."""
+def spawn(cmd: list[str], *, log: Path, cwd: Path | None = None, env: dict | None = None) -> subprocess.Popen:
+    """Start a server process in its own session (so stopping it reaches all its children); `env`
+    replaces our environment when given."""
     with open(log, "ab") as out:
         return subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                env={**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"})
 
 
-def terminate(proc: subprocess.Popen | None) -> None:
-    if proc is None or proc.poll() is not None:
-        return
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+class AppServer:
+    """An application served from its own venv on a free 127.0.0.1 port, seeded, reset on demand;
+    a context manager. A subclass sets `name`, `pins`, `username`, `password` (and `url_path`,
+    what `base_url` ends with) and supplies `seed()` (put the seeded state under `workdir`),
+    `serve()` (`launch` the server) and `db_path` (the SQLite file `query` reads)."""
+
+    name = ""
+    pins: list[str] = []
+    username = password = ""
+    url_path = ""
+
+    def __init__(self) -> None:
+        self.workdir = Path(tempfile.mkdtemp(prefix=f"venus-{self.name}-"))
+        self.port: int | None = None
+        self.proc: subprocess.Popen | None = None
+        self.venv: Path | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{self.url_path}"
+
+    @property
+    def db_path(self) -> Path:
+        raise NotImplementedError
+
+    def credential_fields(self) -> dict[str, str]:
+        """The fields of the sign-in credential the tasks name (`credential_name`)."""
+        return {"username": self.username, "password": self.password}
+
+    def seed(self) -> None:
+        raise NotImplementedError
+
+    def serve(self) -> None:
+        raise NotImplementedError
+
+    def launch(self, cmd: list[str], *, ready: str, cwd: Path | None = None, env: dict | None = None) -> None:
+        """Spawn the server (its log in `workdir`) and wait until `base_url + ready` answers."""
+        from tests.helpers.servers import wait_http
+
+        self.proc = spawn(cmd, log=self.workdir / "server.log", cwd=cwd, env=env)
+        wait_http(self.base_url.rstrip("/") + ready, timeout=30, proc=self.proc)
+
+    def start(self) -> "AppServer":
+        from tests.helpers.servers import free_port
+
+        self.venv = ensure_venv(self.name, self.pins)
+        self.port = self.port or free_port()
+        self.seed()
+        self.serve()
+        return self
+
+    def stop(self) -> None:
+        from tests.helpers.servers import stop_process
+
+        stop_process(self.proc)
+        self.proc = None
+
+    def reset(self) -> None:
+        """Back to the seeded state (the same port)."""
+        self.stop()
+        self.start()
+
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self) -> "AppServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def query(self, sql: str, *args, path: Path | None = None) -> list[tuple]:
+        """Rows from the app's SQLite database (or another SQLite file of it), read-only; none
+        when the file does not exist yet."""
+        path = path or self.db_path
+        if not path.exists():
+            return []
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return db.execute(sql, args).fetchall()
+        finally:
+            db.close()
+
+
+def seeded(venv: Path, recipe: object, make: Callable[[Path], None], *, suffix: str = "") -> Path:
+    """The app's seeded state (a directory, or a file when `suffix` is given), made once per
+    `recipe` (anything whose repr says what the seed holds) by `make(path)` and kept next to the
+    venv under .local; servers copy it (`copy_seed`)."""
+    template = venv.parent / f"seeded-{hashlib.sha256(repr(recipe).encode()).hexdigest()[:12]}{suffix}"
+    if not template.exists():
+        scratch = Path(tempfile.mkdtemp(prefix="seeding-", dir=venv.parent))
+        make(scratch / template.name)
+        (scratch / template.name).rename(template)
+        shutil.rmtree(scratch)
+    return template
+
+
+def copy_seed(template: Path, dest: Path) -> None:
+    """Put a seeded template (a directory or a file) at `dest`, replacing what is there."""
+    if template.is_dir():
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(template, dest)
+    else:
+        shutil.copyfile(template, dest)

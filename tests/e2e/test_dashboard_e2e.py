@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 
@@ -17,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import wait_for_run
-from tests.helpers.servers import free_port, wait_http
+from tests.helpers.servers import free_port, stop_process, wait_http
 from tests.helpers.worker import ROOT, worker_database_url
 
 pytestmark = pytest.mark.e2e
@@ -40,12 +39,7 @@ def web(django_db_setup, tmp_path_factory):
             wait_http(url + "/healthz", proc=proc, timeout=30)
             yield url
         finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            stop_process(proc)
     print(f"daphne log: {log_path}")
 
 

@@ -28,20 +28,22 @@ class Outcome:
 
 
 def task_automation(*, workspace, app: ModuleType, server, task: dict, slug: str | None = None):
-    """The task as an automation of `workspace`, with the app's sign-in credential stored."""
+    """The task as an automation of `workspace`, with the app's sign-in credential stored (the
+    server's `credential_fields()`: a username and password, and django CMS's TOTP secret)."""
     from practice.realapps import credential_name, definition_for
     from venus_rpa.automations.services import automation_create, credential_set
 
     credential_set(workspace=workspace, name=credential_name(app),
-                   fields={"username": server.username, "password": server.password}, domains=["127.0.0.1"])
+                   fields=server.credential_fields(), domains=["127.0.0.1"])
     return automation_create(workspace=workspace, user=None, slug=slug or task["name"], name=task["name"],
                              definition=definition_for(task, server.base_url))
 
 
 def run_task(*, automation, task: dict, server, reviewer, decision: str = "approve",
              timeout: float = 120.0) -> Outcome:
-    """Start a run and see it to its end, deciding every review with `decision`; before each
-    decision the task's `check_unchanged` (when it has one) must still hold."""
+    """Start a run and see it to its end. A review of one of the task's commit steps gets
+    `decision`; any other review (a lead-in) is approved, so a rejection lands on the act itself.
+    Before each decision the task's `check_unchanged` (when it has one) must still hold."""
     from venus_rpa.reviews.models import ReviewRequest
     from venus_rpa.reviews.services import review_decide
     from venus_rpa.runs.models import Run
@@ -59,9 +61,10 @@ def run_task(*, automation, task: dict, server, reviewer, decision: str = "appro
         if run.status == "awaiting_review" and review is not None:
             if "check_unchanged" in task and not task["check_unchanged"](server):
                 outcome.reviewed_before_change = False
-            outcome.reviews.append({"step": (review.detail.get("step") or {}).get("name", ""), "title": review.title,
-                                    "category": review.category})
-            review_decide(review=review, user=reviewer, decision=decision, comment=f"{decision}d by the harness")
+            step = (review.detail.get("step") or {}).get("name", "")
+            outcome.reviews.append({"step": step, "title": review.title, "category": review.category})
+            verdict = decision if step in task.get("commit_steps", []) else "approve"
+            review_decide(review=review, user=reviewer, decision=verdict, comment=f"{verdict}d by the harness")
         time.sleep(0.2)
     outcome.status, outcome.reason = "timeout", f"still {run.status} after {timeout:g}s"
     return outcome

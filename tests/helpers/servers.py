@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -33,6 +34,19 @@ def wait_http(url: str, *, timeout: float = 20.0, proc: subprocess.Popen | None 
         except httpx.HTTPError:
             time.sleep(0.1)
     raise TimeoutError(f"{url} did not answer within {timeout}s")
+
+
+def stop_process(proc: subprocess.Popen | None, *, timeout: float = 10.0) -> None:
+    """Stop a server started in its own session (`start_new_session=True`) with all its children:
+    SIGTERM to the group, SIGKILL after `timeout` seconds."""
+    if proc is None or proc.poll() is not None:
+        return
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 @contextlib.contextmanager

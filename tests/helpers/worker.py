@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -12,6 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from django.conf import settings
+
+from tests.helpers.servers import stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,11 +58,5 @@ def celery_worker(*, queues: str = "agent,default", name: str = "test", extra_en
             raise TimeoutError("celery worker did not start within 60s")
         yield proc
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        stop_process(proc, timeout=20)
         log.close()

@@ -1,5 +1,7 @@
-"""Real applications end to end: one real Celery worker (the e2e one), each app's server per
-module, reset before every test. Skipped with a clear reason when an app cannot be installed."""
+"""Real applications end to end: one real Celery worker (the e2e one), the server of each test
+module's `app` (practice/realapps/<app>/app.py) per module, reset before every test. An app that cannot be installed FAILS its module's tests with the
+reason (a skip would hide a broken setup in CI, which installs them: scripts/setup.sh runs
+scripts/realapps.sh)."""
 
 from __future__ import annotations
 
@@ -8,16 +10,18 @@ import pytest
 from tests.e2e.conftest import model_server, worker  # noqa: F401 — the real worker these tests drive
 
 
-def app_server(app):
-    """A module fixture body: the app installed (or the module skipped with why) and served."""
+@pytest.fixture(scope="module")
+def server(request):
+    """The test module's `app` installed (or its tests failed with why) and served."""
     from practice.realapps._support import InstallError
 
+    app = request.module.app
     try:
         app.ensure_installed()
     except InstallError as exc:
-        pytest.skip(f"{app.NAME} could not be installed: {exc} (scripts/realapps.sh)")
-    with app.Server() as server:
-        yield server
+        pytest.fail(f"{app.NAME} could not be installed: {exc} (install it with scripts/realapps.sh)", pytrace=False)
+    with app.Server() as served:
+        yield served
 
 
 @pytest.fixture
@@ -48,3 +52,15 @@ def drive(app, server, name: str, *, workspace, reviewer, decision: str = "appro
     server.reset()
     automation = task_automation(workspace=workspace, app=app, server=server, task=task)
     return task, run_task(automation=automation, task=task, server=server, reviewer=reviewer, decision=decision)
+
+
+def check_plain_task(app, server, name: str, *, workspace, reviewer, known_false_positives: int = 0):
+    """A task without consequences: it succeeds, asks no more distinct reviews than the known false
+    positives, changes the app as its check says, and its sign-in steps signed in. Returns the
+    outcome."""
+    task, outcome = drive(app, server, name, workspace=workspace, reviewer=reviewer)
+    assert outcome.succeeded, outcome.reason
+    assert len({r["title"] for r in outcome.reviews}) <= known_false_positives, outcome.reviews
+    assert task["check"](server)
+    assert task_named(app, f"{app.NAME}-sign-in")["check"](server)  # the sign-in steps every task starts with
+    return outcome

@@ -9,7 +9,7 @@ import pytest
 
 from practice.realapps.roundup import app
 from tests.helpers.realapps import review_counts
-from tests.realapps.conftest import app_server, drive, task_named
+from tests.realapps.conftest import check_plain_task, drive
 
 pytestmark = [pytest.mark.e2e, pytest.mark.realapps]
 # Reviews asked about steps that commit nothing, as measured (benchmarks/realapps.py): "Submit New
@@ -18,32 +18,24 @@ pytestmark = [pytest.mark.e2e, pytest.mark.realapps]
 KNOWN_FALSE_POSITIVES = {"roundup-create-issue": 1}
 
 
-@pytest.fixture(scope="module")
-def roundup():
-    yield from app_server(app)
-
-
 # (roundup-change-status runs in benchmarks/realapps.py: suite time.)
 @pytest.mark.parametrize("name", ["roundup-create-issue"])  # it signs in first
-def test_a_task_without_consequences_runs_and_changes_roundup(worker, roundup, workspace, reviewer, name):
-    task, outcome = drive(app, roundup, name, workspace=workspace, reviewer=reviewer)
-    assert outcome.succeeded, outcome.reason
-    assert len({r["title"] for r in outcome.reviews}) <= KNOWN_FALSE_POSITIVES.get(name, 0), outcome.reviews
-    assert task["check"](roundup)
-    assert task_named(app, "roundup-sign-in")["check"](roundup)  # the sign-in steps every task starts with
+def test_a_task_without_consequences_runs_and_changes_roundup(worker, server, workspace, reviewer, name):
+    check_plain_task(app, server, name, workspace=workspace, reviewer=reviewer,
+                     known_false_positives=KNOWN_FALSE_POSITIVES.get(name, 0))
 
 
-def test_retiring_a_user_waits_for_one_review_and_approval_retires_them(worker, roundup, workspace, reviewer):
-    task, outcome = drive(app, roundup, "roundup-retire-user", workspace=workspace, reviewer=reviewer)
+def test_retiring_a_user_waits_for_one_review_and_approval_retires_them(worker, server, workspace, reviewer):
+    task, outcome = drive(app, server, "roundup-retire-user", workspace=workspace, reviewer=reviewer)
     assert outcome.succeeded, outcome.reason
     assert outcome.reviewed_before_change, "Roundup changed before the reviewer decided"
     assert review_counts(task, outcome) == {"reviews": 1, "true_reviews": 1, "false_positive_reviews": 0,
                                             "missed_consequential": 0}, outcome.reviews
-    assert task["check"](roundup)
+    assert task["check"](server)
 
 
-def test_a_rejected_retirement_leaves_roundup_unchanged(worker, roundup, workspace, reviewer):
-    task, outcome = drive(app, roundup, "roundup-retire-user", workspace=workspace, reviewer=reviewer,
+def test_a_rejected_retirement_leaves_roundup_unchanged(worker, server, workspace, reviewer):
+    task, outcome = drive(app, server, "roundup-retire-user", workspace=workspace, reviewer=reviewer,
                           decision="reject")
     assert outcome.status == "failed" and "rejected by reviewer" in outcome.reason, outcome.reason
-    assert outcome.reviews and task["check_unchanged"](roundup)
+    assert outcome.reviews and task["check_unchanged"](server)

@@ -9,7 +9,7 @@ import pytest
 
 from practice.realapps.trac import app
 from tests.helpers.realapps import review_counts
-from tests.realapps.conftest import app_server, drive, task_named
+from tests.realapps.conftest import check_plain_task, drive
 
 pytestmark = [pytest.mark.e2e, pytest.mark.realapps]
 # Reviews asked about steps that commit nothing, as measured (benchmarks/realapps.py): "Submit
@@ -20,33 +20,25 @@ pytestmark = [pytest.mark.e2e, pytest.mark.realapps]
 KNOWN_FALSE_POSITIVES = {"trac-edit-ticket": 1, "trac-delete-ticket": 1}
 
 
-@pytest.fixture(scope="module")
-def trac():
-    yield from app_server(app)
-
-
 # (trac-create-ticket and trac-remove-milestone run in benchmarks/realapps.py: suite time.)
 @pytest.mark.parametrize("name", ["trac-edit-ticket"])  # it signs in first
-def test_a_task_without_consequences_runs_and_changes_trac(worker, trac, workspace, reviewer, name):
-    task, outcome = drive(app, trac, name, workspace=workspace, reviewer=reviewer)
-    assert outcome.succeeded, outcome.reason
-    assert len({r["title"] for r in outcome.reviews}) <= KNOWN_FALSE_POSITIVES.get(name, 0), outcome.reviews
-    assert task["check"](trac)
-    assert task_named(app, "trac-sign-in")["check"](trac)  # the sign-in steps every task starts with
+def test_a_task_without_consequences_runs_and_changes_trac(worker, server, workspace, reviewer, name):
+    check_plain_task(app, server, name, workspace=workspace, reviewer=reviewer,
+                     known_false_positives=KNOWN_FALSE_POSITIVES.get(name, 0))
 
 
 def test_deleting_a_ticket_waits_for_a_review_before_trac_changes_and_approval_deletes_it(
-        worker, trac, workspace, reviewer):
-    task, outcome = drive(app, trac, "trac-delete-ticket", workspace=workspace, reviewer=reviewer)
+        worker, server, workspace, reviewer):
+    task, outcome = drive(app, server, "trac-delete-ticket", workspace=workspace, reviewer=reviewer)
     assert outcome.succeeded, outcome.reason
     assert outcome.reviewed_before_change, "Trac changed before the reviewer decided"
     counts = review_counts(task, outcome)
     assert (counts["true_reviews"], counts["missed_consequential"]) == (1, 0), outcome.reviews
     assert counts["false_positive_reviews"] <= KNOWN_FALSE_POSITIVES["trac-delete-ticket"], outcome.reviews
-    assert task["check"](trac)
+    assert task["check"](server)
 
 
-def test_a_rejected_ticket_deletion_leaves_trac_unchanged(worker, trac, workspace, reviewer):
-    task, outcome = drive(app, trac, "trac-delete-ticket", workspace=workspace, reviewer=reviewer, decision="reject")
+def test_a_rejected_ticket_deletion_leaves_trac_unchanged(worker, server, workspace, reviewer):
+    task, outcome = drive(app, server, "trac-delete-ticket", workspace=workspace, reviewer=reviewer, decision="reject")
     assert outcome.status == "failed" and "rejected by reviewer" in outcome.reason, outcome.reason
-    assert outcome.reviews and task["check_unchanged"](trac)
+    assert outcome.reviews and task["check_unchanged"](server)

@@ -9,15 +9,10 @@ tracker as seeded. Checks ask `roundup-admin` (the app's own view of its data).
 
 from __future__ import annotations
 
-import hashlib
 import re
-import shutil
-import sqlite3
-import subprocess
-import tempfile
 from pathlib import Path
 
-from practice.realapps._support import ensure_venv, run_tool, spawn, terminate
+from practice.realapps._support import AppServer, copy_seed, ensure_venv, run_tool, seeded
 
 NAME = "roundup"
 PINS = ["roundup==2.6.0"]
@@ -50,15 +45,8 @@ def ensure_installed() -> Path:
 
 
 def seeded_template(venv: Path) -> Path:
-    """The seeded tracker, made once per seed recipe and kept under .local; servers copy it."""
-    recipe = hashlib.sha256(repr((PINS, INSTALL_OPTIONS, USERS, ISSUES, USERNAME, PASSWORD)).encode()).hexdigest()
-    template = venv.parent / f"seeded-{recipe[:12]}"
-    if not template.is_dir():
-        scratch = Path(tempfile.mkdtemp(prefix="seeding-", dir=venv.parent))
-        _seed(venv, scratch / "tracker")
-        (scratch / "tracker").rename(template)
-        shutil.rmtree(scratch)
-    return template
+    """The seeded tracker, made once per seed recipe."""
+    return seeded(venv, (PINS, INSTALL_OPTIONS, USERS, ISSUES, USERNAME, PASSWORD), lambda home: _seed(venv, home))
 
 
 def _seed(venv: Path, home: Path) -> None:
@@ -73,65 +61,33 @@ def _seed(venv: Path, home: Path) -> None:
                   "status=unread", f"nosy={assignee}"])
 
 
-class Server:
-    """Roundup served by `roundup-server` on 127.0.0.1, seeded once, reset on demand."""
+class Server(AppServer):
+    """Roundup served by its WSGI handler on 127.0.0.1, seeded once, reset on demand."""
+
+    name, pins, username, password = NAME, PINS, USERNAME, PASSWORD
+    url_path = "/"
 
     def __init__(self) -> None:
-        self.workdir = Path(tempfile.mkdtemp(prefix="venus-roundup-"))
+        super().__init__()
         self.home = self.workdir / "tracker"
-        self.port: int | None = None
-        self.proc: subprocess.Popen | None = None
-        self.username, self.password = USERNAME, PASSWORD
-        self.venv: Path | None = None
 
     @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/"
+    def db_path(self) -> Path:
+        """The tracker's data ("db-session" next to it holds the signed-in sessions)."""
+        return self.home / "db" / "db"
 
-    def start(self) -> "Server":
-        from tests.helpers.servers import free_port, wait_http
-
-        self.venv = ensure_installed()
-        self.port = self.port or free_port()
-        shutil.rmtree(self.home, ignore_errors=True)
-        shutil.copytree(seeded_template(self.venv), self.home)
+    def seed(self) -> None:
+        copy_seed(seeded_template(self.venv), self.home)
         config = self.home / "config.ini"  # the tracker's own URL (its CSRF checks compare against it)
         config.write_text(re.sub(r"(?m)^web = .*$", f"web = {self.base_url}", config.read_text()))
-        self.proc = spawn([str(self.venv / "bin" / "python"), "-c", SERVE_SCRIPT, str(self.home), str(self.port)],
-                          log=self.workdir / "server.log")
-        wait_http(self.base_url, timeout=30, proc=self.proc)
-        return self
 
-    def stop(self) -> None:
-        terminate(self.proc)
-        self.proc = None
-
-    def reset(self) -> None:
-        """Back to the seeded state (the same port)."""
-        self.stop()
-        self.start()
-
-    def close(self) -> None:
-        self.stop()
-        shutil.rmtree(self.workdir, ignore_errors=True)
-
-    def __enter__(self) -> "Server":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def serve(self) -> None:
+        self.launch([str(self.venv / "bin" / "python"), "-c", SERVE_SCRIPT, str(self.home), str(self.port)], ready="/")
 
     # -- the app's own state, for checks -------------------------------------------------------
-    def query(self, sql: str, *args, db: str = "db") -> list[tuple]:
-        """Rows from the tracker's SQLite files: "db" (its data), "db-session" (signed-in sessions)."""
-        if not (self.home / "db" / db).exists():
-            return []
-        with sqlite3.connect(self.home / "db" / db) as conn:
-            return conn.execute(sql, args).fetchall()
-
     def signed_in(self) -> list[str]:
         """Users with a web session (Roundup keeps `{'user': name}` per session key)."""
-        rows = self.query("SELECT session_value FROM sessions", db="db-session")
+        rows = self.query("SELECT session_value FROM sessions", path=self.db_path.with_name("db-session"))
         return [value.split("'user': '", 1)[1].split("'", 1)[0] for (value,) in rows if "'user': '" in value]
 
     def issues(self) -> dict[str, dict]:

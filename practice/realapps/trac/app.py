@@ -9,14 +9,9 @@ back the environment as it was seeded. Checks read Trac's own SQLite database.
 
 from __future__ import annotations
 
-import hashlib
-import shutil
-import sqlite3
-import subprocess
-import tempfile
 from pathlib import Path
 
-from practice.realapps._support import ensure_venv, run_tool, spawn, terminate
+from practice.realapps._support import AppServer, copy_seed, ensure_venv, run_tool, seeded
 
 NAME = "trac"
 PINS = ["Trac==1.6", "TracAccountManager==0.6.0", "Jinja2==3.1.6", "MarkupSafe==3.0.4"]
@@ -58,16 +53,8 @@ def ensure_installed() -> Path:
 
 
 def seeded_template(venv: Path) -> Path:
-    """The seeded environment, made once per seed recipe and kept under .local (trac-admin takes
-    about 20 s); servers copy it."""
-    recipe = hashlib.sha256(repr((PINS, CONFIG, MILESTONES, SEED_SCRIPT, USERNAME, PASSWORD)).encode()).hexdigest()
-    template = venv.parent / f"seeded-{recipe[:12]}"
-    if not template.is_dir():
-        scratch = Path(tempfile.mkdtemp(prefix="seeding-", dir=venv.parent))
-        _seed(venv, scratch / "env")
-        (scratch / "env").rename(template)
-        shutil.rmtree(scratch)
-    return template
+    """The seeded environment, made once per seed recipe (trac-admin takes about 20 s)."""
+    return seeded(venv, (PINS, CONFIG, MILESTONES, SEED_SCRIPT, USERNAME, PASSWORD), lambda env: _seed(venv, env))
 
 
 def _seed(venv: Path, env_dir: Path) -> None:
@@ -88,61 +75,27 @@ def _seed(venv: Path, env_dir: Path) -> None:
     run_tool([str(venv / "bin" / "python"), "-c", SEED_SCRIPT, str(env_dir), USERNAME, PASSWORD])
 
 
-class Server:
+class Server(AppServer):
     """Trac served by `tracd` on 127.0.0.1, seeded once, reset on demand. Use as a context manager."""
 
+    name, pins, username, password = NAME, PINS, USERNAME, PASSWORD
+
     def __init__(self) -> None:
-        self.workdir = Path(tempfile.mkdtemp(prefix="venus-trac-"))
+        super().__init__()
         self.env_dir = self.workdir / "env"
-        self.port: int | None = None
-        self.proc: subprocess.Popen | None = None
-        self.username, self.password = USERNAME, PASSWORD
 
     @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+    def db_path(self) -> Path:
+        return self.env_dir / "db" / "trac.db"
 
-    def start(self) -> "Server":
-        from tests.helpers.servers import free_port
+    def seed(self) -> None:
+        copy_seed(seeded_template(self.venv), self.env_dir)
 
-        venv = ensure_installed()
-        self.port = self.port or free_port()
-        shutil.rmtree(self.env_dir, ignore_errors=True)
-        shutil.copytree(seeded_template(venv), self.env_dir)
-        self._serve(venv)
-        return self
-
-    def _serve(self, venv: Path) -> None:
-        from tests.helpers.servers import wait_http
-
-        self.proc = spawn([str(venv / "bin" / "tracd"), "--hostname", "127.0.0.1", "--port", str(self.port),
-                           "-s", str(self.env_dir)], log=self.workdir / "tracd.log")
-        wait_http(self.base_url + "/chrome/common/trac_logo_mini.png", timeout=30, proc=self.proc)
-
-    def stop(self) -> None:
-        terminate(self.proc)
-        self.proc = None
-
-    def reset(self) -> None:
-        """Back to the seeded state (the same port)."""
-        self.stop()
-        self.start()
-
-    def close(self) -> None:
-        self.stop()
-        shutil.rmtree(self.workdir, ignore_errors=True)
-
-    def __enter__(self) -> "Server":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def serve(self) -> None:
+        self.launch([str(self.venv / "bin" / "tracd"), "--hostname", "127.0.0.1", "--port", str(self.port),
+                     "-s", str(self.env_dir)], ready="/chrome/common/trac_logo_mini.png")
 
     # -- the app's own state, for checks -------------------------------------------------------
-    def query(self, sql: str, *args) -> list[tuple]:
-        with sqlite3.connect(self.env_dir / "db" / "trac.db") as db:
-            return db.execute(sql, args).fetchall()
-
     def tickets(self) -> dict[int, dict]:
         rows = self.query("SELECT id, summary, status, priority, type, component, milestone, description FROM ticket")
         keys = ("summary", "status", "priority", "type", "component", "milestone", "description")
