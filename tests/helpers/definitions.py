@@ -21,13 +21,17 @@ def delete_account_definition(practice_url: str) -> dict:
     }
 
 
-def checkout_steps(*, card: str, cvc: str, holder: str = "Ada Lovelace", expiry: str = "12/39") -> list[dict]:
+def checkout_steps(*, card: str, cvc: str, holder: str = "Ada Lovelace", expiry: str = "12/39",
+                   login: str | None = None, placed: bool = True) -> list[dict]:
     """Sign in, put a mug in the cart, fill the checkout form and place the order (one risky
-    action, PAY); the card fields take the given values or templates."""
-    from venus_rpa.core.demo import PRACTICE_CREDENTIAL
+    action, PAY); the card fields take the given values or templates. `login`: the credential that
+    signs in (the demo's practice credential by default); `placed`: end by waiting for "Order placed"."""
+    if login is None:
+        from venus_rpa.core.demo import PRACTICE_CREDENTIAL
 
-    login = "{{credentials.%s.%%s}}" % PRACTICE_CREDENTIAL
-    return [
+        login = PRACTICE_CREDENTIAL
+    login = "{{credentials.%s.%%s}}" % login
+    steps = [
         {"kind": "fill", "target": "Username", "value": login % "username"},
         {"kind": "fill", "target": "Password", "value": login % "password"},
         {"kind": "click", "target": {"role": "button", "name": "Sign in"}},
@@ -45,5 +49,8 @@ def checkout_steps(*, card: str, cvc: str, holder: str = "Ada Lovelace", expiry:
         {"kind": "fill", "target": "Expiry (MM/YY)", "value": expiry},
         {"kind": "fill", "target": "CVC", "value": cvc},
         {"kind": "click", "name": "Place the order", "target": {"role": "button", "name": "Place order"}},
-        {"kind": "wait_for", "name": "Order placed", "text": "Order placed"},
     ]
+    return [*steps, PLACED] if placed else steps
+
+
+PLACED = {"kind": "wait_for", "name": "Order placed", "text": "Order placed"}

@@ -15,9 +15,12 @@ from urllib.parse import parse_qs
 import pytest
 from PIL import Image
 
-from tests.runtime.test_safety_gate import (  # noqa: F401 - `browser` is a fixture
-    PLACED, ReviewRecorder, S, browser, checkout_spec, orders, run_gated, step_named,
-)
+from tests.helpers import gate
+from tests.helpers.definitions import PLACED
+from tests.helpers.gate import ReviewRecorder, checkout_spec, orders, run_gated, step_named
+from workers import steps as S
+
+browser = gate.browser  # one Chromium for the module
 
 SIGN_IN = [
     {"kind": "fill", "target": "Username", "value": "{{credentials.acme.username}}"},

@@ -6,90 +6,31 @@ with an in-memory recorder. No Django.
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 import httpx
 import pytest
 from PIL import Image
 
+from tests.helpers import gate
+from tests.helpers.definitions import PLACED
+from tests.helpers.gate import (CARD, PASSWORD, Browser, ReviewRecorder, checkout_spec, judge, orders, run_gated,
+                                secrets, step_named)
 from tests.helpers.fake_model import FakeModel, venus
 from workers import steps as S
 from workers.agent import AgentConfig, AgentLoop
 from workers.durable import Continuation
-from workers.envs.browser import BrowserConfig, BrowserEnvironment
-from workers.envs.pool import BrowserPool
-from workers.gates.context import build_context, probe_element, probe_focus, probe_point
+from workers.gates.context import probe_element, probe_focus, probe_point
 from workers.gates.guard import SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
-from workers.gates.safety import SafetyPolicy, classify
+from workers.gates.safety import SafetyPolicy
 from workers.policies.client import ModelClient, ModelSettings
-from workers.runner import RunResult, Runner, StepRecord
+from workers.runner import Runner
 from workers.secrets import Credential, SecretBox
 
-PASSWORD = "demo-password"
-CARD = {"name": "Ada Lovelace", "number": "4242 4242 4242 4242", "expiry": "12/39", "cvc": "123"}
-
-
-def secrets() -> SecretBox:
-    return SecretBox({
-        "acme": Credential("acme", {"username": "demo", "password": PASSWORD}, domains=["127.0.0.1"]),
-        "card": Credential("card", CARD, domains=["127.0.0.1"]),
-    })
-
-
-@dataclass
-class Browser:
-    loop: asyncio.AbstractEventLoop
-    host: BrowserPool
-    base_url: str
-
-    def run(self, coro: Awaitable) -> Any:
-        return self.loop.run_until_complete(coro)
-
-    def page(self, body: Callable[[BrowserEnvironment], Awaitable], *, signed_in: bool = True, cart: bool = False) -> Any:
-        """body(env) in a fresh context, signed in (and with a product in the cart) if asked."""
-
-        async def main():
-            env = await self.host.new_environment(allowed_domains=["127.0.0.1"], secrets=secrets())
-            try:
-                if signed_in:
-                    await env.page.goto(self.base_url + "/login")
-                    await env.page.fill("#username", "demo")
-                    await env.page.fill("#password", PASSWORD)
-                    await env.page.click("button[type=submit]")
-                    await env.page.wait_for_url("**/expenses/new")
-                if cart:
-                    await env.page.goto(self.base_url + "/shop")
-                    await env.page.get_by_role("button", name="Add to cart").first.click()
-                    await env.page.wait_for_load_state()
-                return await body(env)
-            finally:
-                await env.close()
-
-        return self.run(main())
-
-
-@pytest.fixture(scope="module")
-def browser(practice_url) -> Browser:
-    loop = asyncio.new_event_loop()
-    host = BrowserPool(BrowserConfig(egress_allow_private=("127.0.0.1",)))
-    try:
-        yield Browser(loop, host, practice_url)
-    finally:
-        loop.run_until_complete(host.close())
-        loop.close()
-
-
-def judge(probe, fields: dict | None = None, policy: SafetyPolicy | None = None):
-    ctx = build_context(probe, fields or {"action_type": "click"}, allowed_domains=["127.0.0.1"],
-                        credential_domains=["127.0.0.1"])
-    return classify(ctx, policy or SafetyPolicy(allowed_domains=["127.0.0.1"]))
+browser = gate.browser  # one Chromium for the module, pages signed in on request
 
 
 # --- the context read from the page ------------------------------------------------------------
@@ -197,114 +138,29 @@ def test_text_a_person_cannot_see_is_read_for_injection(browser):
     assert verdict.decision == "review" and "injection" in verdict.modifiers  # injection voids a pre-approval
 
 
-def test_probing_costs_one_round_trip_of_a_few_milliseconds(browser):
+def test_probing_costs_one_round_trip_to_the_page(browser):
+    """The probe reads everything it needs in one evaluate (its time is measured by
+    benchmarks/safety.py, not asserted here: timings in tests only measure the machine's load)."""
+
     async def body(env):
         await env.page.goto(browser.base_url + "/shop/checkout")
-        await probe_point(env.page, 10, 10)  # warm up
-        started = time.perf_counter()
-        for _ in range(10):
-            await probe_point(env.page, 600, 400)
-        return (time.perf_counter() - started) / 10 * 1000
+        calls = []
+        evaluate = env.page.evaluate
 
-    per_probe_ms = browser.page(body, cart=True)
-    assert per_probe_ms < 25
+        async def counted(*args, **kwargs):
+            calls.append(args[0][:20])
+            return await evaluate(*args, **kwargs)
+
+        env.page.evaluate = counted
+        probe = await probe_point(env.page, 600, 400)
+        return probe, calls
+
+    probe, calls = browser.page(body, cart=True)
+    assert len(calls) == 1
+    assert probe.url.endswith("/shop/checkout") and probe.target is not None
 
 
 # --- the gate in runs ------------------------------------------------------------------------------
-
-
-@dataclass
-class ReviewRecorder:
-    """An in-memory RunRecorder with a review queue: `decide(question)` answers each review
-    (a ReviewDecision, or a coroutine function returning one) after `delay_s` seconds."""
-
-    decide: Callable[[ReviewQuestion], Any] = lambda q: ReviewDecision("approve", decided_by="rita")
-    delay_s: float = 0.0
-    records: list[StepRecord] = field(default_factory=list)
-    questions: list[ReviewQuestion] = field(default_factory=list)
-    notes: list[dict] = field(default_factory=list)
-    opened: dict[str, float] = field(default_factory=dict)
-    decided_at: list[float] = field(default_factory=list)
-    pending: str = ""  # a resumed run's review: the first question filed gets it back
-
-    async def record_step(self, record: StepRecord) -> None:
-        self.records.append(record)
-
-    async def heartbeat(self) -> bool:
-        return True
-
-    async def open_review(self, question: ReviewQuestion) -> str:
-        if self.pending:
-            ref, self.pending = self.pending, ""
-            return ref
-        self.questions.append(question)
-        ref = str(len(self.questions))
-        self.opened[ref] = time.monotonic()
-        return ref
-
-    async def wait_review(self, review: str, *, timeout_s: float | None) -> ReviewDecision | None:
-        remaining = self.opened[review] + self.delay_s - time.monotonic()
-        if timeout_s is not None and remaining > timeout_s:
-            await asyncio.sleep(timeout_s)
-            return None
-        await asyncio.sleep(max(remaining, 0))
-        decision = self.decide(self.questions[int(review) - 1])
-        if asyncio.iscoroutine(decision):
-            decision = await decision
-        self.decided_at.append(time.monotonic())
-        return decision
-
-    async def note_review(self, review: str, facts: dict) -> None:
-        self.notes.append({"review": review, **facts})
-
-
-def checkout_spec(base_url: str, *extra: dict, card_number: str = "{{credentials.card.number}}",
-                  safety: dict | None = None, **spec: Any) -> S.AutomationSpec:
-    """Sign in, put a mug in the cart, fill the checkout form and place the order."""
-    return S.AutomationSpec.model_validate({
-        "start_url": base_url + "/login",
-        "allowed_domains": ["127.0.0.1"],
-        "steps": [
-            {"kind": "fill", "target": "Username", "value": "{{credentials.acme.username}}"},
-            {"kind": "fill", "target": "Password", "value": "{{credentials.acme.password}}"},
-            {"kind": "click", "target": {"role": "button", "name": "Sign in"}},
-            {"kind": "wait_for", "url_contains": "/expenses/new"},
-            {"kind": "goto", "url": "/shop"},
-            {"kind": "click", "target": {"role": "button", "name": "Add to cart", "nth": 0}},
-            {"kind": "goto", "url": "/shop/checkout"},
-            {"kind": "fill", "target": "Full name", "value": "Ada Lovelace"},
-            {"kind": "fill", "target": "Address", "value": "12 Analytical Row"},
-            {"kind": "fill", "target": "City", "value": "London"},
-            {"kind": "fill", "target": "Postal code", "value": "N1 9GU"},
-            {"kind": "select", "target": "Country", "option": "United Kingdom"},
-            {"kind": "fill", "target": "Name on card", "value": "{{credentials.card.name}}"},
-            {"kind": "fill", "name": "Card number", "target": "Card number", "value": card_number},
-            {"kind": "fill", "target": "Expiry (MM/YY)", "value": "{{credentials.card.expiry}}"},
-            {"kind": "fill", "target": "CVC", "value": "{{credentials.card.cvc}}"},
-            {"kind": "click", "name": "Place the order", "target": {"role": "button", "name": "Place order"}},
-            *extra,
-        ],
-        "safety": safety or {},
-        **spec,
-    })
-
-
-PLACED = {"kind": "wait_for", "name": "Order placed", "text": "Order placed"}
-
-
-def run_gated(browser: Browser, spec: S.AutomationSpec, recorder: ReviewRecorder, *, hold_s: float = 600.0,
-              agent: AgentLoop | None = None) -> RunResult:
-    httpx.post(browser.base_url + "/api/reset")
-    runner = Runner({"web": browser.host}, agent=agent, safety=SafetyGate(hold_s=hold_s))
-    return browser.run(runner.run(spec, params={}, secrets=secrets(), recorder=recorder))
-
-
-def orders(browser: Browser) -> list[dict]:
-    return httpx.get(browser.base_url + "/api/orders").json()
-
-
-def step_named(recorder: ReviewRecorder, name: str) -> StepRecord:
-    return next(r for r in recorder.records if r.name == name)
 
 
 def test_every_step_carries_its_verdict_and_a_pre_approved_order_runs_without_review(browser):
