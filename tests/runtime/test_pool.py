@@ -400,7 +400,11 @@ def test_the_launcher_kills_chromium_when_its_parent_dies():
         assert wait_until(lambda: gone(browser.pid))
     finally:
         for proc in chromium.marked_processes(os.getpid()):
-            if proc.environ().get(chromium.MARKER) == marker:
+            try:  # a process may be exiting while we look (another test's browser): skip it
+                mine = proc.environ().get(chromium.MARKER) == marker
+            except psutil.Error:
+                continue
+            if mine:
                 chromium.kill_tree(proc)
 
 
