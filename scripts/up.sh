@@ -31,7 +31,7 @@ stop() {
     alive=0; for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
     [ $alive = 0 ] && break; sleep 0.2
   done
-  for pid in "${pids[@]}"; do pkill -KILL -P "$pid" 2>/dev/null; kill -KILL "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do pkill -KILL -P "$pid" 2>/dev/null || true; kill -KILL "$pid" 2>/dev/null || true; done
   echo "==> stopped"
 }
 trap 'stop; exit 0' INT TERM

@@ -67,12 +67,21 @@ def test_agent_points_and_captcha_steps_render(owner_client, automation):
                         grounding={"mapped": [{"x": 640, "y": 400}], "viewport": {"width": 1280, "height": 800}})
     Step.objects.create(run=run, index=1, kind="captcha", name="CAPTCHA text via human", status="succeeded",
                         action={"kind": "text", "solver": "human", "attempt": 1, "outcome": "passed"},
-                        started_at=timezone.now(), output={"risk": {"level": "high", "category": "payment"}})
+                        started_at=timezone.now())
+    Step.objects.create(run=run, index=2, kind="click", name="Place order", status="succeeded", started_at=timezone.now(),
+                        grounding={"risk": {"category": "PAY", "level": 3, "decision": "review",
+                                            "reason": "Click 'Place order' <script>x()</script> spends money.",
+                                            "review": {"decision": "approved", "decided_by": "rita", "waited_ms": 3200}}})
+    Step.objects.create(run=run, index=3, kind="fill", name="Title", status="succeeded", started_at=timezone.now(),
+                        grounding={"risk": {"category": "NONE", "level": 1, "decision": "allow", "reason": "Typing is local."}})
     html = owner_client.get(f"/runs/{run.pk}/").content.decode()
     assert 'class="mark mark-point" style="left:50.0%;top:50.0%"' not in html  # no screenshot: no overlay
     assert "Click the button" in html
     assert "CAPTCHA <strong>text</strong> via human, attempt 1: <strong>passed</strong>" in html
-    assert "Risk:" in html and "payment" in html
+    assert ">R3</span> <strong>payment</strong> · asked a person · approved by rita after 3.2 s" in html
+    assert "&lt;script&gt;x()&lt;/script&gt;" in html and "<script>x()" not in html  # page text in a reason is escaped
+    assert "Gate record" in html  # the raw record stays one click away
+    assert "Typing is local." not in html and html.count('class="risk small"') == 1  # harmless steps: no risk line
 
 
 def test_cancel_from_the_page(editor_client, automation):

@@ -111,6 +111,43 @@ def risk_of(step) -> Any:
     return None
 
 
+CATEGORY_WORDS = {
+    "PAY": "payment", "DEL": "deletion", "SEND": "sending", "SHARE": "sharing", "AUTH": "sign-in", "SEC": "security",
+    "INSTALL": "install or permission", "LEGAL": "legal agreement", "ACCT": "account", "BOOK": "booking",
+    "SYS": "system change", "NAV-OUT": "leaving the allowed sites", "UNKNOWN": "could not judge",
+    "INJECT": "on-screen instructions", "NONE": "",
+}
+DECISION_WORDS = {"allow": "allowed", "review": "asked a person", "block": "blocked"}
+
+
+@register.filter
+def risk_view(risk: Any) -> dict | None:
+    """A step's safety verdict in words for the run page (the raw record stays one click away):
+    level, category, decision, the reason, and what the reviewer did. None for harmless steps."""
+    if not isinstance(risk, dict):
+        return None
+    level = risk.get("level")
+    review = risk.get("review") if isinstance(risk.get("review"), dict) else {}
+    if risk.get("decision") == "allow" and not review and not (isinstance(level, int) and level >= 2):
+        return None  # a harmless step gets no risk line at all
+    if review.get("reused"):
+        outcome = "approved earlier on this page"
+    elif review.get("covered"):
+        outcome = "covered by the approval of this act"
+    elif review.get("decision"):
+        outcome = str(review["decision"]) + (f" by {review['decided_by']}" if review.get("decided_by") else "")
+        if review.get("waited_ms"):
+            outcome += f" after {float(review['waited_ms']) / 1000:.1f} s"
+    else:
+        outcome = ""
+    category = str(risk.get("category") or "")
+    return {
+        "level": f"R{level}" if isinstance(level, int) else "", "tone": "bad" if isinstance(level, int) and level >= 3 else "muted",
+        "category": CATEGORY_WORDS.get(category, category.lower()), "decision": DECISION_WORDS.get(risk.get("decision"), ""),
+        "reason": str(risk.get("reason") or ""), "target": str(risk.get("target") or ""), "review": outcome,
+    }
+
+
 @register.filter
 def action_summary(action: dict | None) -> str:
     if not isinstance(action, dict):
