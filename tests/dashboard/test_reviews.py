@@ -99,6 +99,18 @@ def test_risky_actions_render_disabled_until_the_safety_flow_exists(owner_client
     assert kwargs["comment"] == "smaller"
 
 
+def test_a_risky_action_says_why_in_words(owner_client, automation):
+    from venus_rpa.reviews.services import review_create
+
+    run = make_run(automation, status="awaiting_review")
+    review_create(run_id=run.pk, kind="risky_action", title="Place order", screenshot=None, ttl_s=60,
+                  detail={"description": "Click the button 'Place order'",
+                          "verdict": {"category": "PAY", "level": 3, "decision": "review",
+                                      "reason": "Click 'Place order' spends or moves money."}})
+    html = owner_client.get("/reviews/").content.decode()
+    assert ">R3</span> <strong>payment</strong> · Click &#x27;Place order&#x27; spends or moves money." in html
+
+
 def test_agent_questions_wait_in_the_queue_and_are_answered_there(owner_client, viewer_client, automation):
     from venus_rpa.runs.models import Run
 
