@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -73,3 +74,8 @@ def practice_site(*, quiet: bool = False, test_hooks: bool = False) -> Iterator[
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def alerts(html: str) -> list[str]:
+    """Texts of all role="alert" elements of a practice-site page, in page order."""
+    return re.findall(r'role="alert">([^<]+)<', html)

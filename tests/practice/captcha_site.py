@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 import httpx
 import pytest
 
+from tests.helpers.servers import alerts as alerts  # re-exported for the test modules
 from tests.helpers.servers import practice_site
 
 
@@ -88,5 +89,3 @@ def submit(client: httpx.Client, path: str, widget: Widget, answer: str, **field
     return client.post(path, data=data)
 
 
-def alerts(html: str) -> list[str]:
-    return re.findall(r'role="alert">([^<]+)<', html)

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.helpers.servers import alerts as alerts  # re-exported for the test modules
 from tests.helpers.servers import practice_site
 
 ADDRESS = {"full_name": "Li Wei", "address": "1 Harbour Road", "city": "Lisbon", "postal_code": "1100-001",
@@ -65,10 +66,6 @@ def sign_in(client: httpx.Client, username: str = "demo", password: str = "demo-
 def post(client: httpx.Client, page: str, target: str, /, **data: str) -> httpx.Response:
     """Load ``page`` and submit its form posting to ``target`` with ``data``."""
     return client.post(target, data={**form_fields(client.get(page).text, target), **data})
-
-
-def alerts(html: str) -> list[str]:
-    return re.findall(r'role="alert">([^<]+)<', html)
 
 
 def status(html: str) -> list[str]:

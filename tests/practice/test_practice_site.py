@@ -19,7 +19,7 @@ import pyotp
 import pytest
 
 from tests.helpers import chromium
-from tests.helpers.servers import ROOT, free_port
+from tests.helpers.servers import ROOT, alerts, free_port
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -75,11 +75,6 @@ def post_confirm(client: httpx.Client, *, receipt: tuple[str, bytes] | None = ("
         data["confirm"] = "yes"
     files = {"receipt": receipt} if receipt else {"receipt": ("", b"", "application/octet-stream")}
     return client.post("/expenses/new/confirm", data=data, files=files)
-
-
-def alerts(html: str) -> list[str]:
-    """Texts of all role="alert" elements, in page order."""
-    return re.findall(r'role="alert">([^<]+)<', html)
 
 
 # --- sign-in -------------------------------------------------------------------------
