@@ -172,7 +172,7 @@ _HINTS = [
     ("NONE", re.compile(r"\b(?:menu|close|back|search|more|expand|collapse|arrow|chevron|nav|navigate|navigation|hamburger|home|"
                         r"filter|sort|play|pause|next|prev|previous|avatar|logo|settings|help|info|zoom|fullscreen|like|fav|"
                         r"favou?rite|star|emoji|sticker|mic|voice|camera|gallery|attach|refresh|notification|bell|dropdown|"
-                        r"toggle|tab|overflow|kebab|dots|up)\b")),
+                        r"toggle|tab|overflow|kebab|dots|up|tooltip|state|status|badge|indicator)\b")),
 ]
 
 
