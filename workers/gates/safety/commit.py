@@ -97,7 +97,7 @@ def _opener(v: View, t, final: Finding) -> str:
     if any(_OPENS_HINT.search(text) for text in (norm(attrs.get("title", "")), *(norm(n) for n in v.ctx.nearby_text[:3]))):
         return "It opens a sheet, dialog or menu (its hint says so); the commit, if any, is made there."
     if (final.category == "SEND" and not t.form_method and not v.ctx.form_fields and not v.dialog
-            and v.ctx.surface in ("web", "desktop") and concepts.composer(label)
+            and concepts.composer(label)
             and not any(_COMPOSING.search(norm(n)) for n in v.ctx.nearby_text[:4])):
         return "Reply or Forward opens a composer; sending is its Send, reviewed with the message."
     return ""
@@ -163,15 +163,15 @@ _RECIPIENT = re.compile(r"\b(?:to|cc|bcc|recipients?|send to|email to|reply-to)\
 
 def record_save(v: View, final: Finding) -> str:
     """Why a SEND reading of a form's submit is really saving a record in the application ("Submit
-    changes" on a ticket, "Submit New Entry" on an issue): the submit names no message, the form
-    has no recipient field, and it holds the record's own fields (a select's choice, or three or
+    changes" on a ticket, "Submit New Entry" on an issue): the submit names no message, no
+    recipient field of the form is filled (an empty Cc is not a message), and it holds the record's own fields (a select's choice, or three or
     more fields). A message form (recipients, or only a message box) is still sending."""
     t = v.ctx.target
     if (final.category != "SEND" or final.level != 3 or t is None or v.ctx.action_type not in _CLICKS
             or t.form_method.lower() != "post" or not _SAVE_VERB.match(v.label) or v.dialog):
         return ""
     fields = v.ctx.form_fields
-    if any(_RECIPIENT.search(norm(f"{f.label} {f.name} {f.autocomplete}")) for f in fields):
+    if any((f.filled or f.chosen) and _RECIPIENT.search(norm(f"{f.label} {f.name} {f.autocomplete}")) for f in fields):
         return ""
     message = [f for f in fields if COMPOSER.search(norm(f"{f.label} {f.name}"))]
     record = [f for f in fields if f not in message]

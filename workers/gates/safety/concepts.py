@@ -209,7 +209,8 @@ def _build_clauses() -> list[Clause]:
         v, c = union(verbs.get(lang, []) + send.get(lang, [])), union(items)
         gap = r"\S{0,6}" if lang in ("ja", "th", "zh") else rf"(?:\s+{_WORD}){{0,2}}\s+"
         codes.append((rf"(?:{v}){gap}(?:{c})|(?:{c}){gap}(?:{v})", 0, 0))
-    return _group(places, "NONE", 1) + _group(negs, "NONE", 1) + _group(codes, "AUTH", 2)
+    easy = [Clause(c["category"], 2, re.compile(union([normalise_form(f) for _, f in forms(c)]))) for c in concepts() if c["kind"] == "r2"]
+    return _group(places, "NONE", 1) + _group(negs, "NONE", 1) + _group(codes, "AUTH", 2) + easy
 
 
 CLAUSES: list[Clause] = _build_clauses()
