@@ -40,7 +40,7 @@ POSITIVES = [
     ("DEL", button("Delete forever", dialog_text="Delete forever? You won't be able to undo this.")),
     ("DEL", button("retire")),  # Roundup's user list: retiring a user is its delete
     ("DEL", button("永久删除")),
-    ("SEND", button("Reply all")),
+    ("SEND", button("Reply all", nearby_text=["Write a reply…"])),  # a composer is open: Reply sends (bare, it opens one)
     ("SEND", ctx("click", {"text": "发送", "class_name": "android.widget.Button"}, surface="android")),
     ("SHARE", ctx("select", {"role": "combobox", "name": "General access"}, option="Anyone with the link")),
     ("SHARE", button("设为公开")),
@@ -290,7 +290,7 @@ def _benchmark():
 # measured once. Their misses are closed only through concept lexicons and structural cues, never by
 # writing their strings into the rules, so each has a floor rather than the release target; the
 # precision targets hold on the whole split.
-FORMER_FLOORS = {"h2-": (339, 0.80), "h3-": (306, 0.65)}
+FORMER_FLOORS = {"h2-": (339, 0.95), "h3-": (306, 0.96)}  # measured at the s21 freeze: 0.972 and 0.981
 LANGS = ("en", "zh", "de", "fr", "es", "it", "pt", "nl", "pl", "ru", "uk", "tr", "cs", "sv", "ja", "ko", "ar", "id", "vi",
          "hi")
 
