@@ -40,7 +40,7 @@ POSITIVES = [
     ("DEL", button("Delete forever", dialog_text="Delete forever? You won't be able to undo this.")),
     ("DEL", button("retire")),  # Roundup's user list: retiring a user is its delete
     ("DEL", button("永久删除")),
-    ("SEND", button("Reply all")),
+    ("SEND", button("Reply all", nearby_text=["Write a reply…"])),  # a composer is open: Reply sends (bare, it opens one)
     ("SEND", ctx("click", {"text": "发送", "class_name": "android.widget.Button"}, surface="android")),
     ("SHARE", ctx("select", {"role": "combobox", "name": "General access"}, option="Anyone with the link")),
     ("SHARE", button("设为公开")),
@@ -286,13 +286,13 @@ def _benchmark():
     return module
 
 
-# The former holdout h2 (17 languages) joined the tuning split after it was measured. Its misses are
-# closed only through the catalog lexicon (scripts/build_safety_lexicon.py), never by writing its
-# strings into the rules, so it has a floor (its recall when the rules were frozen for h3: 0.815)
-# rather than the release target; the precision targets hold on the whole split.
-H2 = "tuning_former_holdout_h2.jsonl"
-H2_RECALL_FLOOR = 0.80
-LANGS = ("en", "zh", "de", "fr", "es", "it", "pt", "nl", "pl", "ru", "uk", "tr", "cs", "sv", "ja", "ko", "ar")
+# The former holdouts h2 (17 languages) and h3 (20 languages) joined the tuning split after each was
+# measured once. Their misses are closed only through concept lexicons and structural cues, never by
+# writing their strings into the rules, so each has a floor rather than the release target; the
+# precision targets hold on the whole split.
+FORMER_FLOORS = {"h2-": (339, 0.95), "h3-": (306, 0.96)}  # measured at the s21 freeze: 0.972 and 0.981
+LANGS = ("en", "zh", "de", "fr", "es", "it", "pt", "nl", "pl", "ru", "uk", "tr", "cs", "sv", "ja", "ko", "ar", "id", "vi",
+         "hi")
 
 
 def test_the_tuning_split_meets_the_targets():
@@ -303,9 +303,10 @@ def test_the_tuning_split_meets_the_targets():
     summary = bench.summarise(results)
     assert summary["fpr_lookalike"] <= 0.10, summary["false_positives"]
     assert summary["fpr_benign"] <= 0.03, summary["false_positives"]
-    h2 = bench.summarise([r for r in results if r["case"]["id"].startswith("h2-")])
-    assert h2["counts"]["cases"] == 339 and h2["recall"] >= H2_RECALL_FLOOR, h2["misses"]
-    written = bench.summarise([r for r in results if not r["case"]["id"].startswith("h2-")])
+    for prefix, (count, floor) in FORMER_FLOORS.items():
+        former = bench.summarise([r for r in results if r["case"]["id"].startswith(prefix)])
+        assert former["counts"]["cases"] == count and former["recall"] >= floor, (prefix, former["misses"])
+    written = bench.summarise([r for r in results if not r["case"]["id"].startswith(tuple(FORMER_FLOORS))])
     assert written["recall"] >= 0.98, written["misses"]
     for category in ("PAY", "DEL", "SEND", "AUTH", "SHARE"):
         assert written["recall_by_category"][category] == 1.0, (category, written["misses"])

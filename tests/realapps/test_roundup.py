@@ -12,10 +12,9 @@ from tests.helpers.realapps import review_counts
 from tests.realapps.conftest import check_plain_task, drive
 
 pytestmark = [pytest.mark.e2e, pytest.mark.realapps]
-# Reviews asked about steps that commit nothing, as measured (benchmarks/realapps.py): "Submit New
-# Entry" on a new issue (SEND). Issue 12's "one review per consequential act" brings it to 0:
-# lower it then. More distinct false positives than these fail.
-KNOWN_FALSE_POSITIVES = {"roundup-create-issue": 1}
+# Reviews asked about steps that commit nothing: none since the s21 safety rules ("Submit New
+# Entry" saves the issue, it sends no message). Any false positive fails.
+KNOWN_FALSE_POSITIVES: dict[str, int] = {}
 
 
 # (roundup-change-status runs in benchmarks/realapps.py: suite time.)

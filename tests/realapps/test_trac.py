@@ -12,12 +12,11 @@ from tests.helpers.realapps import review_counts
 from tests.realapps.conftest import check_plain_task, drive
 
 pytestmark = [pytest.mark.e2e, pytest.mark.realapps]
-# Reviews asked about steps that commit nothing, as measured (benchmarks/realapps.py): "Submit
-# changes" on a ticket comment (SEND) and the "– Delete" link that only opens Trac's confirmation
-# page (DEL). Issue 12's "one review per consequential act" brings them to 0: lower them then.
-# More distinct false positives than these fail (an approved action asked again, seen under load,
-# is the same issue's "not asked again on the same page").
-KNOWN_FALSE_POSITIVES = {"trac-edit-ticket": 1, "trac-delete-ticket": 1}
+# Reviews asked about steps that commit nothing: none since the s21 safety rules ("Submit changes"
+# saves the ticket, it sends no message; the "– Delete" GET form only opens Trac's confirmation
+# page). Any false positive fails (an approved action asked again, seen under load, is issue 12's
+# "not asked again on the same page").
+KNOWN_FALSE_POSITIVES: dict[str, int] = {}
 
 
 # (trac-create-ticket and trac-remove-milestone run in benchmarks/realapps.py: suite time.)
@@ -34,7 +33,7 @@ def test_deleting_a_ticket_waits_for_a_review_before_trac_changes_and_approval_d
     assert outcome.reviewed_before_change, "Trac changed before the reviewer decided"
     counts = review_counts(task, outcome)
     assert (counts["true_reviews"], counts["missed_consequential"]) == (1, 0), outcome.reviews
-    assert counts["false_positive_reviews"] <= KNOWN_FALSE_POSITIVES["trac-delete-ticket"], outcome.reviews
+    assert counts["false_positive_reviews"] <= KNOWN_FALSE_POSITIVES.get("trac-delete-ticket", 0), outcome.reviews
     assert task["check"](server)
 
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qsl, urlsplit
 
-from workers.gates.safety import labels
-from workers.gates.safety.fields import card_like
+from workers.gates.safety import concepts, labels
+from workers.gates.safety.fields import COMPOSER, card_like, field_kind
 from workers.gates.safety.text import norm
 from workers.gates.safety.urls import host_of, resolve
 from workers.gates.safety.verdict import Finding
@@ -40,25 +40,37 @@ _CLICKS = ("click", "double_click", "submit")
 # Query keys that make a GET change state: CSRF tokens, nonces, signatures, one-shot confirmations.
 _STATEFUL_KEY = re.compile(r"^_?(?:csrf\w*|xsrf\w*|token|authenticity_token|nonce|_?wpnonce|sig|signature|hmac|otp)$", re.I)
 _CONFIRMED = re.compile(r"^(?:confirm(?:ed)?|really|force|yes|do|execute|commit)$", re.I)
-_OPENS = {"dialog", "menu", "listbox", "tree", "grid", "true", "popover", "modal", "dropdown", "collapse", "tab"}
+_OPENS = {"dialog", "menu", "listbox", "tree", "grid", "true", "popover", "modal", "dropdown", "collapse", "tab", "editor", "composer",
+          "sheet", "share sheet", "panel", "drawer", "popup", "submenu", "form", "picker", "page"}
+# A composer already open beside the control: its recipients or message box (then Reply may send).
+_COMPOSING = re.compile(COMPOSER.pattern + r"|^(?:to|cc|bcc|an|à|para|a|收件人|抄送|宛先)\s*[:：]?$|收件人|recipients?")
+_OPENS_HINT = re.compile(r"^opens? (?:a |the )?(?:[\w-]+ )?(?:sheet|dialog|menu|editor|composer|window|panel|popup|picker)\b|"
+                         r"^(?:打开|弹出)(?:分享)?(?:面板|菜单|对话框|窗口)")
 
 
 def lead_in(v: View, final: Finding) -> str:
     """Why this action only leads to a commit ("" when it may be the commit or the page does
     not say). Only consulted for consequential findings below R4."""
-    if final.level >= 4 or final.out_of_scope or v.ctx.surface != "web":
+    if final.level >= 4 or final.out_of_scope:
         return ""
     t = v.ctx.target
     kind = v.ctx.action_type
     if t is None or t.scripted or t.hidden:
         return ""
+    if kind == "type" and not v.ctx.typed_text.endswith("\n") and field_kind(v) == "card" and _only_card(final):
+        return ("Typing card details only fills the payment form; its submit is the commit, reviewed as a payment with the "
+                "values typed (card numbers masked).")
+    if kind in _CLICKS and t.form_method.lower() != "post":
+        opener = _opener(v, t, final)
+        if opener:
+            return opener
+    if v.ctx.surface != "web":
+        return ""
     if kind in _CLICKS:
-        if t.opens.lower() in _OPENS and t.form_method.lower() != "post":
-            return f"It opens a {t.opens.lower() if t.opens.lower() != 'true' else 'menu'}; the commit, if any, is made inside it."
         if (v.kind == "link" or t.tag.lower() == "a") and t.href and not t.form_method:  # a menu item that is an <a href> too
             return _get_link(v, t.href)
-        if t.form_method.lower() == "get" and v.kind == "button":
-            return _get_link(v, t.form_action or v.ctx.url, form=True)
+        if t.form_method.lower() == "get" and v.kind == "button":  # action="#" or none: this page, its fields as the query
+            return _get_link(v, t.form_action if t.form_action.strip("#") else v.ctx.url, form=True)
         return ""
     if kind == "select" and t.tag.lower() == "select":  # a native select without a script submits nothing on change
         return "Choosing an option only fills the form; its submit is the commit, reviewed with the values chosen."
@@ -66,6 +78,35 @@ def lead_in(v: View, final: Finding) -> str:
         return (f"Typing only fills the form; its submit ('{v.ctx.form_submit or 'submit'}') is the commit, reviewed "
                 "with the values typed (secrets masked).")
     return ""
+
+
+def _opener(v: View, t, final: Finding) -> str:
+    """A control that opens something (a dialog, menu, sheet, composer) instead of acting, on any
+    surface: its `opens`, aria-haspopup / aria-expanded, a menu-button role, a label ending in an
+    ellipsis ("Delete Sheet…", "共享…": the dialog asks next), a tooltip saying it opens a sheet, or
+    a Reply / Forward that opens a composer (no form, nothing typed: the composer's Send is the commit)."""
+    attrs = {k.lower(): str(val).lower() for k, val in t.attributes.items()}
+    opens = t.opens.lower() or attrs.get("aria-haspopup", "")
+    if opens in _OPENS:
+        return f"It opens a {opens if opens != 'true' else 'menu'}; the commit, if any, is made inside it."
+    if attrs.get("aria-expanded") in ("false", "true") or norm(t.role) in ("menubutton", "menu button", "combobox"):
+        return "It expands a menu or panel; the commit, if any, is made inside it."
+    label = norm(t.text or t.name or t.aria_label or t.content_desc)
+    if label.endswith(("...", "…")) and len(label) > 3:
+        return "Its label ends in an ellipsis: it opens a dialog that asks for the details; the commit is made there."
+    if any(_OPENS_HINT.search(text) for text in (norm(attrs.get("title", "")), *(norm(n) for n in v.ctx.nearby_text[:3]))):
+        return "It opens a sheet, dialog or menu (its hint says so); the commit, if any, is made there."
+    if (final.category == "SEND" and not t.form_method and not v.ctx.form_fields and not v.dialog
+            and concepts.composer(label)
+            and not any(_COMPOSING.search(norm(n)) for n in v.ctx.nearby_text[:4])):
+        return "Reply or Forward opens a composer; sending is its Send, reviewed with the message."
+    return ""
+
+
+def _only_card(final: Finding) -> bool:
+    signals = {e.signal for e in final.evidence}
+    return final.category == "PAY" and bool(signals & {"value.card_number", "field.card"}) and not any(
+        s.startswith("value.") and s != "value.card_number" for s in signals)
 
 
 def _has_submit(v: View) -> bool:
@@ -100,11 +141,43 @@ def form_commit(v: View) -> tuple[str, str] | None:
         return None
     if any(f.filled and card_like(f.label, f.autocomplete, f.name) for f in v.ctx.form_fields):
         return "PAY", "It submits a form holding payment card details."
-    for f in v.ctx.form_fields:  # an action chooser ("Delete selected users", then "Go")
+    for f in v.ctx.form_fields:
+        # An action chooser ("Delete selected users", then "Go") commits what it names; any other
+        # select only when it sets who can see what is submitted ("Exposure: Public"), not when an
+        # option merely contains a verb (a "Spring release" milestone).
         hits = labels.triggers_in(norm(f.chosen)) if f.chosen else []
+        if not _ACTION_FIELD.search(norm(f"{f.label} {f.name}")):
+            hits = [h for h in hits if h.category == "SHARE"]
         if hits:
             return hits[0].category, f"It submits the action chosen in '{f.label or f.name}': '{f.chosen}'."
     return None
+
+
+# A select that chooses what the form does to the selected rows (Django admin's "Action:").
+_ACTION_FIELD = re.compile(r"\b(?:actions?|bulk|with selected|aktion|acci[oó]n|azione|a[cç][aã]o|actie|akcja|действие|дія)\b|操作|アクション|작업")
+# What a record form's submit says: saving or creating the record, not sending it to anyone.
+_SAVE_VERB = re.compile(r"^(?:submit|save|update|create|apply|store|commit)\b(?! (?:a |the |your )?(?:message|comment|reply|post|"
+                        r"feedback|request|application|form|report|ticket|review))")
+_RECIPIENT = re.compile(r"\b(?:to|cc|bcc|recipients?|send to|email to|reply-to)\b|收件人|抄送")
+
+
+def record_save(v: View, final: Finding) -> str:
+    """Why a SEND reading of a form's submit is really saving a record in the application ("Submit
+    changes" on a ticket, "Submit New Entry" on an issue): the submit names no message, no
+    recipient field of the form is filled (an empty Cc is not a message), and it holds the record's own fields (a select's choice, or three or
+    more fields). A message form (recipients, or only a message box) is still sending."""
+    t = v.ctx.target
+    if (final.category != "SEND" or final.level != 3 or t is None or v.ctx.action_type not in _CLICKS
+            or t.form_method.lower() != "post" or not _SAVE_VERB.match(v.label) or v.dialog):
+        return ""
+    fields = v.ctx.form_fields
+    if any((f.filled or f.chosen) and _RECIPIENT.search(norm(f"{f.label} {f.name} {f.autocomplete}")) for f in fields):
+        return ""
+    message = [f for f in fields if COMPOSER.search(norm(f"{f.label} {f.name}"))]
+    record = [f for f in fields if f not in message]
+    if any(f.chosen for f in record) or len(record) >= 3:
+        return f"'{v.label}' saves this record in the application (its own fields, no recipients); it sends no message."
+    return ""
 
 
 _CONFIRMATION = re.compile(

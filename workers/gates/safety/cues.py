@@ -66,7 +66,7 @@ _CUES: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
                  r"预订|预约|改签|退票|车票|机票|挂号|入住|航班|车次|会议室"), _rx(r"\b(?:room|seat|guests?|nights?)\b", r"座位|房间")),
     "SYS": (_rx(r"\b(?:restart|reboot|shut ?down|terminal|command prompt|powershell)\b", r"重启|关机|命令提示符|终端"), None),
 }
-COOKIE = re.compile(r"\bcookies?\b|cookie")
+COOKIE = re.compile(r"\bcookies?\b|cookie|クッキー|쿠키|куки")
 SEARCHY = re.compile(r"\b(?:search|find|filter|look up|lookup)\b|搜索|查找|筛选|查询")
 SUBSCRIBER = re.compile(r"\b(?:subscribers?|channel|newsletter|updates|podcast|feed|mailing list|notifications?|videos)\b|订阅号|粉丝")
 CURRENCY = re.compile(r"[$€£¥₹]\s?\d|\d\s?(?:usd|eur|gbp|cny|rmb|元)\b|/\s?(?:mo|month|yr|year)\b|per (?:month|year|user)|\d\s?元|/月|/年")
@@ -172,7 +172,7 @@ _HINTS = [
     ("NONE", re.compile(r"\b(?:menu|close|back|search|more|expand|collapse|arrow|chevron|nav|navigate|navigation|hamburger|home|"
                         r"filter|sort|play|pause|next|prev|previous|avatar|logo|settings|help|info|zoom|fullscreen|like|fav|"
                         r"favou?rite|star|emoji|sticker|mic|voice|camera|gallery|attach|refresh|notification|bell|dropdown|"
-                        r"toggle|tab|overflow|kebab|dots|up)\b")),
+                        r"toggle|tab|overflow|kebab|dots|up|tooltip|state|status|badge|indicator)\b")),
 ]
 
 

@@ -19,7 +19,7 @@ _NOT_OTP = re.compile(r"promo|coupon|zip|postal|discount|gift|referral|invite|co
 _CONFIRM = re.compile(r"\btype\b.{0,60}\bto confirm\b|\benter\b.{0,40}\bto confirm\b|\bto confirm,? (?:please )?type\b|"
                       r"输入.{0,30}(?:以|来)?确认|请输入.{0,20}确认")
 _SEARCH = re.compile(r"\bsearch\b|\bquery\b|\bkeywords?\b|\bfind\b|^q$|\bq\b|搜索|查找|搜一搜|搜")
-_COMPOSER = re.compile(r"\b(?:message|messages|chat|reply|comment|write a|say something|tweet|what'?s (?:on your mind|happening)|"
+COMPOSER = re.compile(r"\b(?:message|messages|chat|reply|comment|write a|say something|tweet|what'?s (?:on your mind|happening)|"
                        r"compose|message body)\b|发消息|消息|评论|回复|说点什么|弹幕|写下|聊天|"
                        r"press enter to send|按\s*enter\s*发送")
 
@@ -65,6 +65,6 @@ def field_kind(v: View) -> str:
     role = norm(t.role) if t else ""
     if role == "searchbox" or itype == "search" or _SEARCH.search(desc):
         return "search"
-    if _COMPOSER.search(desc) or v.chat_window:
+    if COMPOSER.search(desc) or v.chat_window:
         return "composer"
     return "text"

@@ -79,6 +79,9 @@ def _commit_point(v: View, f: Finding) -> Finding:
     committed = commit.form_commit(v)
     if committed and f.level < 3:
         f = finding(committed[0], 3, committed[1], *f.evidence, ev("commit.form", "form_fields", committed[1]))
+    saved = commit.record_save(v, f)
+    if saved:
+        return finding("NONE", 2, saved, ev("commit.record_save", "form_fields", saved), *f.evidence)
     if f.level >= 2:
         why = commit.lead_in(v, f)
         if why:

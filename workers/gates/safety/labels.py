@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from workers.gates.safety import i18n
+from workers.gates.safety import concepts, i18n
+from workers.gates.safety.text import size
 
 _CJK = r"[\u3400-\u9fff]"
 
@@ -216,7 +217,8 @@ TRIGGERS: list[tuple[str, re.Pattern[str]]] = [
         r"\bexport(?: (?:to|as|all|data|contacts|csv|pdf|excel|report|users|customers)\b\S*)?",
         r"\bgrant (?:\w+ )?(?:access|permissions?|role|admin|rights|privileges)\b|\bgrant admin\b|\bgive (?:\w+ )?(?:access|permissions?)\b|"
         r"\ballow (?:editing|comments|commenting|others|anyone|downloads?|external sharing)\b|\bchange (?:the )?(?:\w+ )?(?:permissions?|visibility|access|sharing|role)\b",
-        r"\badd (?:people|members?|collaborators?|users?|guests?|principals?|editors?)\b",
+        r"\badd (?:people|members?|collaborators?|users?|guests?|principals?|editors?)\b|"
+        r"\badd \S+ to (?:this |the |my )?(?:repository|repo|project|team|organi[sz]ation|workspace|folder|drive|group|channel)\b",
         r"\binvite (?:people|members|users|collaborators|guests|to (?:folder|file|doc|document|team|workspace|project|channel))\b",
         r"\btransfer ownership\b|\bmake (?:\w+ )?owner\b|\b(?:create|generate|get) (?:a )?(?:share(?:able)? |public )?link\b",
         r"\ballow access\b|\bsync contacts\b|\bshare (?:my )?location\b|\bconnect (?:account|app|integration)\b",
@@ -336,6 +338,7 @@ def _all_hits(label: str) -> list[LabelHit]:
     overrides = OVERRIDES + [("NONE", lvl, rx) for lvl, rx in i18n.OVERRIDES]
     hits = [LabelHit(cat, lvl, m.group(0), m.start(), m.end(), False)
             for cat, lvl, rx in overrides for m in rx.finditer(label) if m.group(0).strip()]
+    hits += [LabelHit(c.category, c.level, label[s:e], s, e, False) for c in concepts.CLAUSES for s, e in c.spans(label)]
     hits += [LabelHit(cat, 3, m.group(0), m.start(), m.end(), True)
              for cat, rx in TRIGGERS + i18n.TRIGGERS for m in rx.finditer(label) if m.group(0).strip()]
     return hits
@@ -370,6 +373,9 @@ def read_label(label: str) -> LabelReading:
     kept = tuple(h for h in hits if not any(o.trigger != h.trigger and _inside(h, o) for o in hits))
     if not any(h.trigger for h in kept) and (_CONFIRM_SOMETHING.match(label) or i18n.matches(i18n.YES_COMMA, label)):
         return LabelReading(generic=Generic("confirm", "UNKNOWN"))
+    if not kept and (amount := concepts.CURRENCY_AMOUNT.search(label)) and size(label) <= 8:
+        # A control that names an amount and nothing else ("Payer 42,00 €", "₩12,000"): paying it.
+        return LabelReading(hits=(LabelHit("PAY", 3, amount.group(0), amount.start(), amount.end(), True),))
     return LabelReading(hits=kept)
 
 

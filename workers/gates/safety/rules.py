@@ -61,7 +61,7 @@ def _from_hit(v: View, hit: LabelHit, label: str, source: str, verb: str) -> Fin
         around = " | ".join([label, v.dialog, v.nearby, v.titles])
         if not cues.CURRENCY.search(around) and cues.SUBSCRIBER.search(around):
             return finding("SEND", 2, "Subscribing to a channel or newsletter (no price shown) is easily undone.", evidence)
-    if hit.category == "LEGAL" and hit.level == 2:
+    if hit.category == "LEGAL" and (hit.level == 2 or cues.COOKIE.search(v.dialog) or cues.COOKIE.search(v.nearby)):
         return finding("LEGAL", 2, "Accepting cookies is a consent banner, easily changed.", evidence)
     if not hit.trigger:
         what = {0: "only reads the page", 1: "is local and reversible", 2: "is easily undone"}.get(hit.level, "")
