@@ -163,14 +163,14 @@ class RunClock:
         self._remaining = None
 
 
-STEP_GRACE_S = 90.0  # what a step's watchdog allows beyond three times the step's timeout
+STEP_GRACE_S = 90.0  # what a step's watchdog allows beyond six times the step's timeout
 
 
 def step_watchdog_s(step: Any) -> float:
-    """How long one explicit step may take, a person's time not counted: finding its target, once
-    more after a review, acting, the page settling and being read, each bounded by the step's
-    own timeout or the browser's read limit; this is the backstop if one of them is not."""
-    return 3 * float(getattr(step, "timeout_s", 10.0) or 10.0) + STEP_GRACE_S
+    """How long one explicit step may take, a person's time not counted: finding its target (again
+    after each review, up to `MAX_ROUNDS`), acting, the page settling and being read, each bounded
+    by the step's own timeout or the browser's read limit; this is the backstop if one is not."""
+    return 6 * float(getattr(step, "timeout_s", 10.0) or 10.0) + STEP_GRACE_S
 
 
 class StepBudget:

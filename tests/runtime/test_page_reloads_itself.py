@@ -7,6 +7,7 @@ with a StepError within the read limit, and a run ends `failed` with the reason,
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -126,17 +127,42 @@ def test_a_run_whose_page_reloads_into_nothing_fails_with_the_reason_instead_of_
 
     assert site.reloading.is_set()
     assert result.status == "failed", result.reason
-    assert seconds < 30, seconds  # 3 x 2 s + 4 s for the step at most, and the reads before it
+    assert seconds < 40, seconds  # 6 x 2 s + 4 s for the step at most, and the reads before it
     assert "step 2 (Read the new state)" in result.reason, result.reason
     assert ("did not answer within 1.5s" in result.reason
-            or "the step did not finish within 10s" in result.reason), result.reason
+            or "the step did not finish within 16s" in result.reason), result.reason
     assert recorder.records[-1].status == "failed" and recorder.records[-1].name == "Read the new state"
 
 
 async def _wait(event: threading.Event, timeout: float) -> bool:
-    import asyncio
-
     deadline = time.monotonic() + timeout
     while not event.is_set() and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     return event.is_set()
+
+
+def test_the_step_watchdog_stops_while_a_person_decides_and_fails_a_step_that_outlasts_it(monkeypatch):
+    from workers.run_state import RunClock, RunState, StepRecord
+    from workers.secrets import SecretBox
+
+    monkeypatch.setattr(run_state, "STEP_GRACE_S", 0.1)  # 6 x 0.05 s + 0.1 s: a 0.4 s watchdog
+    click = step(kind="click", name="Publish the page", target="Publish", timeout_s=0.05)
+    done = StepRecord(0, "click", "Publish the page", {}, "succeeded")
+
+    async def main():
+        run = RunState(S.AutomationSpec.model_validate({"steps": []}), {}, SecretBox(), None, None, RunClock())
+
+        async def reviewed():  # 0.6 s of a reviewer's time, then the act
+            await run.wait_for_person(asyncio.sleep(0.6))
+            return done
+
+        async def stuck():  # 0.6 s of the runtime's own time
+            await asyncio.sleep(0.6)
+            return done
+
+        return await run.watched(click, reviewed()), await run.watched(click, stuck()), run.clock.step_timeout
+
+    waited, stalled, left = asyncio.run(main())
+    assert waited is done
+    assert stalled.status == "failed" and "the step did not finish within 0.4s" in stalled.error, stalled.error
+    assert left is None
