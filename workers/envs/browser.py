@@ -136,9 +136,9 @@ class BrowserEnvironment:
     def location(self) -> str:
         return self.page.url
 
-    async def read(self, awaitable, what: str):
-        """Await a read of the page (`page_read`); a StepError past PAGE_READ_TIMEOUT_S."""
-        return await page_read(self.page, awaitable, what)
+    async def read(self, awaitable, what: str, *, reads: int = 1):
+        """Await a read of the page (`page_read`); a StepError past `reads` x PAGE_READ_TIMEOUT_S."""
+        return await page_read(self.page, awaitable, what, reads=reads)
 
     async def text_visible(self, text: str) -> bool:
         try:
@@ -192,7 +192,8 @@ class BrowserEnvironment:
         form = await self.read(review_page.form_and_amounts(self.page, getattr(target, "locator", None), self.secrets), what)
         try:
             scroll_y = await self.read(self.page.evaluate("() => scrollY"), what)
-            shot, page_box = await self.read(review_page.full_page(self.page, self.mask, self._screenshot, box), what)
+            shot, page_box = await self.read(review_page.full_page(self.page, self.mask, self._screenshot, box), what,
+                                             reads=3)  # up to MAX_HEIGHT of page, viewport by viewport
         except PlaywrightError as exc:
             raise self._error(exc, "could not take a screenshot") from exc
         page_point = (point[0], point[1] + scroll_y) if point is not None else None
@@ -396,15 +397,19 @@ class BrowserEnvironment:
             await self.egress.stop()  # a restored session (safety review) starts it again
 
 
-async def page_read(page: Page, awaitable, what: str):
-    """Await a read of `page` for at most PAGE_READ_TIMEOUT_S; past it a StepError says what could
-    not be read and that the page has not finished a navigation it started (the usual cause: an
-    app that reloads or redirects itself after an XHR, whose new document is not coming)."""
+async def page_read(page: Page, awaitable, what: str, *, reads: int = 1):
+    """Await a read of `page` (`reads` of them in a row) for at most `reads` x PAGE_READ_TIMEOUT_S;
+    past it a StepError says what could not be read and that the page has not finished a
+    navigation it started (the usual cause: an app that reloads or redirects itself after an XHR,
+    whose new document is not coming)."""
+    limit = PAGE_READ_TIMEOUT_S * reads
     try:
-        async with asyncio.timeout(PAGE_READ_TIMEOUT_S):
+        async with asyncio.timeout(limit) as timer:
             return await awaitable
     except TimeoutError:
-        raise StepError(f"{what}: the page at {page.url} did not answer within {PAGE_READ_TIMEOUT_S:g}s "
+        if not timer.expired():
+            raise
+        raise StepError(f"{what}: the page at {page.url} did not answer within {limit:g}s "
                         "(a navigation it started has not finished loading)") from None
 
 
