@@ -140,20 +140,37 @@ def scrub_record(record: StepRecord, secrets: SecretBox) -> None:
 
 
 class RunClock:
-    """The run's time limit, paused while the run waits for a person."""
+    """The run's time limit and the watchdog of the step in progress, both paused while the run
+    waits for a person."""
 
     timeout: asyncio.Timeout | None = None
-    _remaining: float | None = None
+    step_timeout: asyncio.Timeout | None = None
+    _remaining: dict[str, float] | None = None
 
     def pause(self) -> None:
-        if self.timeout is not None and self.timeout.when() is not None and not self.timeout.expired():
-            self._remaining = self.timeout.when() - asyncio.get_running_loop().time()
-            self.timeout.reschedule(None)
+        self._remaining = {}
+        for name in ("timeout", "step_timeout"):
+            timer = getattr(self, name)
+            if timer is not None and timer.when() is not None and not timer.expired():
+                self._remaining[name] = timer.when() - asyncio.get_running_loop().time()
+                timer.reschedule(None)
 
     def resume(self) -> None:
-        if self.timeout is not None and self._remaining is not None and not self.timeout.expired():
-            self.timeout.reschedule(asyncio.get_running_loop().time() + max(self._remaining, 0))
+        for name, remaining in (self._remaining or {}).items():
+            timer = getattr(self, name)
+            if timer is not None and not timer.expired():
+                timer.reschedule(asyncio.get_running_loop().time() + max(remaining, 0))
         self._remaining = None
+
+
+STEP_GRACE_S = 90.0  # what a step's watchdog allows beyond six times the step's timeout
+
+
+def step_watchdog_s(step: Any) -> float:
+    """How long one explicit step may take, a person's time not counted: finding its target (again
+    after each review, up to `MAX_ROUNDS`), acting, the page settling and being read, each bounded
+    by the step's own timeout or the browser's read limit; this is the backstop if one is not."""
+    return 6 * float(getattr(step, "timeout_s", 10.0) or 10.0) + STEP_GRACE_S
 
 
 class StepBudget:
@@ -198,6 +215,24 @@ class RunState:
         scrub_record(record, self.secrets)
         self.pipe.put(record)
         return record
+
+    async def watched(self, step: Any, work: Awaitable[StepRecord]) -> StepRecord:
+        """One explicit step's work under its watchdog (`step_watchdog_s`, paused while a person
+        decides): past it, a failed record saying so instead of a run left running."""
+        limit = step_watchdog_s(step)
+        try:
+            async with asyncio.timeout(limit) as self.clock.step_timeout:
+                return await work
+        except TimeoutError:
+            if self.clock.step_timeout is None or not self.clock.step_timeout.expired():
+                raise
+            where = self.env.location() if self.env is not None else ""
+            error = (f"the step did not finish within {limit:g}s (a person's time not counted); the page at {where} "
+                     "may still be loading a navigation it started")
+            return StepRecord(0, step.kind, step.name, step.model_dump(exclude_none=True), "failed",
+                              error=self.secrets.scrub(error), started_at=time.time())
+        finally:
+            self.clock.step_timeout = None
 
     async def wait_for_person(self, ask: Awaitable[Any], *budgets: "StepBudget") -> Any:
         """A person's time does not count against the run's or the step's time budget."""

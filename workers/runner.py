@@ -18,6 +18,10 @@ Contract with the caller (the Celery task wires it to the database):
   with a `Continuation` when a wait for a person outlasted the hold window (`workers.durable`);
   `Runner.run(..., resume=continuation)` goes on from there. It raises only if the caller's own
   recorder fails.
+- Every wait is bounded: each read of a web page by `PAGE_READ_TIMEOUT_S` (`workers.envs.browser`:
+  Playwright's own reads wait as long as a navigation the page started, e.g. a reload after an
+  XHR), and each explicit step by its watchdog (`workers.run_state.step_watchdog_s`, a person's
+  time not counted); past either the step fails with the reason and the run ends `failed`.
 - Completion is atomic with the last step: the records of the final step onward are held and
   handed over with the result in one `RunRecorder.finish` call (when the recorder has one), so a
   worker lost after the work is done cannot leave the run unfinished with its output lost. A run
@@ -281,7 +285,8 @@ class Runner:
     async def _explicit(self, run: RunState, executor: StepExecutor, step, output: dict[str, Any]):
         """Run one explicit step; returns the step as done (a reviewer's edit, if any) or raises RunFailed."""
         run.acting, run.current_step = None, step
-        record = run.emit(await self._one_step(step, run, executor))
+        record = await run.watched(step, self._one_step(step, run, executor))
+        record = run.emit(record)
         output.update(record.output)
         if record.status == "failed":
             raise RunFailed(record.index, step.name or step.kind, record.error)

@@ -40,9 +40,6 @@ def test_editing_a_page_runs_without_a_review(worker, server, workspace, reviewe
     check_plain_task(app, server, "djangocms-edit-page", workspace=workspace, reviewer=reviewer)
 
 
-@pytest.mark.xfail(run=False, reason="open defect (stop 20): through a real worker the run sometimes stays 'running' "
-                   "after the approved click on django CMS's 'Publish' menu item (seen 2 of 4 times; the benchmark "
-                   "and an in-process Runner pass); it ends only at its time limit. Not yet diagnosed.")
 def test_publishing_waits_for_a_review_before_anything_changed_and_approval_publishes(
         worker, server, workspace, reviewer):
     task, outcome = drive(app, server, "djangocms-publish-page", workspace=workspace, reviewer=reviewer)

@@ -182,7 +182,9 @@ class DjangoRecorder(JournalingRecorder):
         at most 2 s and Redis being down only slows the wait."""
         import redis.asyncio as aredis
 
-        client = aredis.Redis.from_url(settings.REDIS_URL)
+        # Bounded socket reads: a connection lost without a reset cannot hold the wait (BLPOP's own
+        # timeout is at most 2 s, well inside them).
+        client = aredis.Redis.from_url(settings.REDIS_URL, socket_timeout=10, socket_connect_timeout=5)
         try:
             while True:
                 result = await self._db(check)

@@ -16,6 +16,8 @@ from typing import Any
 
 from playwright.async_api import Error as PlaywrightError, Page
 
+from workers.envs.browser import page_read
+
 KINDS = ("ocr", "slider_puzzle", "drag_end", "icon_click", "text_click", "image_rotation", "oneclick_login",
          "visual_reasoning", "third_party", "unknown")
 REJECTED = re.compile(
@@ -129,9 +131,10 @@ def classify(raw: dict[str, Any]) -> str:
 
 
 async def detect(page: Page) -> Widget | None:
-    """The first CAPTCHA on the page, or None. Never raises for page trouble (returns None)."""
+    """The first CAPTCHA on the page, or None. Page trouble is None, except a page that does not
+    answer within `PAGE_READ_TIMEOUT_S` (a navigation it started is not finishing): StepError."""
     try:
-        found = await page.evaluate(_SCAN)
+        found = await page_read(page, page.evaluate(_SCAN), "could not look for a CAPTCHA")
     except PlaywrightError:
         return None
     for frame in found["frames"]:

@@ -62,6 +62,11 @@ NAV_COUNTER_SCRIPT = """
 })();
 """
 NAV_COMMIT_TIMEOUT_S = 10
+# Playwright's reads of a page (evaluate, its screenshot, a locator count) have no time limit and
+# wait as long as a navigation the page started is in flight: an app that reloads itself after an
+# XHR (django CMS's "Publish") starts one after the click has returned, in the middle of the reads
+# that follow. Each read the runtime makes is bounded by this; past it the step fails, saying so.
+PAGE_READ_TIMEOUT_S = 20.0
 NAV_PROBE = "() => { const n = window.__venusNav || 0; window.__venusNav = 0; return n > 0; }"
 
 
@@ -131,37 +136,44 @@ class BrowserEnvironment:
     def location(self) -> str:
         return self.page.url
 
+    async def read(self, awaitable, what: str, *, reads: int = 1):
+        """Await a read of the page (`page_read`); a StepError past `reads` x PAGE_READ_TIMEOUT_S."""
+        return await page_read(self.page, awaitable, what, reads=reads)
+
     async def text_visible(self, text: str) -> bool:
         try:
-            return await self.page.get_by_text(text).filter(visible=True).count() > 0
+            return await self.read(self.page.get_by_text(text).filter(visible=True).count(), "could not read the page") > 0
         except PlaywrightError as exc:
             raise self._error(exc, "could not read the page") from exc
 
     async def session_state(self) -> dict | None:
-        return await self.context.storage_state()
+        return await self.read(self.context.storage_state(), "could not save the session")
 
     # -- what the safety gate reads (workers.gates.guard) ------------------------------------
     async def probe_step(self, step, target) -> Probe:
         """The element an explicit step acts on: its grounded locator, a model point, the
         focused element (no target), or only the page (goto)."""
         if step.kind == "goto":
-            return await probe_page(self.page)
-        if target is None:
-            return await probe_focus(self.page)
-        if getattr(target, "locator", None) is not None:
-            return await probe_element(target.locator)
-        return await probe_point(self.page, *target.point)
+            probe = probe_page(self.page)
+        elif target is None:
+            probe = probe_focus(self.page)
+        elif getattr(target, "locator", None) is not None:
+            probe = probe_element(target.locator)
+        else:
+            probe = probe_point(self.page, *target.point)
+        return await self.read(probe, "could not read the page for the safety gate")
 
     async def probe_action(self, action) -> tuple[Probe, tuple[int, int] | None]:
         """The element under a UI-Venus action's point, or the focused one (typing, keys)."""
         point = getattr(action, "point", None) or getattr(action, "start", None)
+        what = "could not read the page for the safety gate"
         if point is not None:
             x, y = A.map_point(point, width=VIEWPORT["width"], height=VIEWPORT["height"])
-            return await probe_point(self.page, x, y), (x, y)
+            return await self.read(probe_point(self.page, x, y), what), (x, y)
         if isinstance(action, (A.Type, A.PressEnter, A.Hotkey, A.SelectOption)):
-            return await probe_focus(self.page), None
+            return await self.read(probe_focus(self.page), what), None
         if isinstance(action, A.Launch):
-            return await probe_page(self.page), None
+            return await self.read(probe_page(self.page), what), None
         return Probe(url=self.page.url), None
 
     async def shown_box(self, target, probe: Probe) -> dict[str, float] | None:
@@ -169,17 +181,19 @@ class BrowserEnvironment:
         box, locator = probe.box, getattr(target, "locator", None)
         if box is None or locator is None or (0 <= box["y"] and box["y"] + box["height"] <= VIEWPORT["height"]):
             return box
-        await locator.scroll_into_view_if_needed()
-        return await locator.bounding_box()
+        await locator.scroll_into_view_if_needed(timeout=PAGE_READ_TIMEOUT_S * 1000)
+        return await self.read(locator.bounding_box(), "could not measure the target")
 
     async def review_view(self, target, box: dict[str, float] | None, point: tuple[float, float] | None):
         """What a reviewer sees of a commit (`workers.envs.review_page`): the full page (masked as
         every observation is) with the target's box or point in page pixels, and the form being
         submitted (values masked) with the page's amounts."""
-        form = await review_page.form_and_amounts(self.page, getattr(target, "locator", None), self.secrets)
+        what = "could not show the page to the reviewer"
+        form = await self.read(review_page.form_and_amounts(self.page, getattr(target, "locator", None), self.secrets), what)
         try:
-            scroll_y = await self.page.evaluate("() => scrollY")
-            shot, page_box = await review_page.full_page(self.page, self.mask, self._screenshot, box)
+            scroll_y = await self.read(self.page.evaluate("() => scrollY"), what)
+            shot, page_box = await self.read(review_page.full_page(self.page, self.mask, self._screenshot, box), what,
+                                             reads=3)  # up to MAX_HEIGHT of page, viewport by viewport
         except PlaywrightError as exc:
             raise self._error(exc, "could not take a screenshot") from exc
         page_point = (point[0], point[1] + scroll_y) if point is not None else None
@@ -188,7 +202,7 @@ class BrowserEnvironment:
     # -- observation ----------------------------------------------------------------------
     async def observe(self) -> Observation:
         try:
-            shot = await self.mask.capture(self.page, self._screenshot)
+            shot = await self.read(self.mask.capture(self.page, self._screenshot), "could not take a screenshot")
             return Observation(
                 screenshot=shot, width=VIEWPORT["width"], height=VIEWPORT["height"], url=self.page.url
             )
@@ -381,6 +395,22 @@ class BrowserEnvironment:
             pass  # the browser may already be gone; the pool launches another for the next run
         if self.egress is not None:
             await self.egress.stop()  # a restored session (safety review) starts it again
+
+
+async def page_read(page: Page, awaitable, what: str, *, reads: int = 1):
+    """Await a read of `page` (`reads` of them in a row) for at most `reads` x PAGE_READ_TIMEOUT_S;
+    past it a StepError says what could not be read and that the page has not finished a
+    navigation it started (the usual cause: an app that reloads or redirects itself after an XHR,
+    whose new document is not coming)."""
+    limit = PAGE_READ_TIMEOUT_S * reads
+    try:
+        async with asyncio.timeout(limit) as timer:
+            return await awaitable
+    except TimeoutError:
+        if not timer.expired():
+            raise
+        raise StepError(f"{what}: the page at {page.url} did not answer within {limit:g}s "
+                        "(a navigation it started has not finished loading)") from None
 
 
 def _key_name(key: str) -> str:
