@@ -105,7 +105,7 @@ def test_a_risky_action_says_why_in_words(owner_client, automation):
     run = make_run(automation, status="awaiting_review")
     review_create(run_id=run.pk, kind="risky_action", title="Place order", screenshot=None, ttl_s=60,
                   detail={"description": "Click the button 'Place order'",
-                          "verdict": {"category": "PAY", "level": 3, "decision": "review",
+                          "verdict": {"category": "PAY", "level": "R3", "decision": "review",
                                       "reason": "Click 'Place order' spends or moves money."}})
     html = owner_client.get("/reviews/").content.decode()
     assert ">R3</span> <strong>payment</strong> · Click &#x27;Place order&#x27; spends or moves money." in html

@@ -69,11 +69,11 @@ def test_agent_points_and_captcha_steps_render(owner_client, automation):
                         action={"kind": "text", "solver": "human", "attempt": 1, "outcome": "passed"},
                         started_at=timezone.now())
     Step.objects.create(run=run, index=2, kind="click", name="Place order", status="succeeded", started_at=timezone.now(),
-                        grounding={"risk": {"category": "PAY", "level": 3, "decision": "review",
+                        grounding={"risk": {"category": "PAY", "level": "R3", "decision": "review",
                                             "reason": "Click 'Place order' <script>x()</script> spends money.",
                                             "review": {"decision": "approved", "decided_by": "rita", "waited_ms": 3200}}})
     Step.objects.create(run=run, index=3, kind="fill", name="Title", status="succeeded", started_at=timezone.now(),
-                        grounding={"risk": {"category": "NONE", "level": 1, "decision": "allow", "reason": "Typing is local."}})
+                        grounding={"risk": {"category": "NONE", "level": "R1", "decision": "allow", "reason": "Typing is local."}})
     html = owner_client.get(f"/runs/{run.pk}/").content.decode()
     assert 'class="mark mark-point" style="left:50.0%;top:50.0%"' not in html  # no screenshot: no overlay
     assert "Click the button" in html

@@ -131,9 +131,16 @@ def test_build_launch_and_watch_a_run_live(worker, demo, practice_url, web, brow
 
     page = browser_page
     sign_in(page, web)
-    # A 1280 px laptop: the whole nav, "Sign out" included, stays on one row.
-    first, last = (page.locator(sel).bounding_box() for sel in (".nav a >> nth=0", ".nav button:has-text('Sign out')"))
-    assert abs(first["y"] + first["height"] / 2 - (last["y"] + last["height"] / 2)) < 8, (first, last)
+    # Laptops: the whole nav, "Sign out" included, stays on one row inside the window; narrower, it
+    # folds into the menu button.
+    for width in (1280, 1101):
+        page.set_viewport_size({"width": width, "height": 800})
+        first, last = (page.locator(sel).bounding_box() for sel in (".nav a >> nth=0", ".nav button:has-text('Sign out')"))
+        assert abs(first["y"] + first["height"] / 2 - (last["y"] + last["height"] / 2)) < 8, (width, first, last)
+        assert last["x"] + last["width"] <= width, (width, last)
+    page.set_viewport_size({"width": 1100, "height": 800})
+    assert page.locator(".nav-toggle-label").is_visible() and not page.locator(".nav").is_visible()
+    page.set_viewport_size({"width": 1280, "height": 800})
     build_automation(page, practice_url)
     version = Automation.objects.get(workspace=demo["workspace"], slug="practice-editor").current_version
     assert [s["kind"] for s in version.steps] == ["fill", "fill", "click", "wait_for", "fill"]

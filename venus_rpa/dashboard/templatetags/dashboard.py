@@ -126,9 +126,10 @@ def risk_view(risk: Any) -> dict | None:
     level, category, decision, the reason, and what the reviewer did. None for harmless steps."""
     if not isinstance(risk, dict):
         return None
-    level = risk.get("level")
+    raw = str(risk.get("level") or "")
+    level = int(raw.lstrip("Rr")) if raw.lstrip("Rr").isdigit() else None  # "R3" (or 3)
     review = risk.get("review") if isinstance(risk.get("review"), dict) else {}
-    if risk.get("decision") == "allow" and not review and not (isinstance(level, int) and level >= 2):
+    if risk.get("decision") == "allow" and not review and not (level is not None and level >= 2):
         return None  # a harmless step gets no risk line at all
     if review.get("reused"):
         outcome = "approved earlier on this page"
@@ -142,7 +143,8 @@ def risk_view(risk: Any) -> dict | None:
         outcome = ""
     category = str(risk.get("category") or "")
     return {
-        "level": f"R{level}" if isinstance(level, int) else "", "tone": "bad" if isinstance(level, int) and level >= 3 else "muted",
+        "level": f"R{level}" if level is not None else "", "tone": "bad" if level is not None and level >= 3 else "muted",
+        "notable": risk.get("decision") != "allow" or bool(review),  # drawn as a box; an allowed R2 is a quiet line
         "category": CATEGORY_WORDS.get(category, category.lower()), "decision": DECISION_WORDS.get(risk.get("decision"), ""),
         "reason": str(risk.get("reason") or ""), "target": str(risk.get("target") or ""), "review": outcome,
     }
