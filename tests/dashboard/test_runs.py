@@ -71,7 +71,7 @@ def test_agent_points_and_captcha_steps_render(owner_client, automation):
     Step.objects.create(run=run, index=2, kind="click", name="Place order", status="succeeded", started_at=timezone.now(),
                         grounding={"risk": {"category": "PAY", "level": "R3", "decision": "review",
                                             "reason": "Click 'Place order' <script>x()</script> spends money.",
-                                            "review": {"decision": "approved", "decided_by": "rita", "waited_ms": 3200}}})
+                                            "review": {"decision": "approve", "decided_by": "rita", "waited_ms": 3200}}})
     Step.objects.create(run=run, index=3, kind="fill", name="Title", status="succeeded", started_at=timezone.now(),
                         grounding={"risk": {"category": "NONE", "level": "R1", "decision": "allow", "reason": "Typing is local."}})
     html = owner_client.get(f"/runs/{run.pk}/").content.decode()

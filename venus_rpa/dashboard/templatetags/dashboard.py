@@ -136,8 +136,10 @@ def risk_view(risk: Any) -> dict | None:
     elif review.get("covered"):
         outcome = "covered by the approval of this act"
     elif review.get("decision"):
-        outcome = str(review["decision"]) + (f" by {review['decided_by']}" if review.get("decided_by") else "")
-        if review.get("waited_ms"):
+        said = {"approve": "approved", "reject": "rejected", "edit": "edited and approved"}
+        outcome = said.get(review["decision"], str(review["decision"]))
+        outcome += f" by {review['decided_by']}" if review.get("decided_by") else ""
+        if float(review.get("waited_ms") or 0) >= 100:  # a parked run resumes in a new process: no wait measured there
             outcome += f" after {float(review['waited_ms']) / 1000:.1f} s"
     else:
         outcome = ""
