@@ -41,3 +41,19 @@ def test_valid_parameters_start_a_run_and_open_its_page(editor_client, automatio
     assert run.params == {"title": "Taxi", "when": "2026-03-04", "count": 3, "category": "Meals", "urgent": True}
     assert run.trigger == "dashboard"
     assert enqueue.call_count <= 1  # on_commit: not called inside the test transaction
+
+
+def test_a_cleared_required_field_is_an_error_not_its_default(editor_client, automation):
+    """A required parameter with a default, cleared in the form, must not silently run with the default."""
+    from venus_rpa.automations.models import AutomationVersion
+
+    version = automation.current_version
+    schema = {**version.param_schema, "required": [*version.param_schema.get("required", []), "count"]}
+    AutomationVersion.objects.filter(pk=version.pk).update(param_schema=schema)
+    assert schema["properties"]["count"]["default"] == 2
+    response = editor_client.post(f"/automations/{automation.slug}/run/",
+                                  {"param_title": "Taxi", "param_count": "  ", "param_when": "2026-01-02"})
+    assert response.status_code == 400
+    count = response.content.decode().split('name="param_count"')[1].split('class="field')[0]
+    assert "This parameter is required (a cleared field does not fall back to its default)." in count
+    assert not Run.objects.exists()

@@ -13,7 +13,9 @@ from typing import Any
 
 from django.http import QueryDict
 
+from venus_rpa.core.errors import InvalidInput
 from venus_rpa.core.parsers import json_loads_bounded
+from venus_rpa.runs.services import params_validate
 
 
 @dataclass
@@ -83,8 +85,11 @@ def _convert(raw: str, prop: dict[str, Any]) -> Any:
 
 
 def launcher_params(schema: dict[str, Any], data: QueryDict) -> dict[str, Any]:
-    """Parameters from a posted launcher form; empty inputs are left out (defaults apply)."""
+    """Parameters from a posted launcher form. An empty optional input is left out (its default
+    applies); an empty required input is an error, never silently its default (raises InvalidInput)."""
     params: dict[str, Any] = {}
+    required = set((schema or {}).get("required") or [])
+    missing: dict[str, list[str]] = {}
     for name, prop in ((schema or {}).get("properties") or {}).items():
         prop = prop if isinstance(prop, dict) else {}
         if prop.get("type") == "boolean" and "enum" not in prop:
@@ -92,8 +97,17 @@ def launcher_params(schema: dict[str, Any], data: QueryDict) -> dict[str, Any]:
             continue
         raw = data.get(f"param_{name}", "")
         if raw.strip() == "":
+            if name in required:
+                missing[f"params.{name}"] = ["This parameter is required" + (
+                    " (a cleared field does not fall back to its default)." if "default" in prop else ".")]
             continue
         params[name] = _convert(raw if prop.get("type", "string") == "string" else raw.strip(), prop)
+    if missing:  # say everything that is wrong at once
+        try:
+            params_validate(schema=schema, params=params)
+        except InvalidInput as exc:
+            missing.update({key: messages for key, messages in exc.fields.items() if key not in missing})
+        raise InvalidInput("The parameters do not match the automation's parameter schema.", fields=missing)
     return params
 
 

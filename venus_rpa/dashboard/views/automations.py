@@ -171,12 +171,12 @@ def automation_launch(request: HttpRequest, slug: str) -> HttpResponse:
     fields, errors = launcher_fields(schema), []
     if request.method == "POST":
         require_write(request)
-        params = launcher_params(schema, request.POST)
         try:
+            params = launcher_params(schema, request.POST)
             run = run_start(automation=automation, params=params, user=request.user, trigger=Trigger.DASHBOARD)
         except ServiceError as exc:
-            posted = {f.name: params.get(f.name, False) if f.input == "checkbox" else request.POST.get(f"param_{f.name}", "")
-                      for f in fields}
+            posted = {f.name: request.POST.get(f"param_{f.name}") == "on" if f.input == "checkbox"
+                      else request.POST.get(f"param_{f.name}", "") for f in fields}
             fields = launcher_fields(schema, posted)
             errors = [exc.message, *attach_errors(fields, exc.fields)]
         else:
