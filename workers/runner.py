@@ -247,7 +247,7 @@ class Runner:
                     await self._sign_in_save(sign_in, env)
                 position += 1
             await self._gate_and_replay(run, executor, run.page_steps, output)
-            return await self._verdict(spec, env, output)
+            return await self._verdict(spec, env, output, run.params)
         except RunFailed as exc:
             return RunResult("failed", str(exc), output)
         except Parked as parked:
@@ -464,9 +464,13 @@ class Runner:
             run.last_done = entry
         await run.recorder.action_done(entry)
 
-    async def _verdict(self, spec: S.AutomationSpec, env, output: dict[str, Any]) -> RunResult:
-        """Check the success criteria on the final screen; keep the evidence either way."""
-        criteria = spec.success_criteria
+    async def _verdict(self, spec: S.AutomationSpec, env, output: dict[str, Any], params: dict[str, Any]) -> RunResult:
+        """Check the success criteria (`{{param}}` filled as in steps) on the final screen; keep the evidence."""
+        try:
+            criteria = S.render_step(spec.success_criteria, params)
+        except (KeyError, ValueError) as exc:
+            return RunResult("failed", f"success criteria could not be filled in: {exc}", output,
+                             {"passed": False, "evidence": {}})
         location = env.location()
         evidence: dict[str, Any] = {"url": location}
         failures: list[str] = []

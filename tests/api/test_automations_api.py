@@ -219,6 +219,16 @@ def test_start_url_using_an_undeclared_param_is_a_400_on_start_url(owner):
 
 
 @pytest.mark.django_db
+def test_success_criteria_may_use_declared_params_only_and_no_credential(owner):
+    definition = simple_definition(success_criteria={"text_visible": "Filed {{title}}"})
+    error = assert_error(owner.post(LIST, payload(definition), format="json"), 400, "invalid")
+    assert error["fields"]["success_criteria"] == ["Uses parameter(s) not in the parameter schema: title"]
+    definition = simple_definition(success_criteria={"text_visible": "{{credentials.erp.password}}"})
+    error = assert_error(owner.post(LIST, payload(definition), format="json"), 400, "invalid")
+    assert any("may not use a credential" in m for m in error["fields"]["success_criteria"])
+
+
+@pytest.mark.django_db
 def test_unknown_definition_field_is_a_400(owner):
     response = owner.post(LIST, payload({"stepz": [{"kind": "press", "key": "Enter"}]}), format="json")
     error = assert_error(response, 400, "invalid")

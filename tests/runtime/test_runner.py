@@ -118,6 +118,15 @@ def test_runner_fails_when_success_criteria_do_not_hold(browser):
     assert all(r.status == "succeeded" for r in recorder.records)
 
 
+def test_success_criteria_are_filled_from_the_parameters_like_steps(browser):
+    spec = login_spec(browser.base_url, success_criteria={"text_visible": "{{expected}}", "url_contains": "/expenses/{{page}}"})
+    result, _, _ = run_spec(browser, spec, params={"user": "demo", "expected": "Step 1 of 2", "page": "new"})
+    assert result.status == "succeeded", result.reason
+    assert result.verdict["evidence"]["text_visible"] == {"expected": "Step 1 of 2", "ok": True}
+    missing, _, _ = run_spec(browser, spec, params={"user": "demo", "page": "new"})
+    assert missing.status == "failed" and missing.reason.startswith("success criteria could not be filled in")
+
+
 def test_runner_cancels_when_the_heartbeat_says_so(browser):
     spec = login_spec(browser.base_url, {"kind": "wait_for", "name": "Wait forever", "text": "Never shown", "timeout_s": 10})
     recorder = ListRecorder()

@@ -81,6 +81,14 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any]) -> 
         missing = sorted(template_params(data[name]) - declared)
         if missing:
             fields.setdefault(name, []).append(f"Uses parameter(s) not in the parameter schema: {', '.join(missing)}")
+    criteria_texts = _strings(spec.success_criteria.model_dump(exclude_none=True))
+    missing = sorted(set().union(set(), *(template_params(t) for t in criteria_texts)) - declared)
+    if missing:
+        fields.setdefault("success_criteria", []).append(
+            f"Uses parameter(s) not in the parameter schema: {', '.join(missing)}")
+    if any(SECRET_RE.search(t) for t in criteria_texts):
+        fields.setdefault("success_criteria", []).append(
+            "A success criterion may not use a credential: it would be compared, and shown, in clear.")
     if "param_schema" not in fields and isinstance(schema, dict):
         defaults = {k: v["default"] for k, v in (schema.get("properties") or {}).items()
                     if isinstance(v, dict) and "default" in v}
