@@ -136,3 +136,20 @@ def test_the_live_page_says_which_surface_and_display_a_waiting_run_keeps(owner_
     html = owner_client.get(f"/runs/{run.pk}/").content.decode()
     assert 'Desktop · display <span class="mono">:99</span> (kept while it waits)' in html
     assert "waiting for a person" in html and "running since" not in html
+
+
+def test_a_rejected_or_blocked_run_says_so_beside_failed(owner_client, automation):
+    rejected = make_run(automation, status="failed")
+    rejected.status_reason = "step 4 (Pay): rejected by reviewer rita: Click the button 'Pay' (comment: wrong payee)"
+    rejected.save(update_fields=["status_reason"])
+    blocked = make_run(automation, status="failed")
+    blocked.status_reason = "step 2 (Run): blocked: typing a command that wipes the disk"
+    blocked.save(update_fields=["status_reason"])
+    plain = make_run(automation, status="failed")
+    plain.status_reason = "step 1 (Sign in): no element matches 'Sign in'"
+    plain.save(update_fields=["status_reason"])
+    html = owner_client.get(f"/runs/{rejected.pk}/").content.decode()
+    assert 'class="badge badge-bad run-outcome"' in html and ">rejected</span>" in html
+    listing = owner_client.get("/runs/").content.decode()
+    assert listing.count("run-outcome") == 2 and ">blocked</span>" in listing
+

@@ -111,6 +111,22 @@ def risk_of(step) -> Any:
     return None
 
 
+@register.filter
+def run_outcome(run) -> str:
+    """Why a failed run failed, when a person or the safety gate decided it (the badge alone says
+    only "failed"): "rejected", "review expired" or "blocked"."""
+    if getattr(run, "status", "") != "failed":
+        return ""
+    reason = getattr(run, "status_reason", "") or ""
+    if "rejected by " in reason:
+        return "rejected"
+    if "expired without a decision" in reason:
+        return "review expired"
+    if ": blocked: " in reason or reason.startswith("blocked: "):
+        return "blocked"
+    return ""
+
+
 CATEGORY_WORDS = {
     "PAY": "payment", "DEL": "deletion", "SEND": "sending", "SHARE": "sharing", "AUTH": "sign-in", "SEC": "security",
     "INSTALL": "install or permission", "LEGAL": "legal agreement", "ACCT": "account", "BOOK": "booking",
