@@ -52,10 +52,14 @@ def test_the_live_page_shows_steps_with_the_target_marked(owner_client, automati
 
 def test_step_fragments_after_an_index(owner_client, automation):
     run = make_run(automation, steps=3)
-    html = owner_client.get(f"/runs/{run.pk}/steps/?after=0").content.decode()
+    html = owner_client.get(f"/runs/{run.pk}/steps/?after=0", HTTP_HX_REQUEST="true").content.decode()
     assert 'id="step-0"' not in html and 'id="step-1"' in html and 'id="step-2"' in html
-    single = owner_client.get(f"/runs/{run.pk}/steps/2/").content.decode()
+    single = owner_client.get(f"/runs/{run.pk}/steps/2/", HTTP_HX_REQUEST="true").content.decode()
     assert 'id="step-2"' in single and 'id="step-1"' not in single
+    # Opened directly (a shared link), a step is the run's page at that step, never a bare fragment.
+    direct = owner_client.get(f"/runs/{run.pk}/steps/2/")
+    assert direct.status_code == 302 and direct["Location"] == f"/runs/{run.pk}/#step-2"
+    assert owner_client.get(f"/runs/{run.pk}/steps/")["Location"] == f"/runs/{run.pk}/"
 
 
 def test_agent_points_and_captcha_steps_render(owner_client, automation):

@@ -10,6 +10,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from venus_rpa.automations.selectors import automation_list
@@ -76,8 +77,11 @@ def run_summary(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @member_view()
 def run_steps(request: HttpRequest, run_id: int) -> HttpResponse:
-    """Step rows after `?after=<index>` (the live page appends them as events arrive)."""
+    """Step rows after `?after=<index>` (the live page appends them as events arrive); opened
+    directly, the run's page."""
     run = run_get(workspace=request.access.workspace, run_id=run_id)
+    if not request.htmx:
+        return redirect("dashboard:run-detail", run_id=run.pk)
     try:
         after = int(request.GET.get("after", -1))
     except ValueError:
@@ -89,6 +93,8 @@ def run_steps(request: HttpRequest, run_id: int) -> HttpResponse:
 def run_step(request: HttpRequest, run_id: int, index: int) -> HttpResponse:
     run = run_get(workspace=request.access.workspace, run_id=run_id)
     step = get_object_or_404(run.steps, index=index)
+    if not request.htmx:  # a link to one step opens the run's page at that step, not a bare fragment
+        return redirect(reverse("dashboard:run-detail", kwargs={"run_id": run.pk}) + f"#step-{step.index}")
     return render(request, "dashboard/runs/_steps.html", {"run": run, "steps": [step]})
 
 
