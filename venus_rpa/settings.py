@@ -297,7 +297,8 @@ VENUS_BROWSER_IDLE_CLOSE_SECONDS = env_float("VENUS_BROWSER_IDLE_CLOSE_SECONDS",
 VENUS_PRACTICE_URL = env_str("VENUS_PRACTICE_URL", "http://127.0.0.1:8001")
 VENUS_PUBLIC_URL = env_str("VENUS_PUBLIC_URL", "http://127.0.0.1:8000")
 # Flower, the Celery dashboard, linked from the dashboard's devices page.
-VENUS_FLOWER_URL = env_str("VENUS_FLOWER_URL", "http://127.0.0.1:5555/")
+# Empty: Flower on port 5555 of the host the dashboard was reached on (dashboard.flower_url).
+VENUS_FLOWER_URL = env_str("VENUS_FLOWER_URL", "")
 
 LOGGING = {
     "version": 1,

@@ -43,8 +43,14 @@ def test_every_section_renders_for_a_member(owner_client, automation, url, monke
 def test_the_nav_links_every_section(owner_client):
     html = owner_client.get("/").content.decode()
     for href in ('href="/automations/"', 'href="/runs/"', 'href="/reviews/"', 'href="/credentials/"',
-                 'href="/devices/"', "http://127.0.0.1:5555/"):
+                 'href="/devices/"', 'href="http://testserver:5555/"'):
         assert href in html
+
+
+def test_the_flower_link_follows_the_host_the_dashboard_was_reached_on(owner_client, settings):
+    assert 'href="http://localhost:5555/"' in owner_client.get("/", HTTP_HOST="localhost:8000").content.decode()
+    settings.VENUS_FLOWER_URL = "https://ops.example.com/flower/"
+    assert 'href="https://ops.example.com/flower/"' in owner_client.get("/devices/").content.decode()
 
 
 def test_a_user_without_workspace_gets_403(db):

@@ -32,7 +32,16 @@ def dashboard_nav(context) -> dict:
                if access else 0)
     section = request.resolver_match.url_name if request.resolver_match else ""
     return {"request": request, "access": access, "pending_reviews": pending, "section": section or "",
-            "triggers": triggers_available(), "flower_url": settings.VENUS_FLOWER_URL}
+            "triggers": triggers_available(), "flower_url": flower_url(request)}
+
+
+def flower_url(request) -> str:
+    """VENUS_FLOWER_URL, or Flower's port on the host this page was reached on (not 127.0.0.1,
+    which is the viewer's own machine when the dashboard is served to others)."""
+    if settings.VENUS_FLOWER_URL:
+        return settings.VENUS_FLOWER_URL
+    host = request.get_host().rsplit(":", 1)[0] if not request.get_host().endswith("]") else request.get_host()
+    return f"{request.scheme}://{host}:5555/"
 
 
 @register.simple_tag

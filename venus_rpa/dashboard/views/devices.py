@@ -16,13 +16,14 @@ from venus_rpa.accounts.models import Role
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.dashboard.access import member_view
 from venus_rpa.dashboard.devices import active_runs, workers_report
+from venus_rpa.dashboard.templatetags.dashboard import flower_url
 from venus_rpa.devices import selectors as device_selectors, services as device_services
 
 
 @member_view()
 def device_index(request: HttpRequest) -> HttpResponse:
     return render(request, "dashboard/devices.html", {
-        "flower_url": settings.VENUS_FLOWER_URL,
+        "flower_url": flower_url(request),
         "active_runs": active_runs(workspace=request.access.workspace),
         "android_devices": device_selectors.device_list(workspace=request.access.workspace),
         "is_owner": request.access.role == Role.OWNER,
