@@ -1,7 +1,7 @@
 """Safety gate rule layer against the labelled decision points in benchmarks/safety_cases/.
 
 Prints JSON for the tuning split (`safety_cases/*.jsonl`, read while writing the rules, including
-`tuning_former_holdout.jsonl`, `tuning_former_holdout_h2.jsonl` and `tuning_former_holdout_h3.jsonl`,
+`tuning_former_holdout.jsonl` and `tuning_former_holdout_h2/h3/h4.jsonl`,
 former holdouts read then too) and the holdout split
 (`safety_cases/holdout/*.jsonl`, written after the rules were frozen by someone who did not write
 them; never read while changing the rules; may be empty) separately: recall overall and per

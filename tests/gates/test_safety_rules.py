@@ -286,13 +286,13 @@ def _benchmark():
     return module
 
 
-# The former holdouts h2 (17 languages) and h3 (20 languages) joined the tuning split after each was
+# The former holdouts h2 (17 languages), h3 (20 languages) and h4 (27 languages) joined the tuning split after each was
 # measured once. Their misses are closed only through concept lexicons and structural cues, never by
 # writing their strings into the rules, so each has a floor rather than the release target; the
 # precision targets hold on the whole split.
-FORMER_FLOORS = {"h2-": (339, 0.95), "h3-": (306, 0.96)}  # measured at the s21 freeze: 0.972 and 0.981
+FORMER_FLOORS = {"h2-": (339, 0.95), "h3-": (306, 0.96), "h4-": (370, 0.99)}  # s21: 0.972, 0.981; h4 0.845 scored, 0.990 at s21-s2
 LANGS = ("en", "zh", "de", "fr", "es", "it", "pt", "nl", "pl", "ru", "uk", "tr", "cs", "sv", "ja", "ko", "ar", "id", "vi",
-         "hi")
+         "hi", "hu", "th", "ro", "fi", "el", "he", "da", "no", "ms")  # the 29 of concepts.json
 
 
 def test_the_tuning_split_meets_the_targets():

@@ -49,11 +49,11 @@ def normalise_form(form: str) -> str:
 
 
 def entries() -> list[dict]:
-    """Trigger and dismiss forms in the catalog lexicon's entry shape (kind, category, lang, text)."""
+    """Trigger, dismiss and confirm (whole-label generic) forms in the catalog lexicon's entry shape (kind, category, lang, text)."""
     out = []
     for c in concepts():
-        if c["kind"] in ("trigger", "dismiss"):
-            kind = "dismiss" if c["kind"] == "dismiss" else "trigger"
+        if c["kind"] in ("trigger", "dismiss", "confirm"):
+            kind = c["kind"]
             out += [{"kind": kind, "category": c["category"], "lang": lang, "text": normalise_form(f), "sources": ["concepts.json"]}
                     for lang, f in forms(c)]
     return out

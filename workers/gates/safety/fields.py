@@ -21,7 +21,11 @@ _CONFIRM = re.compile(r"\btype\b.{0,60}\bto confirm\b|\benter\b.{0,40}\bto confi
 _SEARCH = re.compile(r"\bsearch\b|\bquery\b|\bkeywords?\b|\bfind\b|^q$|\bq\b|搜索|查找|搜一搜|搜")
 COMPOSER = re.compile(r"\b(?:message|messages|chat|reply|comment|write a|say something|tweet|what'?s (?:on your mind|happening)|"
                        r"compose|message body)\b|发消息|消息|评论|回复|说点什么|弹幕|写下|聊天|"
-                       r"press enter to send|按\s*enter\s*发送")
+                       r"press enter to send|按\s*enter\s*发送|"
+                       # "message" / "write a message" in the other UI languages (stems: inflection tolerant)
+                       r"\b(?:nachricht|mensaje|messaggio|mensagem|bericht|wiadomoś\w*|сообщени\w*|повідомлен\w*|mesaj\w*|"
+                       r"meddelande|zpráv\w*|besked|melding|viesti\w*|üzenet\w*|μήνυμα|رسالة|הודעה|संदेश|pesan|tin nhắn|mesej)\b|"
+                       r"メッセージ|메시지|ข้อความ")
 
 
 def card_like(*descriptors: str) -> bool:

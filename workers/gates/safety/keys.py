@@ -53,7 +53,7 @@ def judge_type(v: View) -> list[Finding]:
     if kind == "password" and text.strip() and not placeholder:
         out.append(finding("AUTH", 3, "Types a password directly instead of a vault placeholder; sign-in is a person's step.",
                            ev("field.password", "target", "password field")))
-    if kind == "otp" and values.looks_like_otp(text):
+    if kind == "otp" and (values.looks_like_otp(text) or values.OTP_PLACEHOLDER.fullmatch(text.strip())):
         out.append(finding("AUTH", 3, "Types a one-time code, completing a sign-in or verification.", ev("field.otp", "target", "one-time code field")))
     if kind == "confirm_text":
         cue = cues.find_cue(v.dialog) or cues.find_cue(v.nearby)
@@ -100,7 +100,7 @@ def judge_enter(v: View, kind: str | None = None) -> list[Finding]:
     """Enter in the focused field: what it submits."""
     kind = kind or field_kind(v)
     t = v.ctx.target
-    if kind == "terminal":
+    if kind == "terminal" or _RUN_DIALOG.match(norm(v.ctx.window_title)):
         command = (t.value if t else "") or v.ctx.typed_text
         if not command.strip():
             return [finding("SYS", 3, "Presses Enter in a terminal whose command is not visible.", ev("fail_closed.terminal", "target", "terminal"))]

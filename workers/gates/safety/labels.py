@@ -353,6 +353,9 @@ def _inside(inner: LabelHit, outer: LabelHit) -> bool:
     return outer.start <= inner.start and inner.end <= outer.end and outer.length > inner.length
 
 
+_QUOTED = re.compile(r'([„"«‹])([^"„“«»‹›]{1,60})(["“»›])')
+
+
 def read_label(label: str) -> LabelReading:
     """Read one normalised label. Empty labels read as nothing (the caller fails closed)."""
     if not label:
@@ -368,7 +371,9 @@ def read_label(label: str) -> LabelReading:
         return LabelReading(dismiss=True)
     if (translated := _i18n_generic(label)) is not None:
         return LabelReading(generic=translated)
-    hits = _all_hits(label)
+    # A quoted name inside a label ("Filter „Preis bis 50 €“ entfernen", 'Remove "Q3 report"') is one word: the
+    # verb around it, not the name's own words, says what the control does (same length, so spans stay valid).
+    hits = _all_hits(_QUOTED.sub(lambda m: m.group(1) + "x" * len(m.group(2)) + m.group(3), label))
     # A match inside a longer match of the other kind is that longer phrase's word, not its own.
     kept = tuple(h for h in hits if not any(o.trigger != h.trigger and _inside(h, o) for o in hits))
     if not any(h.trigger for h in kept) and (_CONFIRM_SOMETHING.match(label) or i18n.matches(i18n.YES_COMMA, label)):

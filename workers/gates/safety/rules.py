@@ -138,13 +138,35 @@ def judge_click(v: View) -> list[Finding]:
     results = [(source, judge_label(v, label, source)) for source, label in v.labels]
     if v.kind in ("content", "generic", "link") and all(size(label) > 8 for _, label in v.labels):
         return [finding("NONE", 1, f"'{clip(v.label, 60)}' is content text, not a command.", ev("label.content", v.labels[0][0], v.label))]
-    best = strongest([f for _, f in results])
+    best = strongest([f for _, f in results] + ([world] if (world := open_to_world(v)) else []))
     assert best is not None  # noqa: S101 -- type narrowing: results is never empty here
     _mark_mismatch(v, results, best)
     if best.level >= 2 and (v.kind == "tab" or (v.kind == "link" and _plain_link(v))):
         return [finding("NONE", 1, f"'{clip(v.label, 60)}' is a link to a page; the commit, if any, happens there.",
                         ev("label.navigation", "target.role", v.ctx.target.role or "link"))]
     return [best]
+
+
+_WORLD = re.compile(r"(?<![\d.])0\.0\.0\.0/0(?![\d.])|(?<![\w:])::/0(?!\d)")
+_INGRESS = re.compile(r"security.?groups?|\bsg-|inbound|ingress|firewall|\bports?\b|\bpuerto|\bporta\b|\bporte?\b|\bпорт|"
+                      r"reglas de entrada|regras de entrada|règles entrantes|eingehend|入站|入方向|安全组|インバウンド|인바운드")
+_DB_OR_ADMIN = re.compile(r"\b(?:5432|3306|1433|1521|27017|6379|9200|22|3389)\b|postgres|mysql|mongo|redis|\bssh\b|\brdp\b")
+_PROD = re.compile(r"\bprod|producci|produkti|produzione|produção|production|продакш|生产|本番|운영")
+
+
+def open_to_world(v: View) -> Finding | None:
+    """A button that commits an inbound rule open to the whole internet (0.0.0.0/0, ::/0): SEC, and R4
+    on a production database or admin port. Read from the rule itself, in any UI language."""
+    if v.kind != "button":
+        return None
+    rule = " ".join([v.label, v.nearby, *(norm(f.chosen) for f in v.ctx.form_fields)])
+    if not _WORLD.search(rule):
+        return None
+    around = " ".join([rule, v.titles, v.dialog, norm(v.ctx.url)])
+    if not _INGRESS.search(around):
+        return None
+    level = 4 if _DB_OR_ADMIN.search(around) and _PROD.search(around) else 3
+    return finding("SEC", level, "Opens an inbound rule to the whole internet (0.0.0.0/0).", ev("value.world_open", "nearby_text", "0.0.0.0/0"))
 
 
 def _mark_mismatch(v: View, results: list[tuple[str, Finding]], best: Finding) -> None:

@@ -10,6 +10,7 @@ import unicodedata
 INVISIBLE_RE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
 CJK_RE = re.compile(r"[\u3400-\u9fff]")
 _SPACE_RE = re.compile(r"\s+")
+_CJK_GAP = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff]) (?=[\u3040-\u30ff\u3400-\u9fff])")
 _WORD_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _QUOTES = str.maketrans({
@@ -29,7 +30,7 @@ def norm(text: str | None) -> str:
         return ""
     text = INVISIBLE_RE.sub("", text)
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
-    return _SPACE_RE.sub(" ", text).strip()
+    return _CJK_GAP.sub("", _SPACE_RE.sub(" ", text).strip())
 
 
 def words(text: str) -> list[str]:

@@ -68,6 +68,9 @@ def personal_data(text: str) -> list[str]:
     return kinds
 
 
+OTP_PLACEHOLDER = re.compile(r"\{\{\s*t?otp\s*\}\}")  # the executor types the current one-time code
+
+
 def looks_like_otp(value: str) -> bool:
     return bool(_OTP_VALUE.match(value or "")) and any(ch.isdigit() for ch in value)
 

@@ -99,11 +99,12 @@ class View:
 
     @cached_property
     def terminal(self) -> bool:
-        return self.kind == "terminal" or bool(_TERMINAL_WINDOW.search(norm(self.ctx.window_title)))
+        return self.kind == "terminal" or any(_TERMINAL_WINDOW.search(norm(x)) for x in (self.ctx.window_title, self.ctx.app_name)) \
+            or "termux" in norm(self.ctx.app_package)
 
     @cached_property
     def chat_window(self) -> bool:
-        return bool(_CHAT_WINDOW.search(norm(self.ctx.window_title)))
+        return any(_CHAT_WINDOW.search(norm(x)) for x in (self.ctx.window_title, self.ctx.app_name))
 
     @property
     def label(self) -> str:
