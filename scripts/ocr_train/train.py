@@ -94,8 +94,9 @@ def evaluate(model: nn.Module, images: np.ndarray, texts: list[str], sources: li
             for k, v in sorted(per.items())}
 
 
-def train(images: np.ndarray, texts: list[str], val: tuple, *, epochs: int, batch: int, lr: float,
-          weight_decay: float, seed: int) -> CRNN:
+def train(images: np.ndarray, texts: list[str], *, epochs: int, batch: int, lr: float,
+          weight_decay: float, seed: int, on_epoch=None) -> CRNN:
+    """Train from scratch; `on_epoch(model, epoch)` is called after each epoch (checkpoints)."""
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     model = CRNN(len(CLASSES))
@@ -122,7 +123,9 @@ def train(images: np.ndarray, texts: list[str], val: tuple, *, epochs: int, batc
             if step % 200 == 0:
                 print(f"  epoch {epoch + 1} step {step}/{steps} loss {loss.item():.3f} "
                       f"{time.perf_counter() - started:.0f} s", flush=True)
-        print(f"epoch {epoch + 1}: val {evaluate(model, *val)['all']}", flush=True)
+        if on_epoch is not None:
+            on_epoch(model.eval(), epoch + 1)
+            model.train()
     return model.eval()
 
 
@@ -142,6 +145,27 @@ def _commit() -> str:
         return "unknown"
 
 
+def write_model(model: nn.Module, out: Path, *, val: tuple, images: int, epochs: int, documented: bool,
+                wall: dict) -> dict:
+    """Export the model and its manifest into `out`; returns the manifest."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = export(model, out)
+    manifest = {
+        "model": path.name, "charset": recogniser.CHARSET, "blank_index": 0,
+        "input": {"channels": 3, "height": recogniser.INPUT_HEIGHT, "width": recogniser.INPUT_WIDTH,
+                  "range": "0-255 RGB, stretched (recogniser.prepare)"},
+        "recipe": {**RECIPE, "hash": recipe_hash(), "commit": _commit(), "as_documented": documented,
+                   "train_images_used": images, "epochs_used": epochs},
+        "sources": {"train": sorted(SOURCES), "third_party_eval_only":
+                    ["wheezy-captcha (GNU FreeFont)", "flask-simple-captcha (RobotoMono)"]},
+        "validation": evaluate(model, *val),
+        "wall_time_s": wall,
+        "size_bytes": path.stat().st_size,
+    }
+    (out / recogniser.MANIFEST_PATH.name).write_text(json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--train", type=int, default=RECIPE["train_images"])
@@ -154,29 +178,23 @@ def main() -> None:
     started = time.perf_counter()
     val_paths = data.build(CACHE, split="val", count=RECIPE["val_images"], workers=args.workers)
     train_paths = data.build(CACHE, split="train", count=args.train, workers=args.workers)
-    data_s = time.perf_counter() - started
+    data_s = round(time.perf_counter() - started)
     val = data.load(val_paths)
     images, texts, _ = data.load(train_paths)
-    model = train(images, texts, val, epochs=args.epochs, batch=RECIPE["batch"], lr=RECIPE["lr"],
-                  weight_decay=RECIPE["weight_decay"], seed=RECIPE["seed"])
-    train_s = time.perf_counter() - started - data_s
-    accuracy = evaluate(model, *val)
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = export(model, args.out)
-    manifest = {
-        "model": path.name, "charset": recogniser.CHARSET, "blank_index": 0,
-        "input": {"channels": 3, "height": recogniser.INPUT_HEIGHT, "width": recogniser.INPUT_WIDTH,
-                  "range": "0-255 RGB, stretched (recogniser.prepare)"},
-        "recipe": {**RECIPE, "hash": recipe_hash(), "commit": _commit(),
-                   "as_documented": args.train == RECIPE["train_images"] and args.epochs == RECIPE["epochs"],
-                   "train_images_used": len(images), "epochs_used": args.epochs},
-        "sources": {"train": sorted(SOURCES), "third_party_eval_only":
-                    ["wheezy-captcha (GNU FreeFont)", "flask-simple-captcha (RobotoMono)"]},
-        "validation": accuracy,
-        "wall_time_s": {"data": round(data_s), "train": round(train_s), "total": round(time.perf_counter() - started)},
-        "size_bytes": path.stat().st_size,
-    }
-    (args.out / recogniser.MANIFEST_PATH.name).write_text(json.dumps(manifest, indent=2) + "\n")
+    documented = args.train == RECIPE["train_images"] and args.epochs == RECIPE["epochs"]
+
+    def checkpoint(model: nn.Module, epoch: int) -> None:
+        # Each epoch's model, in case a run must stop early (its manifest says which epoch).
+        wall = {"data": data_s, "train": round(time.perf_counter() - started) - data_s}
+        saved = write_model(model, CACHE / f"epoch-{epoch}", val=val, images=len(images), epochs=epoch,
+                            documented=documented and epoch == args.epochs, wall=wall)
+        print(f"epoch {epoch}: val {saved['validation']['all']} {wall}", flush=True)
+
+    model = train(images, texts, epochs=args.epochs, batch=RECIPE["batch"], lr=RECIPE["lr"],
+                  weight_decay=RECIPE["weight_decay"], seed=RECIPE["seed"], on_epoch=checkpoint)
+    total = round(time.perf_counter() - started)
+    manifest = write_model(model, args.out, val=val, images=len(images), epochs=args.epochs, documented=documented,
+                           wall={"data": data_s, "train": total - data_s, "total": total})
     print(json.dumps(manifest["validation"]["all"]), manifest["wall_time_s"])
 
 
