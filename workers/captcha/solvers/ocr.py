@@ -72,7 +72,8 @@ def read_text(image: bytes, *, charset: str | None = None, length: int | None = 
     dddd_text = decode(logp, classes, allowed=allowed, grammar=grammar)
     if allowed is None or not recogniser.available():  # Chinese text, or no weights: ddddocr alone
         p = math.exp(text_logprob(*fold(logp, classes, allowed or "".join(set(dddd_text))), dddd_text))
-        return OcrReading(_apply_case(dddd_text, charset), p, [Candidate("ddddocr", dddd_text, 0.0, p)])
+        return OcrReading(_apply_case(dddd_text, charset), p if dddd_text else 0.0,
+                          [Candidate("ddddocr", dddd_text, 0.0, p)])
     ours_logp = np.log(recogniser.probabilities(picture) + 1e-12)
     ours_classes = recogniser.classes()
     ours_text = decode(ours_logp, ours_classes, allowed=allowed, grammar=grammar)
@@ -80,7 +81,8 @@ def read_text(image: bytes, *, charset: str | None = None, length: int | None = 
                                           fold(logp, classes, allowed))
     text = ours_text if best.lower() == ours_text.lower() else _recase(ours_logp, ours_classes, best)
     text = consistent_case(text) if charset is None else _apply_case(text, charset)
-    return OcrReading(text, confidence, candidates, agreed=ours_text.lower() == dddd_text.lower())
+    # Reading nothing is not an answer, however sure both readers are that nothing is there.
+    return OcrReading(text, confidence if text else 0.0, candidates, agreed=ours_text.lower() == dddd_text.lower())
 
 
 def _recase(logp: np.ndarray, classes: list[str], text: str) -> str:
