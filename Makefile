@@ -1,4 +1,4 @@
-.PHONY: up test setup bench
+.PHONY: up test setup bench train-ocr
 
 up:  ## set up and start the whole stack with demo data (Ctrl-C stops it)
 	scripts/up.sh
@@ -11,3 +11,6 @@ setup:
 
 bench:
 	scripts/bench.sh
+
+train-ocr:  ## the text-CAPTCHA recogniser's fixed recipe: data, training, ONNX export (docs/captcha-ocr.md)
+	scripts/train_ocr.sh

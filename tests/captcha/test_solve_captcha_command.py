@@ -51,6 +51,7 @@ def test_ocr_prints_kind_answer_and_time(files):
     image, text = synth.ocr_sample(random.Random(11), "plain")
     result = run("--kind", "ocr", "--image", files("ocr.png", image), "--charset", synth.UPPER_DIGITS)
     assert result["kind"] == "ocr" and result["answer"] == text
+    assert 0.0 <= result["confidence"] <= 1.0
     assert isinstance(result["elapsed_ms"], float) and result["elapsed_ms"] > 0
 
 

@@ -56,7 +56,9 @@ _SCAN = r"""
       alt: el.getAttribute('alt') || '', cls: typeof el.className === 'string' ? el.className : '',
       positioned: ['absolute', 'relative', 'fixed'].includes(getComputedStyle(el).position)}));
     const inputs = all('input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=submit]):not([type=button]),textarea')
-      .map(el => ({name: el.name || el.id || '', label: (el.labels && el.labels[0] ? el.labels[0].innerText : el.getAttribute('aria-label') || el.placeholder || '').trim(), rect: rect(el)}));
+      .map(el => ({name: el.name || el.id || '', label: (el.labels && el.labels[0] ? el.labels[0].innerText : el.getAttribute('aria-label') || el.placeholder || '').trim(), rect: rect(el),
+        type: el.type || '', maxlength: el.maxLength > 0 ? el.maxLength : null, minlength: el.minLength > 0 ? el.minLength : null,
+        inputmode: el.inputMode || el.getAttribute('inputmode') || '', pattern: el.getAttribute('pattern') || '', placeholder: el.placeholder || ''}));
     const sliders = all('[role=slider],[class*=slider-handle],[class*=slider_button],[class*=handle],[class*=knob]')
       .map(el => ({label: el.getAttribute('aria-label') || '', rect: rect(el),
         track: el.parentElement ? rect(el.parentElement) : null}));

@@ -10,6 +10,7 @@ from typing import Any
 
 from workers.captcha import act
 from workers.captcha.detect import Widget
+from workers.captcha.hints import text_hints
 from workers.errors import StepError
 
 QUOTED_CJK = re.compile(r"[「“\"'『]([^」”\"'』]{1,4})[」”\"'』]")
@@ -39,16 +40,18 @@ class LocalCaptchaSolver:
         return await asyncio.to_thread(fn, *args, **kwargs)
 
     async def _ocr(self, page, widget: Widget) -> dict[str, Any]:
-        from workers.captcha.solvers.ocr import solve_ocr
+        from workers.captcha.solvers.ocr import read_text
 
         if not widget.inputs:
             raise StepError("the text CAPTCHA has no input field")
+        hints = text_hints(widget.instruction, widget.inputs[0])
         data, _, _ = await act.image_bytes(page, act.main_image(widget))
-        text = await self._run(solve_ocr, data)
-        if not text:
+        reading = await self._run(read_text, data, charset=hints.charset, length=hints.length,
+                                  max_length=hints.max_length)
+        if not reading.text:
             raise StepError("the OCR solver read nothing")
-        await act.type_into(page, widget.inputs[0]["rect"], text)
-        return {"answer": text}
+        await act.type_into(page, widget.inputs[0]["rect"], reading.text)
+        return {"answer": reading.text, **reading.record(), "hints": hints.record()}
 
     async def _slider_puzzle(self, page, widget: Widget) -> dict[str, Any]:
         from workers.captcha.solvers.slider import solve_slider

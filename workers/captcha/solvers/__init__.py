@@ -8,7 +8,8 @@ raise `SolverInputError`.
 
 | kind        | function            | answer                                                |
 |-------------|---------------------|-------------------------------------------------------|
-| ocr         | `solve_ocr`         | text (or the value of a sum such as "3+4=?")          |
+| ocr         | `solve_ocr`         | text (or the value of a sum such as "3+4=?"); with    |
+|             | (`read_text`)       | its confidence and the readers' candidates            |
 | slider      | `solve_slider`      | `SliderAnswer` (gap_left / gap_centre, piece offset)  |
 | drag        | `solve_drag`        | `PixelPoint` where to drop                            |
 | icon_click  | `solve_icon_click`  | `list[PixelPoint]` in hint order                      |
@@ -16,7 +17,8 @@ raise `SolverInputError`.
 | rotation    | `solve_rotation`    | degrees to turn CLOCKWISE to make upright, [0, 360)   |
 
 `LocalSolvers` is the facade the runtime uses: one call per kind, each timed, returning a
-`SolverResult`; ddddocr's models are built lazily once per process and shared (thread-safe).
+`SolverResult` (with a confidence where the solver gives one: ocr); ddddocr's models and our
+recogniser are built lazily once per process and shared (thread-safe).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from workers.captcha.solvers import _models
 from workers.captcha.solvers._image import PixelPoint, SolverInputError
 from workers.captcha.solvers.drag import solve_drag
 from workers.captcha.solvers.icon_click import solve_icon_click
-from workers.captcha.solvers.ocr import solve_ocr
+from workers.captcha.solvers.ocr import read_text, solve_ocr
 from workers.captcha.solvers.rotation import solve_rotation
 from workers.captcha.solvers.slider import SliderAnswer, solve_slider
 from workers.captcha.solvers.text_click import chars_from_instruction, solve_text_click
@@ -40,17 +42,19 @@ KINDS: tuple[str, ...] = ("ocr", "slider", "drag", "icon_click", "text_click", "
 ALIASES = {"slider_puzzle": "slider", "image_rotation": "rotation", "drag_end": "drag"}
 # Types with no local solver: risk-scored widgets and open-ended questions go to the model or a human.
 UNSOLVABLE = ("visual_reasoning", "oneclick_login")
-_MODELS_FOR = {"ocr": ("ocr",), "text_click": ("ocr", "det")}  # the others are OpenCV only
+_MODELS_FOR = {"ocr": ("ocr", "recogniser"), "text_click": ("ocr", "det")}  # the others are OpenCV only
 Answer = Union[str, PixelPoint, list[PixelPoint], SliderAnswer, float]
 
 
 @dataclass(frozen=True)
 class SolverResult:
-    """One solver call: its kind, its answer (see the table above) and its duration."""
+    """One solver call: its kind, its answer (see the table above), its duration and, where the
+    solver gives one, its confidence in [0, 1]."""
 
     kind: str
     answer: Answer
     elapsed_ms: float
+    confidence: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: answer as text, [[x, y], ...], {"gap_left", ...} or {"degrees"}."""
@@ -63,7 +67,10 @@ class SolverResult:
             answer = [[p.x, p.y] for p in answer]
         elif isinstance(answer, float):
             answer = {"degrees": answer}
-        return {"kind": self.kind, "answer": answer, "elapsed_ms": round(self.elapsed_ms, 1)}
+        out = {"kind": self.kind, "answer": answer, "elapsed_ms": round(self.elapsed_ms, 1)}
+        if self.confidence is not None:
+            out["confidence"] = round(self.confidence, 3)
+        return out
 
 
 class LocalSolvers:
@@ -75,8 +82,11 @@ class LocalSolvers:
         needed = {m for kind in (kinds or KINDS) for m in _MODELS_FOR.get(canonical_kind(kind), ())}
         _models.warm_up(*sorted(needed))
 
-    def ocr(self, image: bytes, *, charset: str | None = None, length: int | None = None) -> SolverResult:
-        return self._timed("ocr", solve_ocr, image, charset=charset, length=length)
+    def ocr(self, image: bytes, *, charset: str | None = None, length: int | None = None,
+            max_length: int | None = None) -> SolverResult:
+        start = time.perf_counter()
+        reading = read_text(image, charset=charset, length=length, max_length=max_length)
+        return SolverResult("ocr", reading.text, (time.perf_counter() - start) * 1000, reading.confidence)
 
     def slider(self, background: bytes, piece: bytes) -> SolverResult:
         return self._timed("slider", solve_slider, background, piece)
@@ -108,5 +118,5 @@ def canonical_kind(kind: str) -> str:
 __all__ = [
     "ALIASES", "KINDS", "UNSOLVABLE", "LocalSolvers", "PixelPoint", "SliderAnswer", "SolverInputError",
     "SolverKind", "SolverResult", "canonical_kind", "chars_from_instruction", "solve_drag", "solve_icon_click",
-    "solve_ocr", "solve_rotation", "solve_slider", "solve_text_click",
+    "read_text", "solve_ocr", "solve_rotation", "solve_slider", "solve_text_click",
 ]

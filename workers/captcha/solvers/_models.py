@@ -38,9 +38,15 @@ def _get(kind: str) -> "DdddOcr":
 
 
 def warm_up(*kinds: str) -> None:
-    """Build the named models ("ocr", "det") now instead of on first use."""
+    """Build the named models ("ocr", "det", "recogniser": ours) now instead of on first use."""
     for kind in kinds:
-        _get(kind)
+        if kind == "recogniser":
+            from workers.captcha.solvers import recogniser
+
+            if recogniser.available():
+                recogniser.warm_up()
+        else:
+            _get(kind)
 
 
 def charset() -> list[str]:

@@ -1,23 +1,29 @@
 """Text CAPTCHAs: read the characters (or work out a small sum) from one image.
 
-Contract: `solve_ocr(image, charset=None, length=None, arithmetic=None) -> str`.
+Contract: `solve_ocr(image, charset=None, length=None, arithmetic=None, max_length=None) -> str`;
+`read_text` (same arguments) returns an `OcrReading`: the text, a confidence in [0, 1] and the
+readers' candidates.
+- Two readers: our recogniser (workers/captcha/solvers/recogniser.py, trained on many
+  synthetic generators) and ddddocr's general one. Both decode under the same constraints; when
+  they disagree, each candidate is scored by both and the better one wins
+  (workers/captcha/solvers/ocr_vote.py). The confidence is high only when both find the text
+  likely. Without the committed weights, ddddocr reads alone.
 - The answer has no whitespace. With `charset`, only those characters come back, and letters
-  take the case they have in `charset` (the bundled model is weak on case, so "ab12" and
-  "AB12" both read both cases and map them). Without `charset`: Latin letters and digits,
-  unless the image reads as mostly Chinese; the case is then the model's guess (it leans
-  to lower case), so compare case-insensitively or pass a charset.
-- With `length`, the decoder returns the most probable reading with exactly that many
+  take the case they have in `charset`. Without `charset`: Latin letters and digits, unless
+  the image reads as mostly Chinese (then ddddocr alone, any character); the case is our
+  recogniser's, made consistent across letters whose two cases look alike (c/C, o/O, ...).
+- With `length`, the decoders return the most probable reading with exactly that many
   characters (a CTC best path under a length constraint), which repairs merged doubles
-  ("OO" read as "O") and stray marks read as characters.
+  ("OO" read as "O") and stray marks read as characters; `max_length` bounds it instead.
 - Arithmetic ("3+4=?", "12 × 3 =", "7减2等于?") is detected when the reading looks like one
   (`arithmetic=None`, only without a charset) or forced with `arithmetic=True`; the answer is
   then the result as text, computed by a small parser, never `eval`.
-Limits: ddddocr's general recogniser; heavy warping, overlapping glyphs and case-sensitive
-checks fail often (see §6 of the safety reference for measured rates).
+Limits: docs/captcha-ocr.md lists the measured rates per generator.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import string
 from dataclasses import dataclass
@@ -28,8 +34,9 @@ import numpy as np
 
 from PIL import Image
 
-from workers.captcha.solvers import _models
+from workers.captcha.solvers import _models, recogniser
 from workers.captcha.solvers._image import SolverInputError, open_image, rgb_array
+from workers.captcha.solvers.ocr_vote import Candidate, OcrReading, choose, consistent_case, fold, text_logprob
 
 ARITHMETIC_MAX_GAP = 6.0  # nats; sums measured at 0-5.5, other texts at 13 and up
 ASCII_ALNUM = string.ascii_letters + string.digits
@@ -39,20 +46,50 @@ _OPERATORS = {"+": "+", "加": "+", "-": "-", "减": "-", "—": "-", "x": "*", 
 
 
 def solve_ocr(image: bytes, *, charset: str | None = None, length: int | None = None,
-              arithmetic: bool | None = None) -> str:
+              arithmetic: bool | None = None, max_length: int | None = None) -> str:
     """Read the text of a text CAPTCHA (or the result of its arithmetic); see the module doc."""
-    if length is not None and not 1 <= length <= 32:
-        raise SolverInputError("length must be between 1 and 32")
+    return read_text(image, charset=charset, length=length, arithmetic=arithmetic, max_length=max_length).text
+
+
+def read_text(image: bytes, *, charset: str | None = None, length: int | None = None,
+              arithmetic: bool | None = None, max_length: int | None = None) -> OcrReading:
+    """`solve_ocr` with its confidence and the readers' candidates (workers/captcha/solvers/ocr_vote.py)."""
+    for name, value in (("length", length), ("max_length", max_length)):
+        if value is not None and not 1 <= value <= 32:
+            raise SolverInputError(f"{name} must be between 1 and 32")
     picture = Image.fromarray(rgb_array(open_image(image)))
     logp = np.log(_models.ocr_probabilities(picture) + 1e-12)
     classes = _models.charset()
     if arithmetic or (arithmetic is None and charset is None):
-        value = _arithmetic_value(logp, classes, forced=bool(arithmetic))
-        if value is not None:
-            return value
+        found = _arithmetic_value(logp, classes, forced=bool(arithmetic))
+        if found is not None:
+            value, reading = found
+            p = math.exp(text_logprob(*fold(logp, classes, ARITHMETIC_CHARS), reading))
+            return OcrReading(value, p, [Candidate("ddddocr", reading, 0.0, p)])
+    grammar: Grammar | None = LengthGrammar(length) if length else (
+        LengthGrammar(max_length, minimum=1) if max_length else None)
     allowed = _auto_charset(logp, classes) if charset is None else _with_both_cases(charset)
-    grammar = None if length is None else LengthGrammar(length)
-    return _apply_case(decode(logp, classes, allowed=allowed, grammar=grammar), charset)
+    dddd_text = decode(logp, classes, allowed=allowed, grammar=grammar)
+    if allowed is None or not recogniser.available():  # Chinese text, or no weights: ddddocr alone
+        p = math.exp(text_logprob(*fold(logp, classes, allowed or "".join(set(dddd_text))), dddd_text))
+        return OcrReading(_apply_case(dddd_text, charset), p if dddd_text else 0.0,
+                          [Candidate("ddddocr", dddd_text, 0.0, p)])
+    ours_logp = np.log(recogniser.probabilities(picture) + 1e-12)
+    ours_classes = recogniser.classes()
+    ours_text = decode(ours_logp, ours_classes, allowed=allowed, grammar=grammar)
+    best, confidence, candidates = choose(ours_text, dddd_text, fold(ours_logp, ours_classes, allowed),
+                                          fold(logp, classes, allowed))
+    text = ours_text if best.lower() == ours_text.lower() else _recase(ours_logp, ours_classes, best)
+    text = consistent_case(text) if charset is None else _apply_case(text, charset)
+    # Reading nothing is not an answer, however sure both readers are that nothing is there.
+    return OcrReading(text, confidence if text else 0.0, candidates, agreed=ours_text.lower() == dddd_text.lower())
+
+
+def _recase(logp: np.ndarray, classes: list[str], text: str) -> str:
+    """`text` with each letter in the case the recogniser finds likelier there."""
+    letters = "".join({*text.lower(), *text.upper()})
+    read = decode(logp, classes, allowed=letters, grammar=FoldedText(text.lower()), beam=len(letters))
+    return read if read.lower() == text.lower() else text
 
 
 def _auto_charset(logp: np.ndarray, classes: list[str]) -> str | None:
@@ -63,9 +100,9 @@ def _auto_charset(logp: np.ndarray, classes: list[str]) -> str | None:
     return None if free and cjk * 2 >= len(free) else ASCII_ALNUM
 
 
-def _arithmetic_value(logp: np.ndarray, classes: list[str], *, forced: bool) -> str | None:
+def _arithmetic_value(logp: np.ndarray, classes: list[str], *, forced: bool) -> tuple[str, str] | None:
     """The sum's value when the image reads as one: its best reading as "a op b [=] [?]" is
-    nearly as probable as its best reading overall (a likelihood-ratio test)."""
+    nearly as probable as its best reading overall (a likelihood-ratio test). (value, reading)."""
     free = float(np.where(_class_mask(classes, None)[None, :], logp, -1e9).max(axis=1).sum())
     masked = np.where(_class_mask(classes, ARITHMETIC_CHARS)[None, :], logp, -1e9)
     score, labels = _best_path(masked, classes, ArithmeticGrammar())
@@ -75,7 +112,7 @@ def _arithmetic_value(logp: np.ndarray, classes: list[str], *, forced: bool) -> 
     value = evaluate(reading)
     if value is None and forced:
         raise SolverInputError(f"no arithmetic expression recognised (read {reading!r})")
-    return value
+    return None if value is None else (value, reading)
 
 
 class Grammar(Protocol):
@@ -95,16 +132,34 @@ class Grammar(Protocol):
 
 @dataclass(frozen=True)
 class LengthGrammar:
-    """Exactly `length` characters."""
+    """Exactly `length` characters, or from `minimum` to `length` when a minimum is given."""
 
     length: int
+    minimum: int | None = None
     start: int = 0
 
     def step(self, state: int, char: str) -> int | None:
         return state + 1 if state < self.length else None
 
     def accepts(self, state: int) -> bool:
-        return state == self.length
+        return (self.minimum if self.minimum is not None else self.length) <= state <= self.length
+
+    def cost(self, state: int) -> float:
+        return 0.0
+
+
+@dataclass(frozen=True)
+class FoldedText:
+    """Exactly `text` (lower case), each letter in either case."""
+
+    text: str
+    start: int = 0
+
+    def step(self, state: int, char: str) -> int | None:
+        return state + 1 if state < len(self.text) and char.lower() == self.text[state] else None
+
+    def accepts(self, state: int) -> bool:
+        return state == len(self.text)
 
     def cost(self, state: int) -> float:
         return 0.0
@@ -153,7 +208,8 @@ class ArithmeticGrammar:
         return 1.5 if state == self._ASK_DIGIT else 0.0
 
 
-def decode(logp: np.ndarray, classes: list[str], *, allowed: str | None, grammar: Grammar | None = None) -> str:
+def decode(logp: np.ndarray, classes: list[str], *, allowed: str | None, grammar: Grammar | None = None,
+           beam: int = 5) -> str:
     """CTC decode of T×C log-probabilities, restricted to `allowed` characters (None: all) and,
     when given, to texts the `grammar` accepts (most probable such path)."""
     masked = np.where(_class_mask(classes, allowed)[None, :], logp, -1e9)
@@ -164,7 +220,7 @@ def decode(logp: np.ndarray, classes: list[str], *, allowed: str | None, grammar
                 out.append(classes[idx])
             prev = idx
         return "".join(out)
-    return "".join(classes[i] for i in _best_path(masked, classes, grammar)[1])
+    return "".join(classes[i] for i in _best_path(masked, classes, grammar, beam)[1])
 
 
 def _class_mask(classes: list[str], allowed: str | None) -> np.ndarray:

@@ -2,7 +2,7 @@
 
     manage.py solve_captcha --kind KIND --image PATH [--instruction TEXT] [--piece PATH] [--hint PATH]
 
-Prints one JSON object, `{"kind", "answer", "elapsed_ms"}`, where answer is text (ocr),
+Prints one JSON object, `{"kind", "answer", "elapsed_ms"}` (ocr adds `"confidence"`, 0-1), where answer is text (ocr),
 [[x, y], ...] in image pixels (drag: one point; icon_click, text_click: one per target, in
 order), {"gap_left", "gap_centre", ...} (slider) or {"degrees"} (rotation, clockwise).
 Inputs: slider needs --piece (the piece, or the background without the hole); icon_click
@@ -39,9 +39,11 @@ class Command(BaseCommand):
         parser.add_argument("--hint", help="icon_click: the hint strip")
         parser.add_argument("--charset", help="ocr: the characters the answer may contain")
         parser.add_argument("--length", type=int, help="ocr: the number of characters")
+        parser.add_argument("--max-length", type=int, help="ocr: at most this many characters (an input's maxlength)")
 
     def handle(self, *args, kind: str, image: str, instruction: str | None = None, piece: str | None = None,
-               hint: str | None = None, charset: str | None = None, length: int | None = None, **options):
+               hint: str | None = None, charset: str | None = None, length: int | None = None,
+               max_length: int | None = None, **options):
         if kind in UNSOLVABLE:
             raise CommandError(f"{kind}: no local solver; route it to the model or a human", returncode=3)
         kind = canonical_kind(kind)
@@ -49,17 +51,17 @@ class Command(BaseCommand):
             raise CommandError(f"unknown kind {kind!r}; expected one of {', '.join((*KINDS, *ALIASES))}", returncode=2)
         try:
             result = self._solve(kind, _read(image), instruction=instruction, piece=piece, hint=hint,
-                                 charset=charset, length=length)
+                                 charset=charset, length=length, max_length=max_length)
         except SolverInputError as exc:
             raise CommandError(f"{kind}: {exc}", returncode=2) from exc
         self.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False))
 
     def _solve(self, kind: str, image: bytes, *, instruction: str | None, piece: str | None, hint: str | None,
-               charset: str | None, length: int | None) -> SolverResult:
+               charset: str | None, length: int | None, max_length: int | None) -> SolverResult:
         solvers = LocalSolvers()
         solvers.warm_up(kind)  # so elapsed_ms is the solve, not the model loading
         if kind == "ocr":
-            return solvers.ocr(image, charset=charset, length=length)
+            return solvers.ocr(image, charset=charset, length=length, max_length=max_length)
         if kind == "slider":
             return solvers.slider(image, _read(_required(piece, "--piece", kind)))
         if kind == "drag":

@@ -1,0 +1,71 @@
+"""Third-party text CAPTCHAs for the `third_party` section of benchmarks/captcha.py.
+
+EVALUATION ONLY: these generators (and GNU FreeFont, which wheezy draws with here) are kept
+out of the recogniser's training and tuning (scripts/ocr_train/ never imports this module),
+so their figures measure generalisation. Each is used as its documentation shows it, and an
+answer is judged the way the generator's users would judge it:
+- wheezy-captcha 3.2.2: the README's drawing chain (background, warped, rotated and offset
+  text, a curve, noise, smoothing), four characters from A-Z and 0-9, FreeFont Bold faces;
+  judged exactly (wheezy leaves checking to the application; its example codes are capitals).
+- flask-simple-captcha 5.5.5: its default configuration (six capitals, look-alikes removed,
+  RobotoMono bundled with it, JPEG); judged exactly, as its own `CAPTCHA.verify` does (it checks
+  a salted hash of the typed text first, so a lower-case answer fails although the text is
+  upper-cased for the final comparison).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import random
+import string
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+FREEFONT = Path("/usr/share/fonts/truetype/freefont")
+
+
+@dataclass(frozen=True)
+class Challenge:
+    image: bytes
+    text: str
+    case_sensitive: bool
+
+    def check(self, answer: str) -> bool:
+        """Whether the generator's users would accept `answer` (whitespace is never part of it)."""
+        answer = "".join(answer.split())
+        return answer == self.text if self.case_sensitive else answer.upper() == self.text.upper()
+
+
+def wheezy(rng: random.Random) -> Challenge:
+    from wheezy.captcha.image import background, captcha, curve, noise, offset, rotate, smooth, text, warp
+
+    fonts = [str(FREEFONT / f) for f in ("FreeMonoBold.ttf", "FreeSansBold.ttf", "FreeSerifBold.ttf")]
+    missing = [f for f in fonts if not Path(f).is_file()]
+    if missing:
+        raise RuntimeError(f"missing {missing}: apt-get install fonts-freefont-ttf")
+    random.seed(rng.getrandbits(64))  # wheezy draws with the global random module
+    draw = captcha(drawings=[background(), text(fonts=fonts, drawings=[warp(), rotate(), offset()]),
+                             curve(), noise(), smooth()])
+    code = "".join(rng.sample(string.ascii_uppercase + string.digits, 4))
+    out = io.BytesIO()
+    draw(list(code)).save(out, "PNG")
+    return Challenge(out.getvalue(), code, case_sensitive=True)
+
+
+def flask_simple(rng: random.Random) -> Challenge:
+    from flask_simple_captcha import CAPTCHA
+
+    random.seed(rng.getrandbits(64))
+    maker = CAPTCHA(config={"SECRET_CAPTCHA_KEY": "benchmark-only-key-" + "x" * 32})
+    maker.characters = tuple(sorted(maker.characters))  # it builds them from a set: fix the order per run
+    made = maker.create()
+    image = base64.b64decode(made["img"].split(",", 1)[-1])
+    return Challenge(image, made["text"], case_sensitive=True)
+
+
+GENERATORS: dict[str, Callable[[random.Random], Challenge]] = {
+    "wheezy-captcha": wheezy,
+    "flask-simple-captcha": flask_simple,
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# `make train-ocr`: the text-CAPTCHA recogniser's recipe (docs/captcha-ocr.md). Installs the
+# training-only requirements and fonts, then makes the data (fixed seeds, cached in
+# .cache/ocr_train), trains on the CPU, exports workers/captcha/models/ocr_crnn.onnx and its
+# manifest. About 40-50 minutes on an otherwise idle 2-core machine. Extra arguments go to
+# scripts/ocr_train/train.py (e.g. --train 3000 --epochs 1 for a quick try).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+fonts=(fonts-dejavu-core fonts-liberation fonts-urw-base35)
+missing=()
+for pkg in "${fonts[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# torch: exactly the pinned version, a CPU build (this machine's pip configuration provides one; see the doc).
+.venv/bin/pip install -q -r requirements-train.txt
+start=$(date +%s)
+.venv/bin/python -m scripts.ocr_train.train "$@"
+echo "train-ocr: $(( $(date +%s) - start )) s wall"

@@ -1,0 +1,140 @@
+"""Our text-CAPTCHA recogniser (committed ONNX weights) and the vote between it and ddddocr."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import math
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from practice.captcha.generators import ocr as practice_ocr
+from workers.captcha.solvers import LocalSolvers, read_text, recogniser
+from workers.captcha.solvers.ocr_vote import choose, consistent_case, ctc_logprob, fold, text_logprob
+
+
+def greedy(probs: np.ndarray) -> str:
+    classes, out, prev = recogniser.classes(), [], 0
+    for idx in probs.argmax(axis=1):
+        if idx != prev and idx != 0:
+            out.append(classes[idx])
+        prev = idx
+    return "".join(out)
+
+
+def practice_samples(seed: int, count: int) -> list[tuple[bytes, str]]:
+    rng = random.Random(seed)  # seeds far from the training shards' (1e6 and up)
+    made = [practice_ocr.generate(rng) for _ in range(count)]
+    return [(m.images["image"], m.solution["text"]) for m in made]
+
+
+def test_the_committed_model_is_small_and_its_manifest_matches_the_runtime():
+    manifest = recogniser.manifest()
+    assert recogniser.MODEL_PATH.stat().st_size < 5_000_000
+    assert manifest["charset"] == recogniser.CHARSET and manifest["blank_index"] == 0
+    assert (manifest["input"]["height"], manifest["input"]["width"]) == (recogniser.INPUT_HEIGHT,
+                                                                          recogniser.INPUT_WIDTH)
+    assert 0 < manifest["validation"]["all"]["exact"] <= 1 and manifest["recipe"]["hash"]
+
+
+def test_the_model_alone_reads_fresh_captchas_of_a_training_family_generator():
+    cases = practice_samples(77, 16)
+    reads = [greedy(recogniser.probabilities(Image.open(io.BytesIO(img)))) for img, _ in cases]
+    hits = sum(read.upper() == text for read, (_, text) in zip(reads, cases))
+    assert hits >= 12, list(zip(reads, [t for _, t in cases]))
+
+
+def test_the_solver_answers_with_a_confidence_and_both_readers_candidates():
+    (image, text), = practice_samples(78, 1)
+    reading = read_text(image, charset=practice_ocr.CHARSET)
+    assert reading.text == text
+    assert 0.0 <= reading.confidence <= 1.0
+    assert {c.reader for c in reading.candidates} == {"recogniser", "ddddocr"}
+    result = LocalSolvers().ocr(image, charset=practice_ocr.CHARSET)
+    assert result.to_dict()["confidence"] == round(reading.confidence, 3)
+
+
+def test_a_noise_image_gets_a_low_confidence():
+    noise = Image.fromarray(np.random.default_rng(3).integers(0, 255, (60, 160, 3), dtype=np.uint8))
+    out = io.BytesIO()
+    noise.save(out, "PNG")
+    (image, _), = practice_samples(79, 1)
+    assert read_text(out.getvalue()).confidence < 0.5 <= read_text(image, charset=practice_ocr.CHARSET).confidence
+
+
+# ---------------------------------------------------------------- the vote, on made-up readers
+
+
+def brute_force(logp: np.ndarray, labels: list[int]) -> float:
+    """Sum over every alignment of length T that collapses to `labels`."""
+    total = -math.inf
+    for path in itertools.product(range(logp.shape[1]), repeat=logp.shape[0]):
+        collapsed = [s for i, s in enumerate(path) if s != 0 and (i == 0 or s != path[i - 1])]
+        if collapsed == labels:
+            total = np.logaddexp(total, sum(logp[t, s] for t, s in enumerate(path)))
+    return float(total)
+
+
+@pytest.mark.parametrize("labels", [[1], [1, 2], [2, 2], [1, 1, 2], []])
+def test_ctc_probability_is_the_sum_over_all_alignments(labels):
+    logp = np.log(np.random.default_rng(len(labels)).dirichlet(np.ones(3), size=5))
+    assert ctc_logprob(logp, labels) == pytest.approx(brute_force(logp, labels))
+
+
+def reader(steps: list[dict[str, float]], classes: list[str]) -> np.ndarray:
+    """T×C log-probabilities: each step's named classes get their weight, the rest share 1%."""
+    probs = np.full((len(steps), len(classes)), 0.01 / len(classes))
+    for t, weights in enumerate(steps):
+        for char, p in weights.items():
+            probs[t, classes.index(char)] = p
+    probs /= probs.sum(axis=1, keepdims=True)
+    return np.log(probs)
+
+
+CLASSES = ["", "A", "B", "a", "b", "8"]
+
+
+def test_when_readers_disagree_the_text_both_find_likely_wins_with_a_lower_confidence():
+    # Ours is unsure between "AB" and "A8"; ddddocr is sure of "ab" (no case): "AB" wins.
+    ours = reader([{"A": 0.9}, {"": 0.9}, {"8": 0.5, "B": 0.45}], CLASSES)
+    dddd = reader([{"a": 0.9}, {"": 0.9}, {"b": 0.95}], CLASSES)
+    text, confidence, candidates = choose("A8", "ab", fold(ours, CLASSES, "AB8ab"), fold(dddd, CLASSES, "AB8ab"))
+    assert text == "ab" and [c.reader for c in candidates] == ["recogniser", "ddddocr"]
+    assert 0.0 < confidence < 0.6
+    assert text_logprob(*fold(ours, CLASSES, "AB8ab"), "ab") > math.log(0.3)
+
+
+def test_agreement_gives_a_higher_confidence_than_disagreement():
+    ours = reader([{"A": 0.95}, {"": 0.9}, {"B": 0.95}], CLASSES)
+    sure = reader([{"a": 0.95}, {"": 0.9}, {"b": 0.95}], CLASSES)
+    other = reader([{"a": 0.95}, {"": 0.9}, {"8": 0.95}], CLASSES)
+    folded = fold(ours, CLASSES, "AB8ab")
+    _, agreed, _ = choose("AB", "ab", folded, fold(sure, CLASSES, "AB8ab"))
+    _, disputed, _ = choose("AB", "a8", folded, fold(other, CLASSES, "AB8ab"))
+    assert agreed > 0.8 > disputed
+
+
+def test_same_shape_letters_follow_the_case_of_the_others():
+    assert consistent_case("HoX7") == "HOX7"  # H decides: capitals, so o and x become O and X
+    assert consistent_case("KoX7") == "KoX7"  # only same-shape letters: nothing decides
+    assert consistent_case("aBcD") == "aBcD"  # mixed: left alone
+    assert consistent_case("hEsT") == "hEsT"
+    assert consistent_case("hxm4") == "hxm4" and consistent_case("HxM4") == "HXM4"
+
+
+def test_reading_a_captcha_loads_neither_torch_nor_the_training_code():
+    code = (
+        "import sys, random\n"
+        "from practice.captcha.generators import ocr\n"
+        "from workers.captcha.solvers import read_text\n"
+        "read_text(ocr.generate(random.Random(1)).images['image'])\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'scripts', 'multicolorcaptcha', 'claptcha'))\n"
+        "assert not loaded, loaded\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr

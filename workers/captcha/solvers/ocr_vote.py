@@ -1,0 +1,121 @@
+"""Two readers, one answer: our recogniser and ddddocr vote on a text CAPTCHA.
+
+Each reader gives per-step CTC probabilities. Both are decoded under the same constraints
+(charset, exact or maximum length). Their candidate texts are then scored by BOTH readers
+with the exact CTC probability of the text (forward algorithm, letters folded to one case,
+since ddddocr hardly knows case), and the candidate with the best weighted log-probability
+wins: `log P_ours + DDDD_WEIGHT * log P_dddd`. The confidence is the matching weighted
+geometric mean of the two probabilities, so it is high only when both readers find the text
+likely — agreement gives a high value, disagreement a low one. Letter case then comes from
+our recogniser alone (constrained to the chosen text), made consistent when the rest of the
+text is clearly one case.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+DDDD_WEIGHT = 0.5  # tuned on the training family's validation split (docs/captcha-ocr.md)
+# Letters whose capital and small forms differ only in size: their case follows the others'.
+SAME_SHAPE = set("ckopsuvwxz")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One reader's text and the probabilities both readers give it (case-folded)."""
+
+    reader: str
+    text: str
+    p_ours: float
+    p_dddd: float
+
+
+@dataclass(frozen=True)
+class OcrReading:
+    """The answer, a confidence in [0, 1], and what each reader proposed."""
+
+    text: str
+    confidence: float
+    candidates: list[Candidate] = field(default_factory=list)
+    agreed: bool = True
+
+    def record(self) -> dict:
+        """JSON-ready summary for the run's trace."""
+        return {"confidence": round(self.confidence, 3), "agreed": self.agreed,
+                "candidates": {c.reader: c.text for c in self.candidates}}
+
+
+def fold(logp: np.ndarray, classes: list[str], allowed: str) -> tuple[np.ndarray, list[str]]:
+    """Merge the columns of both cases of each letter (and renormalise over `allowed` plus the
+    blank): T×K log-probabilities over the folded characters, index 0 the blank."""
+    folded = sorted({c.lower() for c in allowed})
+    index = {c: i + 1 for i, c in enumerate(folded)}
+    probs = np.exp(logp)
+    out = np.zeros((logp.shape[0], len(folded) + 1))
+    out[:, 0] = probs[:, 0]
+    for i, c in enumerate(classes):
+        if i and c and c in allowed:
+            out[:, index[c.lower()]] += probs[:, i]
+    out /= out.sum(axis=1, keepdims=True) + 1e-30
+    return np.log(out + 1e-30), ["", *folded]
+
+
+def ctc_logprob(logp: np.ndarray, labels: list[int]) -> float:
+    """log P(labels | image) under CTC: the sum over all alignments (forward algorithm)."""
+    if not labels:
+        return float(logp[:, 0].sum())
+    ext = [0]
+    for label in labels:
+        ext += [label, 0]
+    s = len(ext)
+    ext_arr = np.array(ext)
+    # A skip over a blank is allowed when it separates two different labels.
+    skip = np.zeros(s, dtype=bool)
+    skip[3::2] = ext_arr[3::2] != ext_arr[1:-2:2]
+    alpha = np.full(s, -np.inf)
+    alpha[0], alpha[1] = logp[0, 0], logp[0, ext[1]]
+    for t in range(1, logp.shape[0]):
+        prev1 = np.concatenate(([-np.inf], alpha[:-1]))
+        prev2 = np.where(skip, np.concatenate(([-np.inf, -np.inf], alpha[:-2])), -np.inf)
+        alpha = np.logaddexp(np.logaddexp(alpha, prev1), prev2) + logp[t, ext_arr]
+    return float(np.logaddexp(alpha[-1], alpha[-2]))
+
+
+def text_logprob(folded_logp: np.ndarray, folded_classes: list[str], text: str) -> float:
+    """log P(text) for a folded reader; -inf when a character is not among its classes."""
+    index = {c: i for i, c in enumerate(folded_classes) if c}
+    try:
+        labels = [index[c] for c in text.lower()]
+    except KeyError:
+        return -math.inf
+    if len(labels) * 2 - 1 > folded_logp.shape[0]:
+        return -math.inf
+    return ctc_logprob(folded_logp, labels)
+
+
+def choose(ours_text: str, dddd_text: str, ours: tuple[np.ndarray, list[str]],
+           dddd: tuple[np.ndarray, list[str]], weight: float = DDDD_WEIGHT) -> tuple[str, float, list[Candidate]]:
+    """The winning folded text, its confidence and the scored candidates (see the module doc)."""
+    candidates = []
+    for reader, text in (("recogniser", ours_text), ("ddddocr", dddd_text)):
+        lo, ld = text_logprob(*ours, text), text_logprob(*dddd, text)
+        candidates.append((lo + weight * ld, Candidate(reader, text, math.exp(lo), math.exp(ld))))
+    best_score, best = max(candidates, key=lambda sc: sc[0])  # ties: the recogniser (listed first)
+    confidence = math.exp(best_score / (1 + weight)) if best_score > -math.inf else 0.0
+    return best.text, min(1.0, confidence), [c for _, c in candidates]
+
+
+def consistent_case(text: str) -> str:
+    """Give same-shape letters (c, o, s, ...) the case the other letters clearly share."""
+    decided = [c for c in text if c.isalpha() and c.lower() not in SAME_SHAPE]
+    if not decided:
+        return text
+    upper = sum(c.isupper() for c in decided)
+    if upper == len(decided):
+        return "".join(c.upper() if c.lower() in SAME_SHAPE else c for c in text)
+    if upper == 0:
+        return "".join(c.lower() if c.lower() in SAME_SHAPE else c for c in text)
+    return text
