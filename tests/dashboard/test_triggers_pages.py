@@ -35,6 +35,18 @@ def test_a_bad_cron_is_shown_inline(editor_client, automation):
     assert 'class="errors"' in response.content.decode()
 
 
+def test_parameters_that_fail_the_schema_are_shown_under_parameters(editor_client, automation):
+    from venus_rpa.triggers.models import Schedule
+
+    response = editor_client.post("/schedules/", {"automation": automation.slug, "cron": "0 9 * * 1-5",
+                                                  "timezone": "UTC", "params": '{"count": "lots"}'})
+    assert response.status_code == 400
+    html = response.content.decode()
+    params = html.split('name="params"')[1]
+    assert "title: This parameter is required." in params and "count: " in params and "integer" in params
+    assert not Schedule.objects.exists()
+
+
 def test_a_webhook_secret_is_shown_once(editor_client, automation):
     response = editor_client.post("/webhooks/new/", {"name": "ERP", "automation": automation.slug,
                                                      "param_mapping": '{"title": "expense.title"}'})

@@ -50,6 +50,22 @@ def _automation(request: HttpRequest, slug: str, errors: dict[str, list[str]], *
 
 # -- schedules -----------------------------------------------------------------------------------
 
+def _form_errors(exc: ServiceError, form: dict) -> dict[str, list[str]]:
+    """A service's field errors under the form's own inputs: `params.title` goes under Parameters
+    as "title: …"; anything the form has no input for goes to the top with the service's message,
+    so no error is ever dropped."""
+    errors: dict[str, list[str]] = {}
+    for key, messages_ in (exc.fields or {}).items():
+        head, _, rest = key.partition(".")
+        if head in form:
+            errors.setdefault(head, []).extend(f"{rest}: {m}" if rest else m for m in messages_)
+        else:
+            errors.setdefault("non_field_errors", []).extend(f"{key}: {m}" for m in messages_)
+    if not errors or "non_field_errors" in errors:
+        errors.setdefault("non_field_errors", []).insert(0, exc.message)
+    return errors
+
+
 @member_view()
 def schedule_index(request: HttpRequest) -> HttpResponse:
     from venus_rpa.triggers import selectors, services
@@ -68,7 +84,7 @@ def schedule_index(request: HttpRequest) -> HttpResponse:
                     workspace=workspace, user=request.user, automation=automation, name=form["name"] or form["cron"],
                     cron=form["cron"], timezone_name=form["timezone"] or "UTC", params=params)
             except ServiceError as exc:
-                errors = exc.fields or {"cron": [exc.message]}
+                errors = _form_errors(exc, form)
             else:
                 messages.success(request, f"Schedule {schedule.name} created.")
                 return redirect("dashboard:schedules")
