@@ -7,6 +7,13 @@
 (function () {
   "use strict";
 
+  // -- the menu button on narrow screens (a real button: keyboard and screen readers reach it) --
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest(".nav-toggle");
+    if (!toggle) return;
+    toggle.setAttribute("aria-expanded", toggle.getAttribute("aria-expanded") === "true" ? "false" : "true");
+  });
+
   // -- editor ---------------------------------------------------------------------------------
   function applyKind(row) {
     var kind = row.querySelector(".step-kind").value;

@@ -139,8 +139,19 @@ def test_build_launch_and_watch_a_run_live(worker, demo, practice_url, web, brow
         assert abs(first["y"] + first["height"] / 2 - (last["y"] + last["height"] / 2)) < 8, (width, first, last)
         assert last["x"] + last["width"] <= width, (width, last)
     page.set_viewport_size({"width": 1100, "height": 800})
-    assert page.locator(".nav-toggle-label").is_visible() and not page.locator(".nav").is_visible()
+    menu = page.get_by_role("button", name="Menu")
+    assert menu.is_visible() and not page.locator(".nav").is_visible()
+    menu.focus()
+    page.keyboard.press("Enter")  # a real button: the keyboard opens it and says so
+    expect(page.locator(".nav")).to_be_visible()
+    assert menu.get_attribute("aria-expanded") == "true"
     page.set_viewport_size({"width": 1280, "height": 800})
+    # The first Tab reaches "Skip to content", which moves the focus past the nav.
+    page.reload()
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.textContent") == "Skip to content"
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => document.activeElement.id") == "content"
     build_automation(page, practice_url)
     version = Automation.objects.get(workspace=demo["workspace"], slug="practice-editor").current_version
     assert [s["kind"] for s in version.steps] == ["fill", "fill", "click", "wait_for", "fill"]
