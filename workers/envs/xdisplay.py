@@ -121,13 +121,14 @@ class XServer:
         return self
 
     def stop(self) -> None:
-        for proc in reversed(self.procs):
+        for proc in self.procs:  # all of them at once, then wait: one slow exit does not spare the rest
             if proc.poll() is None:
                 proc.terminate()
-                try:
-                    proc.wait(5)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+        for proc in reversed(self.procs):
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
         self.procs.clear()
         if self._config is not None:
             shutil.rmtree(self._config.parent, ignore_errors=True)
@@ -308,6 +309,10 @@ def main() -> None:
     except KeyboardInterrupt:
         pass
     finally:
+        # A second TERM (the supervisor and `make up` may both send one) must not interrupt the
+        # clean-up half way: that left Xvfb running and the next `make up` without a display.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         server.stop()
 
 

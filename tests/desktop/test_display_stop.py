@@ -1,0 +1,39 @@
+"""`python -m workers.envs.xdisplay` (the display `make up` supervises) leaves no X server behind,
+even when TERMs keep arriving, as when `make up` and the supervisor both stop it.
+Before, the second TERM interrupted the clean-up and Xvfb kept the display, so the next
+`make up` had no desktop ("display :99 is already in use")."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from tests.helpers.servers import ROOT
+from workers.envs.xdisplay import display_alive, free_display
+
+
+def test_repeated_terms_still_stop_xvfb_and_openbox(tmp_path):
+    display = free_display()
+    log = open(tmp_path / "display.log", "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "workers.envs.xdisplay", "--display", display], cwd=ROOT,
+                            stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 30
+    while b"ready" not in (tmp_path / "display.log").read_bytes():
+        assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "display.log").read_text()
+        time.sleep(0.1)
+    children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    assert display_alive(display)
+    while proc.poll() is None:  # TERMs keep coming while it cleans up
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.005)
+    deadline = time.monotonic() + 10
+    while display_alive(display) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = [pid for pid in children if os.path.exists(f"/proc/{pid}") and
+             open(f"/proc/{pid}/stat").read().split()[2] != "Z"]
+    for pid in alive:  # leave nothing behind for the next test, whatever the verdict
+        os.kill(int(pid), signal.SIGKILL)
+    assert not display_alive(display) and not alive, (display, alive)
