@@ -378,8 +378,10 @@ def read_label(label: str) -> LabelReading:
     kept = tuple(h for h in hits if not any(o.trigger != h.trigger and _inside(h, o) for o in hits))
     if not any(h.trigger for h in kept) and (_CONFIRM_SOMETHING.match(label) or i18n.matches(i18n.YES_COMMA, label)):
         return LabelReading(generic=Generic("confirm", "UNKNOWN"))
-    if not kept and (amount := concepts.CURRENCY_AMOUNT.search(label)) and size(label) <= 8:
-        # A control that names an amount and nothing else ("Payer 42,00 €", "₩12,000"): paying it.
+    if (not kept and (amount := concepts.CURRENCY_AMOUNT.search(label))
+            and size(label[:amount.start()] + " " + label[amount.end():]) <= 2):
+        # A control that names an amount and a word or two at most ("Payer 42,00 €", "₩12,000"): paying it.
+        # A row that shows an amount among other facts ("Invoice #2 · Blue Tea House · $50.00") opens it.
         return LabelReading(hits=(LabelHit("PAY", 3, amount.group(0), amount.start(), amount.end(), True),))
     return LabelReading(hits=kept)
 
