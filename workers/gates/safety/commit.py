@@ -72,7 +72,7 @@ def lead_in(v: View, final: Finding) -> str:
         if t.form_method.lower() == "get" and v.kind == "button":  # action="#" or none: this page, its fields as the query
             return _get_link(v, t.form_action if t.form_action.strip("#") else v.ctx.url, form=True)
         return ""
-    if kind == "select" and t.tag.lower() == "select":  # a native select without a script submits nothing on change
+    if kind == "select" and _native_select(v, t):  # a native select without a script submits nothing on change
         return "Choosing an option only fills the form; its submit is the commit, reviewed with the values chosen."
     if kind == "type" and not v.ctx.typed_text.endswith("\n") and _has_submit(v) and not _secret_finding(final):
         return (f"Typing only fills the form; its submit ('{v.ctx.form_submit or 'submit'}') is the commit, reviewed "
@@ -101,6 +101,14 @@ def _opener(v: View, t, final: Finding) -> str:
             and not any(_COMPOSING.search(norm(n)) for n in v.ctx.nearby_text[:4])):
         return "Reply or Forward opens a composer; sending is its Send, reviewed with the message."
     return ""
+
+
+def _native_select(v: View, t) -> bool:
+    """A native <select>: its tag says so, or the form lists it as a select field under the same label."""
+    if t.tag.lower() == "select":
+        return True
+    name = norm(t.name or t.aria_label)
+    return bool(name) and not t.tag and any(f.input_type.lower() == "select" and norm(f.label) == name for f in v.ctx.form_fields)
 
 
 def _only_card(final: Finding) -> bool:

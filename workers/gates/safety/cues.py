@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from workers.gates.safety import i18n
+from workers.gates.safety.text import norm
 from workers.gates.safety.verdict import PRIORITY
 
 _B = r"\b"
@@ -183,3 +184,32 @@ def hint_cue(words: str) -> Cue | None:
         if m:
             return Cue(category, m.group(0), m.start(), category != "NONE")
     return None
+
+
+# The screen says a deletion lands in a trash or can be undone: "Moved to Trash. Undo", a Trash folder
+# beside a mailbox's Delete, "30 天内可恢复". Never for a label that says it is permanent or empties the bin,
+# nor when the label, dialog or text beside it says the act is final ("cannot be undone" holds "undo").
+_TRASH = re.compile(
+    r"\b(?:trash|bin|recycle bin|wastebasket|deleted items|papierkorb|corbeille|papelera|cestino|lixeira|lixo|prullenbak|kosz|"
+    r"корзин\w*|кошик\w*|çöp kutusu|papperskorg\w*|koš|papirkurv\w*|roskakori\w*|lomtár\w*|coș\w* de gunoi|κάδο\w*|"
+    r"سلة المهملات|אשפה|रीसायकल बिन|ट्रैश|tempat sampah|thùng rác|tong sampah)\b|回收站|废纸篓|已删除|可恢复|可恢復|ごみ箱|ゴミ箱|휴지통|ถังขยะ")
+_UNDO_ITEM = re.compile(
+    r"(?:^|[.!。]\s*)(?:undo|rückgängig(?: machen)?|deshacer|desfazer|ongedaan maken|geri al|ångra|fortryd|angre|kumoa|"
+    r"visszavonás|αναίρεση|تراجع|पूर्ववत करें|urungkan|hoàn tác|buat asal|撤销|撤消|元に戻す|실행 취소|เลิกทำ)$")
+_FINAL = re.compile(r"\b(?:permanent\w*|forever|empty|irreversibl\w*|cannot|can't|can not|not be|endgültig|nicht|definitiv\w*|"
+                    r"définitiv\w*|leeren|vider|vaciar|svuota|inte|ikke|ikkje|ne |no se|non |não|niet|nie |не |ні |değil|nelze|ei |"
+                    r"nem |nu |δεν|لا |לא |नहीं|tidak|không|skip\w*)\b|永久|彻底|徹底|完全|清空|无法|無法|不可|できません|ません|않|없|ไม่|영구|비우기")
+
+
+def recoverable(v, label: str) -> str:
+    """The words that say a Delete lands in a trash or can be undone, or ""."""
+    from workers.gates.safety import compose
+
+    if any(_FINAL.search(t) or compose.irreversible(t) for t in (label, v.dialog, v.nearby)) or _TRASH.search(label):
+        return ""
+    for item in v.ctx.nearby_text[:6]:
+        m = _UNDO_ITEM.search(norm(item)) or _TRASH.search(norm(item))
+        if m:
+            return m.group(0).strip(" .!。")
+    m = _TRASH.search(v.page_text_head)
+    return m.group(0) if m else ""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from workers.gates.safety import commit, keys, labels, rules
+from workers.gates.safety import commit, credentials_form, keys, labels, rules
 from workers.gates.safety.context import ActionContext
 from workers.gates.safety.injection import Injection, find_injections, mentions
 from workers.gates.safety.policy import DEFAULT_POLICY, RAISING, SafetyPolicy
@@ -76,9 +76,10 @@ def _commit_point(v: View, f: Finding) -> Finding:
     """One review per consequential act (`commit`): a form holding card details is a payment
     commit whatever its submit says; a lead-in to a commit (a GET link or form, a control that
     opens a dialog, choosing an option, typing into a form) is not one."""
-    committed = commit.form_commit(v)
+    committed = commit.form_commit(v) or _credential_submit(v, f)
     if committed and f.level < 3:
         f = finding(committed[0], 3, committed[1], *f.evidence, ev("commit.form", "form_fields", committed[1]))
+        f = _check_origin(v, f)
     saved = commit.record_save(v, f)
     if saved:
         return finding("NONE", 2, saved, ev("commit.record_save", "form_fields", saved), *f.evidence)
@@ -88,6 +89,17 @@ def _commit_point(v: View, f: Finding) -> Finding:
             said = f"{f.category} {level_name(f.level)}" if f.category not in ("NONE", "UNKNOWN") else "its wording"
             return finding("NONE", 1, f"{why} (Read alone: {said}.)", ev("commit.lead_in", "target", why), *f.evidence)
     return f
+
+
+def _credential_submit(v: View, f: Finding) -> tuple[str, str] | None:
+    """A button that submits a form with a filled password (sign-in, sign-up, password change),
+    read from the form's fields in any language; never a control that dismisses or only shows."""
+    t = v.ctx.target
+    if (v.ctx.action_type not in ("click", "double_click", "submit") or t is None or v.kind != "button"
+            or t.form_method.lower() not in ("post", "") or f.level < 1
+            or any(e.signal == "label.dismiss" for e in f.evidence)):
+        return None
+    return credentials_form.reading(v.ctx.form_fields, t.input_type)
 
 
 def _check_origin(v: View, f: Finding) -> Finding:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from workers.gates.safety import cues, labels
+from workers.gates.safety import compose, cues, fallback, labels
 from workers.gates.safety.labels import Generic, LabelHit
 from workers.gates.safety.text import clip, norm, size
 from workers.gates.safety.urls import carried_data, download_kind, host_of, in_scope, resolve
@@ -51,12 +51,16 @@ def judge_label(v: View, label: str, source: str, *, verb: str = "Clicking") -> 
         return resolve_generic(v, reading.generic, label, source, verb=verb)
     best = reading.best()
     if best is None:
-        return finding("NONE", 1, f"{verb} '{clip(label, 60)}' has no consequential wording.", ev("label.plain", source, label))
+        return fallback.unread(v, label, source, verb) or \
+            finding("NONE", 1, f"{verb} '{clip(label, 60)}' has no consequential wording.", ev("label.plain", source, label))
     return _from_hit(v, best, label, source, verb)
 
 
 def _from_hit(v: View, hit: LabelHit, label: str, source: str, verb: str) -> Finding:
     evidence = ev(f"label.{hit.category}" if hit.trigger else f"label.{hit.category}.R{hit.level}", source, hit.text)
+    if hit.category == "DEL" and hit.trigger and (bin_ := cues.recoverable(v, label)):
+        return finding("DEL", 2, f"{verb} '{clip(label, 60)}' moves it to the trash, where it can be restored ('{clip(bin_, 40)}').",
+                       evidence, ev("cue.recoverable", "nearby_text", bin_))
     if hit.category == "PAY" and hit.text.startswith("subscribe"):
         around = " | ".join([label, v.dialog, v.nearby, v.titles])
         if not cues.CURRENCY.search(around) and cues.SUBSCRIBER.search(around):
@@ -85,6 +89,10 @@ def resolve_generic(v: View, generic: Generic, label: str, source: str, *, verb:
         if cue:
             return finding(cue.category, 3, f"{verb} '{label}' confirms what its {name.split('_')[0]} is about: "
                            f"it {MEANING[cue.category]} ('{cue.text}').", said, ev(f"cue.{cue.category}", name, cue.text))
+    pair = compose.paired_with_page(label, " | ".join(filter(None, (v.dialog, v.titles, v.nearby))))
+    if pair is not None:
+        return finding(pair[0], 3, f"{verb} '{label}' acts on what the page names ({pair[1]}): it {MEANING[pair[0]]}.",
+                       said, ev("compose", "page", pair[1]))
     hint = cues.hint_cue(v.hints)
     if hint and hint.category != "NONE":
         return finding(hint.category, 3, f"{verb} '{label}' ({hint.text} control) {MEANING[hint.category]}.",
@@ -147,7 +155,7 @@ def judge_click(v: View) -> list[Finding]:
     return [best]
 
 
-_WORLD = re.compile(r"(?<![\d.])0\.0\.0\.0/0(?![\d.])|(?<![\w:])::/0(?!\d)")
+_WORLD = re.compile(r"(?<![\d.])0\.0\.0\.0/0(?![\d.])|(?<![\w:])::/0(?!\d)|\banywhere[- ]ipv[46]\b|\ball ipv[46] addresses\b")
 _INGRESS = re.compile(r"security.?groups?|\bsg-|inbound|ingress|firewall|\bports?\b|\bpuerto|\bporta\b|\bporte?\b|\bпорт|"
                       r"reglas de entrada|regras de entrada|règles entrantes|eingehend|入站|入方向|安全组|インバウンド|인바운드")
 _DB_OR_ADMIN = re.compile(r"\b(?:5432|3306|1433|1521|27017|6379|9200|22|3389)\b|postgres|mysql|mongo|redis|\bssh\b|\brdp\b")
@@ -221,6 +229,8 @@ def judge_toggle(v: View, checked: bool | None) -> Finding:
             if m:
                 category, evidence = cat, [ev(f"toggle.{cat}", "target.name", m.group(0))]
                 break
+    if category is None and (pair := compose.toggled(" | ".join(label for _, label in v.labels), v.nearby)):
+        category, evidence = pair[0], [ev("compose", "target.name", pair[1])]
     if category is None or category in ("UNKNOWN", "NONE"):
         return finding("NONE", 1, f"Setting '{clip(v.label, 60)}' is a local option.", *evidence)
     if checked is False and category in _WITHDRAWABLE:

@@ -19,7 +19,8 @@ _R4 = [
     ("SEC", re.compile(r"\bufw\s+disable\b|\bsetenforce\s+0\b|\bsystemctl\s+(?:stop|disable|mask)\s+(?:firewalld|ufw|apparmor|auditd|"
                        r"fail2ban|iptables|nftables|clamav\S*)|\biptables\s+-F\b|\bnetsh\s+advfirewall\s+set\s+\w+\s+state\s+off|"
                        r"set-mppreference\s+.*-disable\w+\s+\$?(?:true|1)|\bsc\s+(?:stop|config)\s+windefend|\bspctl\s+--master-disable|"
-                       r"\bcsrutil\s+disable")),
+                       r"\bcsrutil\s+disable|\bbcdedit\b.*\b(?:safeboot|testsigning|nointegritychecks|recoveryenabled|bootstatuspolicy)\b|"
+                       r"\bvssadmin\s+delete\s+shadows\b|\bwbadmin\s+delete\b|\bmanage-bde\s+-off\b")),
 ]
 _R3 = [
     ("INSTALL", re.compile(r"\b(?:curl|wget|iwr|invoke-webrequest)\b.*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\biex\b|invoke-expression|"

@@ -13,11 +13,17 @@ from workers.gates.safety.urls import host_of
 
 OBSERVE = {"scroll", "swipe", "wait", "screenshot", "get_url", "take_note", "extract", "assert", "hover", "finished", "answer"}
 _TERMINAL_WINDOW = re.compile(r"terminal|powershell|command prompt|cmd\.exe|\bbash\b|\bzsh\b|\bconsole\b|\bpsql\b|\bmysql\b|"
-                              r"sqlplus|iterm|konsole|xterm|命令提示符|终端|^\S+@[\w.-]+(?::|\s)")
+                              r"sqlplus|iterm|konsole|xterm|命令提示符|终端|^\S+@[\w.-]+(?::|\s)|"
+                              # "Command Prompt" and "Terminal" as localised Windows, macOS and Linux desktops title them
+                              r"명령 프롬프트|터미널|コマンド ?プロンプト|ターミナル|終端機|命令提示字元|eingabeaufforderung|"
+                              r"invite de commandes|s[ií]mbolo del sistema|prompt dei comandi|prompt de comando|opdrachtprompt|"
+                              r"wiersz polecenia|командная строка|командний рядок|komut istemi|kommandotolken|příkazový řádek|"
+                              r"kommandoprompt|komentokehote|parancssor|linie de comand[aă]|γραμμή εντολών|موجه الأوامر|שורת הפקודה|"
+                              r"कमांड प्रॉम्प्ट|prompt perintah|dấu nhắc lệnh|พรอมต์คำสั่ง|gesaan arahan|терминал|termin[aá]l")
 _CHAT_WINDOW = re.compile(r"钉钉|微信|wechat|slack|teams|telegram|whatsapp|discord|\bqq\b|飞书|lark|messenger|signal|skype|企业微信")
 _ROLE_KIND = {
     "button": "button", "push button": "button", "menuitem": "button", "menu item": "button", "option": "button",
-    "terminal": "terminal", "tab": "tab", "page tab": "tab", "treeitem": "tab", "tree item": "tab",
+    "terminal": "terminal", "console": "terminal", "tab": "tab", "page tab": "tab", "treeitem": "tab", "tree item": "tab",
     "link": "link", "hyperlink": "link",
     "checkbox": "toggle", "check box": "toggle", "switch": "toggle", "toggle button": "toggle", "radio": "toggle",
     "radio button": "toggle", "menuitemcheckbox": "toggle", "menuitemradio": "toggle",
@@ -84,6 +90,10 @@ class View:
     @cached_property
     def nearby(self) -> str:
         return _unquote_names(" | ".join(norm(x) for x in self.ctx.nearby_text[:6] if x))
+
+    @cached_property
+    def page_text_head(self) -> str:
+        return norm(self.ctx.page_text[:3000])
 
     @cached_property
     def titles(self) -> str:

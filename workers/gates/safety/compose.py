@@ -1,0 +1,91 @@
+"""Labels read as an object and a verb (`compose.json`): "account" + "close", "booking" +
+"confirm", "public" + "make", in the 29 lexicon languages, wherever they stand in the label
+("Kundenkonto endgültig schließen", "Bekreft endring av flyvning"). A fixed phrase lexicon misses
+the phrasing an application happens to use; the pair of concepts does not depend on it.
+
+Also the markers that say an act is final, binding or cannot be undone ("endgültig",
+"cannot be undone", "数据丢失"), read in a label, its dialog or the text beside it.
+
+Only consulted for labels no lexicon reads (`fallback`): a pair never lowers a finding, and the
+words that make a label a place, a local step or a refusal (concepts' clauses) are read first.
+Forms follow `concepts.json`'s syntax (stems with `*`, compounds with a leading `*`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from workers.gates.safety.concepts import normalise_form, union
+
+DATA = Path(__file__).with_name("compose.json")
+
+
+def _forms(entry: dict) -> list[str]:
+    return [normalise_form(f.strip()) for joined in entry["forms"].values() for f in joined.split("|") if f.strip()]
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> tuple[list[tuple[str, re.Pattern[str], re.Pattern[str]]], re.Pattern[str] | None]:
+    if not DATA.exists():
+        return [], None
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    objects = {k: re.compile(union(_forms(e), inflect=True)) for k, e in data["objects"].items()}
+    verbs = {k: re.compile(union(_forms(e), inflect=True)) for k, e in data["verbs"].items()}
+    pairs = []
+    for p in data["pairs"]:
+        rx = re.compile("|".join(f"(?:{verbs[name].pattern})" for name in p["verbs"]))
+        pairs.append((p["category"], objects[p["object"]], rx))
+    marker = data.get("irreversible")
+    return pairs, (re.compile(union(_forms(marker), inflect=True)) if marker else None)
+
+
+def reading(label: str) -> tuple[str, str] | None:
+    """(category, the object and verb found) when the label names a paired object and verb in
+    two places that do not overlap; else None."""
+    if not label:
+        return None
+    for category, obj, verb in _compiled()[0]:
+        for o in obj.finditer(label):
+            if not o.group(0).strip():
+                continue
+            for w in verb.finditer(label):
+                if w.group(0).strip() and (w.end() <= o.start() or o.end() <= w.start()):
+                    return category, f"{o.group(0).strip()} + {w.group(0).strip()}"
+    return None
+
+
+def irreversible(text: str) -> str:
+    """The marker that says an act is final or cannot be undone, or ""."""
+    rx = _compiled()[1]
+    m = rx.search(text) if rx is not None and text else None
+    return m.group(0).strip() if m else ""
+
+
+def _objects(text: str):
+    for category, obj, verb in _compiled()[0]:
+        m = obj.search(text) if text else None
+        if m and m.group(0).strip():
+            yield category, m.group(0).strip(), verb
+
+
+def paired_with_page(label: str, page: str) -> tuple[str, str] | None:
+    """A generic label's verb ("Save", "Сохранить", "Confirm") paired with an object the page names
+    ("Recovery e-mail", "Booking"): (category, what was found), else None."""
+    for category, obj, verb in _objects(page):
+        w = verb.search(label)
+        if w and w.group(0).strip():
+            return category, f"{obj} + {w.group(0).strip()}"
+    return None
+
+
+def toggled(label: str, beside: str) -> tuple[str, str] | None:
+    """A switch, checkbox or option whose label (or, for a short option such as "None", the setting
+    beside it) names a paired object: choosing it acts on that object ("Anyone with the link",
+    "Allow from this source" under "Install unknown apps", "None" under "Screen lock")."""
+    for text in (label, beside if len(label.split()) <= 2 else ""):
+        for category, obj, _ in _objects(text):
+            return category, obj
+    return None
