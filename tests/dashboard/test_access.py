@@ -49,6 +49,8 @@ def test_the_nav_links_every_section(owner_client):
 
 def test_the_flower_link_follows_the_host_the_dashboard_was_reached_on(owner_client, settings):
     assert 'href="http://localhost:5555/"' in owner_client.get("/", HTTP_HOST="localhost:8000").content.decode()
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "[::1]"]
+    assert 'href="http://[::1]:5555/"' in owner_client.get("/", HTTP_HOST="[::1]:8000").content.decode()
     settings.VENUS_FLOWER_URL = "https://ops.example.com/flower/"
     assert 'href="https://ops.example.com/flower/"' in owner_client.get("/devices/").content.decode()
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from django import template
 from django.conf import settings
+from django.http.request import split_domain_port
 from django.utils.html import format_html
 
 from venus_rpa.dashboard.access import access_for
@@ -40,8 +41,8 @@ def flower_url(request) -> str:
     which is the viewer's own machine when the dashboard is served to others)."""
     if settings.VENUS_FLOWER_URL:
         return settings.VENUS_FLOWER_URL
-    host = request.get_host().rsplit(":", 1)[0] if not request.get_host().endswith("]") else request.get_host()
-    return f"{request.scheme}://{host}:5555/"
+    host, _port = split_domain_port(request.get_host())  # IPv6 hosts keep their brackets
+    return f"{request.scheme}://{host or '127.0.0.1'}:5555/"
 
 
 @register.simple_tag
