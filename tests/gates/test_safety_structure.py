@@ -106,3 +106,20 @@ def test_choosing_a_bulk_action_in_a_select_listed_by_the_form_is_a_lead_in():
                             target=TargetInfo(role="combobox", name="Action"),
                             form_fields=[FormField(label="Action", input_type="select", chosen="Delete selected users")])
     assert verdict(context).decision == "allow"
+
+
+@pytest.mark.parametrize("label, category", [
+    ("Kundenkonto endgültig schließen", "ACCT"),   # account + close, an adverb between them
+    ("Bekreft endring av flyvning", "BOOK"),       # confirm + flight (Norwegian)
+    ("Maak publiek", "SHARE"),                     # make + public (Dutch)
+    ("İki adımlı doğrulamayı kapat", "SEC"),       # two-step verification + turn off (Turkish)
+])
+def test_an_object_and_a_verb_anywhere_in_the_label_make_a_commit(label, category):
+    v = verdict(ActionContext(action_type="click", url="https://app.example.org/x", target=TargetInfo(role="button", name=label)))
+    assert (v.category, v.decision) == (category, "review"), v.reason
+
+
+@pytest.mark.parametrize("label", ["Account settings", "My bookings", "View order", "Kontoeinstellungen", "เปิดเซิร์ฟเวอร์"])
+def test_an_object_without_a_committing_verb_is_not_a_commit(label):
+    v = verdict(ActionContext(action_type="click", url="https://app.example.org/x", target=TargetInfo(role="button", name=label)))
+    assert v.decision == "allow", v.reason

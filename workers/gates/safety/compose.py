@@ -28,18 +28,21 @@ def _forms(entry: dict) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _compiled() -> tuple[list[tuple[str, re.Pattern[str], re.Pattern[str]]], re.Pattern[str] | None]:
+def _compiled() -> tuple[list[tuple[str, re.Pattern[str], tuple[re.Pattern[str], ...]]], re.Pattern[str] | None]:
     if not DATA.exists():
         return [], None
     data = json.loads(DATA.read_text(encoding="utf-8"))
-    objects = {k: re.compile(union(_forms(e), inflect=True)) for k, e in data["objects"].items()}
-    verbs = {k: re.compile(union(_forms(e), inflect=True)) for k, e in data["verbs"].items()}
-    pairs = []
-    for p in data["pairs"]:
-        rx = re.compile("|".join(f"(?:{verbs[name].pattern})" for name in p["verbs"]))
-        pairs.append((p["category"], objects[p["object"]], rx))
+    objects = {k: re.compile(union(_forms(e))) for k, e in data["objects"].items()}
+    verbs = {k: re.compile(union(_forms(e))) for k, e in data["verbs"].items()}
+    pairs = [(p["category"], objects[p["object"]], tuple(verbs[name] for name in p["verbs"])) for p in data["pairs"]]
     marker = data.get("irreversible")
-    return pairs, (re.compile(union(_forms(marker), inflect=True)) if marker else None)
+    return pairs, (re.compile(union(_forms(marker))) if marker else None)
+
+
+def _word(label: str, m: re.Match[str]) -> bool:
+    """A real match: not empty, and not Thai ปิด ("off") read inside เปิด ("on")."""
+    text = m.group(0)
+    return bool(text.strip()) and not (text.startswith("ปิด") and m.start() > 0 and label[m.start() - 1] == "เ")
 
 
 def reading(label: str) -> tuple[str, str] | None:
@@ -47,13 +50,14 @@ def reading(label: str) -> tuple[str, str] | None:
     two places that do not overlap; else None."""
     if not label:
         return None
-    for category, obj, verb in _compiled()[0]:
+    for category, obj, verbs in _compiled()[0]:
         for o in obj.finditer(label):
-            if not o.group(0).strip():
+            if not _word(label, o):
                 continue
-            for w in verb.finditer(label):
-                if w.group(0).strip() and (w.end() <= o.start() or o.end() <= w.start()):
-                    return category, f"{o.group(0).strip()} + {w.group(0).strip()}"
+            for verb in verbs:
+                for w in verb.finditer(label):
+                    if _word(label, w) and (w.end() <= o.start() or o.end() <= w.start()):
+                        return category, f"{o.group(0).strip()} + {w.group(0).strip()}"
     return None
 
 
@@ -65,19 +69,20 @@ def irreversible(text: str) -> str:
 
 
 def _objects(text: str):
-    for category, obj, verb in _compiled()[0]:
+    for category, obj, verbs in _compiled()[0]:
         m = obj.search(text) if text else None
         if m and m.group(0).strip():
-            yield category, m.group(0).strip(), verb
+            yield category, m.group(0).strip(), verbs
 
 
 def paired_with_page(label: str, page: str) -> tuple[str, str] | None:
     """A generic label's verb ("Save", "Сохранить", "Confirm") paired with an object the page names
     ("Recovery e-mail", "Booking"): (category, what was found), else None."""
-    for category, obj, verb in _objects(page):
-        w = verb.search(label)
-        if w and w.group(0).strip():
-            return category, f"{obj} + {w.group(0).strip()}"
+    for category, obj, verbs in _objects(page):
+        for verb in verbs:
+            w = next((w for w in verb.finditer(label) if _word(label, w)), None)
+            if w is not None:
+                return category, f"{obj} + {w.group(0).strip()}"
     return None
 
 

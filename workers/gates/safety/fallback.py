@@ -57,14 +57,21 @@ _CONTINUE_WITH = re.compile(
 _HINT_ATTRS = ("id", "name", "data-testid", "data-test", "data-action", "value", "formaction")
 
 
+def pair(v: View, label: str, source: str, verb: str) -> Finding | None:
+    """The label's object and verb (`compose`), on a control that can commit."""
+    found = compose.reading(label) if v.kind in _COMMITTING_KINDS else None
+    if found is None:
+        return None
+    category, said = found
+    return _found(category, f"{verb} '{clip(label, 60)}' {MEANING[category]} ('{said}').", "compose", source, said)
+
+
 def unread(v: View, label: str, source: str, verb: str) -> Finding | None:
     """A commit finding for a label no lexicon reads, or None when nothing around it says one."""
     if v.kind not in _COMMITTING_KINDS:
         return None
-    pair = compose.reading(label)
-    if pair is not None:
-        category, said = pair
-        return _found(category, f"{verb} '{clip(label, 60)}' {MEANING[category]} ('{said}').", "compose", source, said)
+    if paired := pair(v, label, source, verb):
+        return paired
     for text, where in ((label, source), (v.dialog, "dialog_text"), (v.nearby, "nearby_text")):
         marker = compose.irreversible(text)
         if marker:

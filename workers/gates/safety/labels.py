@@ -386,6 +386,12 @@ def read_label(label: str) -> LabelReading:
     return LabelReading(hits=kept)
 
 
+def in_clause(label: str) -> bool:
+    """Does the label hold a place, a local step or a refusal (concepts' clauses: "Zahlungsverlauf",
+    "aus dem Warenkorb", "Nicht löschen")?"""
+    return any(c.spans(label) for c in concepts.CLAUSES)
+
+
 def triggers_in(text: str) -> list[LabelHit]:
     """Commit triggers in free text (a question the model asked, a thought), overrides applied."""
     reading = read_label(text) if text else LabelReading()

@@ -53,6 +53,9 @@ def judge_label(v: View, label: str, source: str, *, verb: str = "Clicking") -> 
     if best is None:
         return fallback.unread(v, label, source, verb) or \
             finding("NONE", 1, f"{verb} '{clip(label, 60)}' has no consequential wording.", ev("label.plain", source, label))
+    if (not best.trigger and best.category == "NONE" and best.level <= 1 and not labels.in_clause(label)
+            and (found := fallback.pair(v, label, source, verb))):
+        return found  # a local word ("Endring", "Change") beside an object and verb that commit ("Bekreft endring av flyvning")
     return _from_hit(v, best, label, source, verb)
 
 
