@@ -59,6 +59,16 @@
     };
     measure();
     if (window.ResizeObserver) new ResizeObserver(measure).observe(savebar);
+    // scroll-padding covers the browser's own scrolling, but a field that is already inside the
+    // viewport (only under the bar) is not scrolled at all: move it above the bar here.
+    document.addEventListener("focusin", function (event) {
+      var field = event.target;
+      if (savebar.contains(field) || !field.getBoundingClientRect) return;
+      requestAnimationFrame(function () {
+        var under = field.getBoundingClientRect().bottom - savebar.getBoundingClientRect().top;
+        if (under > -8) window.scrollBy(0, under + 12);
+      });
+    });
   }
 
   // -- editor ---------------------------------------------------------------------------------

@@ -81,6 +81,8 @@ def test_the_editor_refuses_a_goto_that_is_not_an_address_and_empty_domains(pers
     ({"description": "An order code such as ABC-123"}, "Not in the expected form: An order code such as ABC-123."),
     ({"title": "Order code"}, "Not in the expected form: Order code."),
     ({"examples": ["ABC-123"]}, "Must look like ABC-123."),
+    ({"default": "XYZ-9"}, "Must look like XYZ-9."),
+    ({"format": "date"}, "Must look like 2026-01-31."),
     ({}, "Not in the form this automation expects."),
 ])
 def test_a_parameter_failing_its_pattern_is_described_and_the_regex_never_shown(owner, personas, code_schema,

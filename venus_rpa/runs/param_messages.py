@@ -2,7 +2,8 @@
 
 jsonschema's own messages are for developers ("'abc' does not match '^[A-Z]{3}-\\d+$'", "'x' is
 not of type 'integer'"). A regex is never shown: the property's description or title says what is
-expected, or else an example ("examples", or one made from a `format`) in "Must look like …".
+expected, or else an example (the first of "examples", the default, or one made from a `format`) in
+"Must look like …".
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ def _example(schema: dict[str, Any]) -> str:
     examples = schema.get("examples")
     if isinstance(examples, list) and examples and isinstance(examples[0], str | int | float):
         return str(examples[0])
+    if isinstance(schema.get("default"), str) and schema["default"]:  # a value the automation accepts
+        return schema["default"]
     return FORMAT_EXAMPLES.get(str(schema.get("format", "")), "")
 
 
