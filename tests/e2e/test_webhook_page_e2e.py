@@ -128,10 +128,14 @@ def test_a_webhook_is_signed_copied_tested_rotated_disabled_and_deleted(demo, we
     page.screenshot(path=str(shots / "webhook-1280x800.png"), full_page=True)
     no_horizontal_overflow(page)
     phone = signed_in_page(browser, web, PHONE)
-    phone.goto(page.url)
-    phone.screenshot(path=str(shots / "webhook-390x844.png"), full_page=True)
-    no_horizontal_overflow(phone)
+    for where, name in ((page.url, "webhook"), (web + "/webhooks/", "webhooks")):
+        phone.goto(where)
+        phone.screenshot(path=str(shots / f"{name}-390x844.png"), full_page=True)
+        no_horizontal_overflow(phone)
     phone.context.close()
+    page.goto(web + "/webhooks/")
+    page.screenshot(path=str(shots / "webhooks-1280x800.png"), full_page=True)
+    page.locator("a", has_text="Expense hook").click()
 
     # Delete, confirmed by keyboard: the URL answers 404 afterwards.
     page.locator(".danger-zone summary").focus()

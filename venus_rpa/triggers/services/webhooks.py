@@ -106,20 +106,15 @@ def _redis(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
 
 
-def _signature_claim(*, trigger: WebhookTrigger, signature: str, claim: bool = True) -> None:
-    """Remember a verified signature; refuse it if it was seen before (a replay). With
-    claim=False (a dashboard test event, signed by the server itself and never on the wire)
-    only look: the same body can then still be sent for real.
+def _signature_claim(*, trigger: WebhookTrigger, signature: str) -> None:
+    """Remember a verified signature; refuse it if it was seen before (a replay).
 
     The TTL is twice the tolerance: a timestamp is accepted from `tolerance` seconds in the
     past to `tolerance` seconds in the future, so a signature can be valid for that long.
     """
     key = f"venus:webhook:{trigger.public_id}:sig:{signature.strip()}"
     try:
-        if claim:
-            fresh = _redis(settings.REDIS_URL).set(key, 1, nx=True, ex=int(2 * settings.VENUS_WEBHOOK_TOLERANCE_SECONDS))
-        else:
-            fresh = not _redis(settings.REDIS_URL).exists(key)
+        fresh = _redis(settings.REDIS_URL).set(key, 1, nx=True, ex=int(2 * settings.VENUS_WEBHOOK_TOLERANCE_SECONDS))
     except redis.RedisError as exc:  # fail closed: without the check a replay would start a run
         log.error("webhook replay check unavailable: %s", exc)
         raise ReplayCheckUnavailable("The webhook cannot be checked right now; retry with a new signature.") from None
@@ -164,7 +159,7 @@ def webhook_params(*, trigger: WebhookTrigger, payload: Any) -> dict[str, Any]:
 
 
 def _verified_params(*, trigger: WebhookTrigger, body: bytes, headers: Mapping[str, str],
-                     claim: bool = True) -> tuple[dict[str, Any], str]:
+                     replay_check: bool = True) -> tuple[dict[str, Any], str]:
     """The checks every request passes, in order: signature (401) → replay (401) → enabled (409)
     → idempotency key length, JSON and mapping (400). Returns (params, idempotency key)."""
     signature = headers.get(signing.SIGNATURE_HEADER)
@@ -173,7 +168,8 @@ def _verified_params(*, trigger: WebhookTrigger, body: bytes, headers: Mapping[s
                        signature, tolerance=settings.VENUS_WEBHOOK_TOLERANCE_SECONDS)
     except signing.SignatureError as exc:
         raise SignatureRejected(exc.reason) from None
-    _signature_claim(trigger=trigger, signature=signature, claim=claim)
+    if replay_check:
+        _signature_claim(trigger=trigger, signature=signature)
     if not trigger.enabled:
         raise TriggerDisabled("This webhook trigger is disabled.")
     key = (headers.get(IDEMPOTENCY_HEADER) or "").strip()
@@ -203,10 +199,11 @@ def webhook_receive(*, public_id: str, body: bytes, headers: Mapping[str, str]) 
 
 def webhook_check(*, public_id: str, body: bytes, headers: Mapping[str, str]) -> dict[str, Any]:
     """Everything `webhook_receive` checks, on a signed request, without starting a run (the
-    dashboard's "Send test event"): the same errors, or the parameters a run would get. A replayed
-    signature is refused, but this one is not used up (`_signature_claim`)."""
+    dashboard's "Send test event"): the same errors, or the parameters a run would get. The one
+    check left out is the replay check: the server signed this request itself a moment ago, and
+    leaving its signature unused lets the same body be sent for real (or by curl) at once."""
     trigger = webhook_trigger_by_public_id(public_id=public_id)
-    params, _ = _verified_params(trigger=trigger, body=body, headers=headers, claim=False)
+    params, _ = _verified_params(trigger=trigger, body=body, headers=headers, replay_check=False)
     version = trigger.automation.current_version
     if version is None:
         raise Conflict("This automation has no version to run.")
