@@ -159,7 +159,8 @@ class SecretBox:
     memory only, so they are masked (whole) like every other vault value until the run ends."""
 
     credentials: dict[str, Credential] = field(default_factory=dict)
-    # Where a credential without domains of its own may be typed: the automation's allowed domains.
+    # The automation's allowed domains (the guard's sign-in checks read them); a credential is
+    # typed only on its own domains, and one without any is typed nowhere.
     default_domains: list[str] = field(default_factory=list)
     _scrubber: tuple[tuple, Scrubber] | None = field(default=None, repr=False)
     _codes: list[str] = field(default_factory=list, repr=False)
@@ -175,11 +176,10 @@ class SecretBox:
                 raise StepError(f"credential {name!r} is not attached to this automation")
             if field_name not in cred.fields:
                 raise StepError(f"credential {name!r} has no field {field_name!r}")
-            domains = cred.domains or self.default_domains
-            if not domains:
-                raise StepError(
-                    f"credential {name!r} has no domains and the automation allows any site: set the credential's domains"
-                )
+            domains = cred.domains
+            if not domains:  # saved before domains were required: typed nowhere rather than anywhere
+                raise StepError(f"credential {name!r} has no domains, so it may not be typed on any site: "
+                                "set the domains it belongs to on the Credentials page")
             if not domain_allowed(host, domains):
                 raise StepError(f"credential {name!r} may only be typed on {', '.join(domains)}, not on {host or url!r}")
             if field_name == totp.TOTP_FIELD:

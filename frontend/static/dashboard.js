@@ -14,6 +14,63 @@
     toggle.setAttribute("aria-expanded", toggle.getAttribute("aria-expanded") === "true" ? "false" : "true");
   });
 
+  // -- copy buttons: <button data-copy="ID"> copies the text of #ID and says "Copied" (visibly on
+  // the button, and to screen readers through the page's #copy-status live region) --------------
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    return new Promise(function (resolve, reject) {  // plain http on a non-local address
+      var area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.style.position = "fixed";
+      area.style.opacity = "0";
+      document.body.appendChild(area);
+      area.select();
+      var ok = document.execCommand("copy");
+      document.body.removeChild(area);
+      if (ok) { resolve(); } else { reject(new Error("copy refused")); }
+    });
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-copy]");
+    if (!button) return;
+    var source = document.getElementById(button.dataset.copy);
+    var status = document.getElementById("copy-status");
+    if (!source) return;
+    var label = button.dataset.label || button.textContent;
+    button.dataset.label = label;
+    copyText(source.textContent).then(function () {
+      button.textContent = "Copied";
+      if (status) { status.textContent = ""; status.textContent = "Copied"; }
+    }, function () {
+      button.textContent = "Copy failed: select the text and copy it";
+      if (status) status.textContent = "Copy failed: select the text and copy it";
+    });
+    clearTimeout(button._copyTimer);
+    button._copyTimer = setTimeout(function () { button.textContent = label; }, 2500);
+  });
+
+  // -- the sticky save bar: its height, so focused fields scroll into view above it (venus.css) --
+  var savebar = document.querySelector(".savebar");
+  if (savebar) {
+    var measure = function () {
+      document.documentElement.style.setProperty("--savebar-h", savebar.offsetHeight + "px");
+    };
+    measure();
+    if (window.ResizeObserver) new ResizeObserver(measure).observe(savebar);
+    // scroll-padding covers the browser's own scrolling, but a field that is already inside the
+    // viewport (only under the bar) is not scrolled at all: move it above the bar here.
+    document.addEventListener("focusin", function (event) {
+      var field = event.target;
+      if (savebar.contains(field) || !field.getBoundingClientRect) return;
+      requestAnimationFrame(function () {
+        var under = field.getBoundingClientRect().bottom - savebar.getBoundingClientRect().top;
+        if (under > -8) window.scrollBy(0, under + 12);
+      });
+    });
+  }
+
   // -- editor ---------------------------------------------------------------------------------
   function applyKind(row) {
     var kind = row.querySelector(".step-kind").value;

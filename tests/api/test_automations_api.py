@@ -283,7 +283,8 @@ def test_step_placeholder_for_an_unknown_credential_is_a_400(owner, practice_cre
 def test_another_workspaces_credential_does_not_count(owner, personas):
     from venus_rpa.automations.services import credential_set
 
-    credential_set(workspace=personas.other_workspace, name="erp", fields={"password": "x"}, domains=[])
+    credential_set(workspace=personas.other_workspace, name="erp", fields={"password": "x"},
+                   domains=["erp.example.com"])
     definition = simple_definition(credentials=["erp"])
     error = assert_error(owner.post(LIST, payload(definition), format="json"), 400, "invalid")
     assert "credentials" in error["fields"]

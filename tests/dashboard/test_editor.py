@@ -60,7 +60,7 @@ def test_step_errors_show_inline_on_their_row(editor_client):
     assert response.status_code == 400
     html = response.content.decode()
     assert "Not saved" in html
-    assert "<code>steps.1.target</code>" in html  # the kind tag pydantic adds is dropped
+    assert "<strong>Step 2 › target:</strong>" in html  # a label, not the key; pydantic's kind tag is dropped
     rows = html.split('class="step-row')[1:]
     assert "has-errors" in rows[1].split(">")[0]
     assert "a target needs text, role, label, placeholder, css or resource_id" in rows[1]
@@ -85,8 +85,12 @@ def test_section_errors_show_inline(editor_client):
     html = response.content.decode()
     assert response.status_code == 400
     assert "max_steps: Input should be greater than or equal to 1" in html
-    assert "Not valid JSON" in html
-    assert "n: a default or choice is not a valid integer" in html
+    summary = html.split('id="error-summary"')[1].split("</div>")[0]
+    assert "<strong>Output schema:</strong> Line 1, column 2: a key in double quotes is expected here" in summary
+    assert "n: the default or a choice is not a whole number (integer)." in summary
+    # no internal keys, no Python messages
+    for raw in ("output_schema", "param_schema", "char 1", "line 1 column", "invalid literal"):
+        assert raw not in summary, raw
 
 
 def test_a_taken_slug_is_a_field_error(editor_client, automation):
@@ -158,7 +162,7 @@ def test_step_and_param_rows_render_for_htmx(editor_client):
 def test_credentials_are_chosen_from_the_workspace(editor_client, personas):
     from venus_rpa.automations.services import credential_set
 
-    credential_set(workspace=personas.workspace, name="crm", fields={"password": "s3cret"}, domains=[])
+    credential_set(workspace=personas.workspace, name="crm", fields={"password": "s3cret"}, domains=["crm.test"])
     page = editor_client.get("/automations/new/").content.decode()
     assert 'name="credentials" value="crm"' in page
     response = editor_client.post("/automations/new/", editor_post(

@@ -26,7 +26,7 @@ def test_invalid_parameters_come_back_with_messages(editor_client, automation):
     title = html.split('name="param_title"')[1].split('class="field')[0]
     assert "This parameter is required." in title
     count = html.split('name="param_count"')[1].split('class="field')[0]
-    assert "is not of type &#x27;integer&#x27;" in count
+    assert "Must be a whole number (integer)." in count
     assert 'value="lots"' in html  # what was typed stays
     assert not Run.objects.exists()
 

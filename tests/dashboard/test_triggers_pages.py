@@ -43,7 +43,7 @@ def test_parameters_that_fail_the_schema_are_shown_under_parameters(editor_clien
     assert response.status_code == 400
     html = response.content.decode()
     params = html.split('name="params"')[1]
-    assert "title: This parameter is required." in params and "count: " in params and "integer" in params
+    assert "Title: This parameter is required." in params and "Count: Must be a whole number (integer)." in params
     assert not Schedule.objects.exists()
 
 

@@ -284,17 +284,14 @@ def test_reveal_refuses_unknown_credentials_and_fields(box):
         box.reveal("{{credentials.acme.pin}}", url="https://acme.example/")
 
 
-def test_a_credential_without_domains_is_typed_only_on_the_automations_domains():
+def test_a_credential_without_domains_is_typed_nowhere_even_on_the_automations_domains():
+    # Saved before domains were required: it must not fall back to the automation's domains.
     box = SecretBox({"any": Credential("any", {"token": "t0ken"})}, default_domains=["example.com"])
-    assert box.reveal("{{credentials.any.token}}", url="https://app.example.com/") == "t0ken"
-    with pytest.raises(StepError, match="may only be typed on example.com"):
-        box.reveal("{{credentials.any.token}}", url="https://evil.test/")
-
-
-def test_a_credential_without_domains_is_refused_when_the_automation_allows_any_site():
-    box = SecretBox({"any": Credential("any", {"token": "t0ken"})})
+    with pytest.raises(StepError, match="has no domains, so it may not be typed on any site"):
+        box.reveal("{{credentials.any.token}}", url="https://app.example.com/")
     with pytest.raises(StepError, match="has no domains"):
-        box.reveal("{{credentials.any.token}}", url="https://anything.example/")
+        SecretBox({"any": Credential("any", {"token": "t0ken"})}).reveal("{{credentials.any.token}}",
+                                                                         url="https://anything.example/")
 
 
 def test_scrub_hides_every_secret_value_but_not_usernames(box):

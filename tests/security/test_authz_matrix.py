@@ -104,6 +104,11 @@ DASHBOARD = {
     "dashboard:schedule-toggle": {"POST": "W"},
     "dashboard:webhooks": {"GET": "R"},
     "dashboard:webhook-create": {"POST": "W"},
+    "dashboard:webhook-detail": {"GET": "R"},
+    "dashboard:webhook-rotate": {"POST": "W"},
+    "dashboard:webhook-toggle": {"POST": "W"},
+    "dashboard:webhook-delete": {"POST": "W"},
+    "dashboard:webhook-test": {"POST": "W"},
     "dashboard:callback-create": {"POST": "W"},
     "dashboard:delivery-resend": {"POST": "W"},
     "dashboard:device-android": {"POST": "O"},
@@ -119,7 +124,8 @@ OWN_GATE = {
 }
 MATRIX = {**API, **DASHBOARD}
 # Form data where an empty form would be refused before the role is looked at.
-FORMS = {"dashboard:review-decide": {"decision": "reject"}}
+FORMS = {"dashboard:review-decide": {"decision": "reject"}, "dashboard:webhook-delete": {"confirm": "delete"},
+         "dashboard:webhook-test": {"body": "{}", "start_run": "on"}}
 
 
 def _routes(patterns=None, prefix: str = "", namespace: str = "") -> dict[str, str]:

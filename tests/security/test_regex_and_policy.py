@@ -337,6 +337,6 @@ def test_bad_credential_field_names_are_refused(personas, fields):
 
 def test_good_credential_field_names_are_accepted(personas):
     client = personas.client(personas.owner)
-    response = client.post("/api/credentials/", {"name": "erp", "fields": {"api-key_2": "x", "password": "y"}},
-                           format="json")
+    response = client.post("/api/credentials/", {"name": "erp", "fields": {"api-key_2": "x", "password": "y"},
+                                                 "domains": ["erp.example.com"]}, format="json")
     assert response.status_code == 201 and response.json()["field_names"] == ["api-key_2", "password"]

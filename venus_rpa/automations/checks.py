@@ -44,6 +44,9 @@ def web_url_problem(url: str, *, relative_ok: bool = False) -> str | None:
     With `relative_ok`, a path such as /login (joined onto the start URL) is fine too."""
     parts = urlsplit(url.strip())
     if relative_ok and not parts.scheme and not parts.netloc:
+        if any(c.isspace() for c in re.sub(r"\{\{[^}]*\}\}", "", url.strip())):  # "not a url" is no path
+            return ("Not a web address: give one such as https://example.com/page, or a path on the start "
+                    "URL's site such as /login.")
         return None
     if parts.scheme.lower() not in WEB_SCHEMES:
         shown = f"{parts.scheme}:" if parts.scheme else "an address without http:// or https://"

@@ -204,6 +204,7 @@ def credential_set(*, workspace: Workspace, name: str, fields: dict[str, str], d
         raise InvalidInput("A credential field name is invalid.", fields={"fields": [problem]})
     if problem := checks.credential_totp_problem(fields):
         raise InvalidInput("The credential's TOTP secret is invalid.", fields={f"fields.{TOTP_FIELD}": [problem]})
+    domains = credential_domains_clean(domains)
     if TOTP_FIELD in fields:  # stored in one form: the setup key without spaces, or the QR code's secret
         fields = {**fields, TOTP_FIELD: normalise_secret(fields[TOTP_FIELD])}
     credential, created = Credential.objects.update_or_create(
@@ -213,6 +214,23 @@ def credential_set(*, workspace: Workspace, name: str, fields: dict[str, str], d
     if not created:  # new values or domains: sessions signed in with the old ones are not this credential's
         credential.sessions.all().delete()
     return credential
+
+
+def credential_domains_clean(domains: Any) -> list[str]:
+    """A credential's domains in canonical form. At least one: a credential is typed only on its
+    own domains, and one without any would not be typed anywhere (InvalidInput otherwise)."""
+    entries = [str(d).strip() for d in domains] if isinstance(domains, list | tuple) else []
+    problems, clean = [], []
+    for entry in (e for e in entries if e):
+        try:
+            clean.append(egress.domain_normalize(entry))
+        except ValueError as exc:
+            problems.append(f"{exc}.")
+    if not clean and not problems:
+        problems.append("List the domains this credential may be typed on, such as erp.example.com.")
+    if problems:
+        raise InvalidInput("The credential's domains are invalid.", fields={"domains": problems})
+    return list(dict.fromkeys(clean))
 
 
 # -- saved sign-in sessions (persistent logins) ---------------------------------------------------

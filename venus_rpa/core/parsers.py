@@ -55,6 +55,31 @@ def json_loads_bounded(data: str | bytes, *, max_depth: int = MAX_JSON_DEPTH, **
     return json.loads(text, **kwargs)
 
 
+# Python's json messages, in the words of someone typing JSON into a box.
+_JSON_WORDS = (
+    ("Expecting property name", "a key in double quotes is expected here (a comma before '}', or a key in "
+                                "single quotes?)"),
+    ("Expecting value", "a value is expected here (text in double quotes, a number, true, false, null, [ or {)"),
+    ("Expecting ',' delimiter", "a comma is missing before this item"),
+    ("Expecting ':' delimiter", "a colon is missing after the key"),
+    ("Unterminated string", "a text in double quotes is not closed"),
+    ("Extra data", "there is more after the end of the JSON value"),
+    ("Invalid control character", "a line break or tab inside quotes must be written as \\n or \\t"),
+    ("Invalid \\escape", "a backslash starts an escape JSON does not know (write \\\\ for a backslash)"),
+)
+
+
+def json_error_text(exc: ValueError) -> str:
+    """What is wrong with a JSON text, for people: "line 2, column 9: a comma is missing before this
+    item" (never Python's "line 1 column 2 (char 1)")."""
+    if isinstance(exc, json.JSONDecodeError):
+        what = next((words for start, words in _JSON_WORDS if exc.msg.startswith(start)), "this is not valid JSON")
+        return f"line {exc.lineno}, column {exc.colno}: {what}."
+    if isinstance(exc, UnicodeDecodeError):
+        return "the text is not UTF-8."
+    return str(exc)  # JSONTooDeep says it in words already
+
+
 def _read_limited(stream: IO[bytes]) -> bytes:
     """The whole stream, or PayloadTooLarge past DATA_UPLOAD_MAX_MEMORY_SIZE (None: no limit).
 

@@ -12,6 +12,7 @@ from django.http import QueryDict
 from venus_rpa.automations.models import Automation, AutomationVersion
 from venus_rpa.automations.services import DEFINITION_DEFAULTS
 from venus_rpa.dashboard import editor
+from venus_rpa.dashboard.field_errors import field_label, json_field
 
 DEFAULT_STEP = {"kind": "goto", "url": "/"}
 DEFAULT_CAPTCHA = {"enabled": True, "solvers": ["local", "model", "human"], "max_attempts": 3}
@@ -75,13 +76,13 @@ class AutomationEditor:
         form.safety_json = data.get("safety", "")
         form.definition = form._definition_from(data)
         if "safety" in data:  # forms without the box keep the stored policy
-            form.definition["safety"] = editor.parse_json_field(form.safety_json, "safety", form.errors)
+            form.definition["safety"] = json_field(form.safety_json, "safety", form.errors)
         return form
 
     def _definition_from(self, data: QueryDict) -> dict[str, Any]:
         errors = self.errors
         if self.params is None:
-            param_schema = editor.parse_json_field(self.param_json, "param_schema", errors)
+            param_schema = json_field(self.param_json, "param_schema", errors)
         else:
             param_schema, messages = editor.schema_from_param_rows(self.params, self.param_extra)
             if messages:
@@ -100,7 +101,7 @@ class AutomationEditor:
             "param_schema": param_schema,
             "credentials": data.getlist("credentials"),
             "success_criteria": criteria,
-            "output_schema": editor.parse_json_field(self.output_schema_json, "output_schema", errors),
+            "output_schema": json_field(self.output_schema_json, "output_schema", errors),
             "limits": {"max_steps": data.get("max_steps", "").strip() or 100,
                        "max_seconds": data.get("max_seconds", "").strip() or 600},
             "captcha": {"enabled": data.get("captcha_enabled") == "on",
@@ -133,7 +134,8 @@ class AutomationEditor:
 
     @property
     def error_summary(self) -> list[tuple[str, str]]:
-        return [(k, m) for k, msgs in self.errors.items() for m in msgs]
+        """(label, message) pairs: "Parameters", "Step 3 › url", never an internal key."""
+        return [(field_label(k), m) for k, msgs in self.errors.items() for m in msgs]
 
     # -- template helpers --------------------------------------------------------------------
     @property

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.http import QueryDict
 
-from venus_rpa.core.parsers import json_loads_bounded
+from venus_rpa.dashboard.field_errors import json_object_read
 from workers.steps import TARGET_ROLES, CaptchaPolicy
 
 STEP_KINDS = ("goto", "click", "fill", "select", "check", "upload", "press", "wait_for", "assert", "extract", "agent")
@@ -200,6 +200,9 @@ def param_rows_from_post(data: QueryDict) -> list[ParamRow]:
     return rows
 
 
+_TYPE_WORDS = {"integer": "a whole number (integer)", "number": "a number", "boolean": "true or false"}
+
+
 def _typed(value: str, kind: str) -> Any:
     value = value.strip()
     if kind == "integer":
@@ -223,7 +226,7 @@ def schema_from_param_rows(rows: list[ParamRow], extra: str) -> tuple[dict[str, 
             if row.default or row.enum:
                 errors.append("A parameter row has no name.")
             continue
-        prop: dict[str, Any] = _json_object(row.extra, f"{row.name}: extra keywords", errors)
+        prop: dict[str, Any] = json_object_read(row.extra, f"{row.name}: extra keywords", errors)
         prop["type"] = "string" if row.type == "date" else row.type
         if row.type == "date":
             prop["format"] = "date"
@@ -234,47 +237,18 @@ def schema_from_param_rows(rows: list[ParamRow], extra: str) -> tuple[dict[str, 
                 prop["enum"] = [_typed(v, row.type) for v in row.enum.split(",") if v.strip()]
             if row.default.strip() or (row.type in ("string", "date") and row.default):
                 prop["default"] = _typed(row.default, row.type)
-        except ValueError as exc:
-            errors.append(f"{row.name}: a default or choice is not a valid {row.type} ({exc}).")
+        except ValueError:
+            errors.append(f"{row.name}: the default or a choice is not {_TYPE_WORDS.get(row.type, row.type)}.")
         properties[row.name] = prop
         if row.required:
             required.append(row.name)
-    top = _json_object(extra, "schema keywords", errors)
+    top = json_object_read(extra, "schema keywords", errors)
     if not properties and not top:
         return {}, errors
     schema = {"type": "object", "properties": properties, **top}
     if required:
         schema["required"] = required
     return schema, errors
-
-
-def _json_object(text: str, what: str, errors: list[str]) -> dict[str, Any]:
-    if not text.strip():
-        return {}
-    try:
-        value = json_loads_bounded(text)
-    except ValueError as exc:
-        errors.append(f"{what}: not valid JSON ({exc}).")
-        return {}
-    if not isinstance(value, dict):
-        errors.append(f"{what}: must be a JSON object.")
-        return {}
-    return value
-
-
-def parse_json_field(text: str, name: str, errors: dict[str, list[str]]) -> Any:
-    """A JSON object typed into a textarea; an empty box is {}."""
-    if not text.strip():
-        return {}
-    try:
-        value = json_loads_bounded(text)
-    except ValueError as exc:
-        errors.setdefault(name, []).append(f"Not valid JSON: {exc}")
-        return {}
-    if not isinstance(value, dict):
-        errors.setdefault(name, []).append("Must be a JSON object.")
-        return {}
-    return value
 
 
 def pretty(value: Any) -> str:

@@ -15,6 +15,7 @@ from django.http import QueryDict
 
 from venus_rpa.core.errors import InvalidInput
 from venus_rpa.core.parsers import json_loads_bounded
+from venus_rpa.dashboard.field_errors import errors_place
 from venus_rpa.runs.services import params_validate
 
 
@@ -112,13 +113,9 @@ def launcher_params(schema: dict[str, Any], data: QueryDict) -> dict[str, Any]:
 
 
 def attach_errors(fields: list[ParamField], errors: dict[str, list[str]]) -> list[str]:
-    """Put `params.<name>` errors under their inputs; return the rest for the top of the form."""
-    by_name = {f.name: f for f in fields}
-    rest = []
-    for key, messages in errors.items():
-        name = key.split(".", 1)[1].split(".")[0] if key.startswith("params.") else None
-        if name in by_name:
-            by_name[name].errors.extend(messages)
-        else:
-            rest.extend(messages)
+    """Put `params.<name>` errors under their inputs (`errors_place`); return the rest, labelled,
+    for the top of the form."""
+    placed, rest = errors_place(errors, [f.name for f in fields])
+    for param in fields:
+        param.errors.extend(placed.get(param.name, []))
     return rest

@@ -23,6 +23,7 @@ from venus_rpa import celery_app
 from venus_rpa.runs import admission
 from venus_rpa.runs.events import publish_run_event
 from venus_rpa.runs.models import ACTIVE, TERMINAL, Run, RunContinuation, RunStatus, Trigger
+from venus_rpa.runs.param_messages import param_error_text
 from venus_rpa.runs.signals import run_finished
 from venus_rpa.runs.waits import run_continue, run_is_parked
 from workers import patterns
@@ -58,9 +59,10 @@ def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
                 missing = error.message.split("'")[1] if "'" in error.message else ""
                 fields.setdefault(f"params.{missing}" if missing else "params", []).append("This parameter is required.")
             elif error.validator == "additionalProperties":
-                fields.setdefault("params", []).append(error.message)
+                unknown = sorted(set(error.instance) - set(error.schema.get("properties") or {}))
+                fields.setdefault("params", []).append(f"Not a parameter of this automation: {', '.join(unknown)}.")
             else:
-                fields.setdefault(f"params.{path}" if path else "params", []).append(error.message)
+                fields.setdefault(f"params.{path}" if path else "params", []).append(param_error_text(error))
         raise InvalidInput("The parameters do not match the automation's parameter schema.", fields=fields)
     return with_defaults
 

@@ -25,7 +25,6 @@ from venus_rpa.triggers import selectors, services, signing
 from venus_rpa.triggers.models import (
     CallbackAttempt, CallbackDelivery, CallbackEndpoint, DeliveryStatus, Schedule, ScheduleFire, WebhookTrigger,
 )
-from venus_rpa.triggers.services._common import run_api_url
 
 
 def _automation(workspace, slug: str | None) -> Automation | None:
@@ -272,7 +271,7 @@ class WebhookReceiveApi(APIView):
                                       "run's params through the trigger's param_mapping."}},
         parameters=[
             OpenApiParameter(signing.SIGNATURE_HEADER, location=OpenApiParameter.HEADER, required=True,
-                             description="v1=<hex HMAC-SHA256 of timestamp.body> (docs/webhooks.md)."),
+                             description="sha256=<hex HMAC-SHA256 of timestamp.body> (docs/webhooks.md)."),
             OpenApiParameter(signing.TIMESTAMP_HEADER, location=OpenApiParameter.HEADER, required=True,
                              description="Unix seconds when the request was signed."),
             OpenApiParameter("Idempotency-Key", location=OpenApiParameter.HEADER, required=False,
@@ -290,7 +289,7 @@ class WebhookReceiveApi(APIView):
         except RequestDataTooBig:
             raise PayloadTooLarge("The body is too large.") from None
         run, created = services.webhook_receive(public_id=public_id, body=body, headers=request.headers)
-        return Response({"run_id": run.pk, "status": run.status, "url": run_api_url(run.pk)},
+        return Response(services.webhook_answer(run=run),
                         status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
 
 

@@ -4,6 +4,7 @@ public webhook lookup, which is by the trigger's unguessable public id)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
@@ -75,3 +76,54 @@ def callback_delivery_list(*, workspace: Workspace, run_id: int | None = None, e
 
 def callback_delivery_get(*, workspace: Workspace, delivery_id: int) -> CallbackDelivery:
     return get_object_or_404(callback_delivery_list(workspace=workspace), pk=delivery_id)
+
+
+def _sample_value(prop: Any) -> Any:
+    prop = prop if isinstance(prop, dict) else {}
+    for key in ("default", "const"):
+        if key in prop:
+            return prop[key]
+    if isinstance(prop.get("examples"), list) and prop["examples"]:
+        return prop["examples"][0]
+    if isinstance(prop.get("enum"), list) and prop["enum"]:
+        return prop["enum"][0]
+    kind = prop.get("type", "string")
+    if prop.get("format") == "date":
+        return timezone.localdate().isoformat()
+    return {"integer": 1, "number": 1.5, "boolean": False, "array": [], "object": {}}.get(kind, "example")
+
+
+def _place(body: dict[str, Any], path: str, value: Any) -> None:
+    """Put value at a dot path, making the objects and lists on the way (`items.0.sku`); a path
+    that clashes with one placed before is skipped."""
+    parts = path.split(".")
+    node: Any = body
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        fresh = value if last else ([] if parts[index + 1].isdigit() else {})
+        if isinstance(node, list) and part.isdigit():
+            position = int(part)
+            node.extend([None] * (position + 1 - len(node)))
+            if last or node[position] is None:
+                node[position] = fresh
+            node = node[position]
+        elif isinstance(node, dict):
+            if last or part not in node:
+                node[part] = fresh
+            node = node[part]
+        else:
+            return
+
+
+def webhook_sample_body(*, trigger: WebhookTrigger) -> dict[str, Any]:
+    """A JSON body that would start a run: each parameter's default, example, first choice or a
+    plain value of its type, at its mapped path (the body itself when there is no mapping)."""
+    version = trigger.automation.current_version
+    schema = (version.param_schema if version else {}) or {}
+    properties = schema.get("properties") or {}
+    wanted = trigger.param_mapping or {name: name for name in (schema.get("required") or properties)}
+    body: dict[str, Any] = {}
+    for param, path in wanted.items():
+        if isinstance(path, str) and path:
+            _place(body, path, _sample_value(properties.get(param)))
+    return body

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 
 from django.conf import settings
 from django.contrib import messages
@@ -16,6 +15,7 @@ from venus_rpa.accounts.models import Role
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.dashboard.access import member_view
 from venus_rpa.dashboard.devices import active_runs, workers_report
+from venus_rpa.dashboard.field_errors import json_object_read
 from venus_rpa.dashboard.templatetags.dashboard import flower_url
 from venus_rpa.devices import selectors as device_selectors, services as device_services
 
@@ -44,8 +44,8 @@ def device_android(request: HttpRequest) -> HttpResponse:
             host, _, port = request.POST.get("adb_server", "").rpartition(":")
             device_services.device_register(
                 workspace=access.workspace, serial=request.POST.get("serial", "")[:200], adb_host=host,
-                adb_port=int(port) if port.isdigit() else 0, apps=_json_object(request.POST.get("apps", "")),
-                tags=_json_object(request.POST.get("tags", "")))
+                adb_port=int(port) if port.isdigit() else 0, apps=_json_object(request.POST.get("apps", ""), "Apps"),
+                tags=_json_object(request.POST.get("tags", ""), "Tags"))
             messages.success(request, "Device registered; the health check looks it up on its adb server.")
         else:
             device = device_selectors.device_get(workspace=access.workspace, device_id=int(request.POST.get("device", 0)),
@@ -61,17 +61,12 @@ def device_android(request: HttpRequest) -> HttpResponse:
     return redirect("dashboard:devices")
 
 
-def _json_object(raw: str) -> dict:
-    """A JSON object typed into the form ({} when blank); ValueError otherwise."""
-    raw = raw.strip()
-    if not raw:
-        return {}
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        raise ValueError("Apps and tags are JSON objects, e.g. {\"Venus Pay\": \"com.venus.practice\"}.") from None
-    if not isinstance(value, dict):
-        raise ValueError("Apps and tags are JSON objects.")
+def _json_object(raw: str, label: str) -> dict:
+    """A JSON object typed into the form ({} when blank); ValueError saying where it is wrong."""
+    problems: list[str] = []
+    value = json_object_read(raw, label, problems)
+    if problems:
+        raise ValueError(problems[0] + ' For example {"Venus Pay": "com.venus.practice"}.')
     return value
 
 

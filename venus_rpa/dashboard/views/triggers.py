@@ -18,26 +18,13 @@ from django.views.decorators.http import require_POST
 
 from venus_rpa.automations.selectors import automation_get, automation_list
 from venus_rpa.core.errors import ServiceError
-from venus_rpa.core.parsers import json_loads_bounded
 from venus_rpa.dashboard.access import member_view, require_write
+from venus_rpa.dashboard.field_errors import errors_place, json_field
+from venus_rpa.dashboard.views import webhooks
 
 
 def triggers_available() -> bool:
     return apps.is_installed("venus_rpa.triggers") and find_spec("venus_rpa.triggers.services") is not None
-
-
-def _json_object(text: str, name: str, errors: dict[str, list[str]]) -> dict:
-    if not text.strip():
-        return {}
-    try:
-        value = json_loads_bounded(text)
-    except ValueError as exc:
-        errors.setdefault(name, []).append(f"Not valid JSON: {exc}")
-        return {}
-    if not isinstance(value, dict):
-        errors.setdefault(name, []).append("Must be a JSON object.")
-        return {}
-    return value
 
 
 def _automation(request: HttpRequest, slug: str, errors: dict[str, list[str]], *, optional: bool = False):
@@ -51,19 +38,12 @@ def _automation(request: HttpRequest, slug: str, errors: dict[str, list[str]], *
 # -- schedules -----------------------------------------------------------------------------------
 
 def _form_errors(exc: ServiceError, form: dict) -> dict[str, list[str]]:
-    """A service's field errors under the form's own inputs: `params.title` goes under Parameters
-    as "title: …"; anything the form has no input for goes to the top with the service's message,
-    so no error is ever dropped."""
-    errors: dict[str, list[str]] = {}
-    for key, messages_ in (exc.fields or {}).items():
-        head, _, rest = key.partition(".")
-        if head in form:
-            errors.setdefault(head, []).extend(f"{rest}: {m}" if rest else m for m in messages_)
-        else:
-            errors.setdefault("non_field_errors", []).extend(f"{key}: {m}" for m in messages_)
-    if not errors or "non_field_errors" in errors:
-        errors.setdefault("non_field_errors", []).insert(0, exc.message)
-    return errors
+    """A service's field errors under the form's inputs (`errors_place`); the rest, and the
+    service's message when nothing could be placed, under `non_field_errors`."""
+    placed, rest = errors_place(exc.fields or {}, form)
+    if rest or not placed:
+        placed["non_field_errors"] = [exc.message, *rest]
+    return placed
 
 
 @member_view()
@@ -77,7 +57,7 @@ def schedule_index(request: HttpRequest) -> HttpResponse:
         require_write(request)
         form = {k: request.POST.get(k, "").strip() for k in form}
         automation = _automation(request, form["automation"], errors)
-        params = _json_object(form["params"], "params", errors)
+        params = json_field(form["params"], "params", errors)
         if not errors:
             try:
                 schedule = services.schedule_create(
@@ -143,19 +123,16 @@ def webhook_create(request: HttpRequest) -> HttpResponse:
     form = {k: request.POST.get(k, "").strip() for k in context["hook_form"]}
     errors: dict[str, list[str]] = {}
     automation = _automation(request, form["automation"], errors)
-    mapping = _json_object(form["param_mapping"], "param_mapping", errors)
+    mapping = json_field(form["param_mapping"], "param_mapping", errors)
     if not errors:
         try:
             trigger, secret = services.webhook_trigger_create(
                 workspace=request.access.workspace, user=request.user, automation=automation,
                 name=form["name"] or automation.name, param_mapping=mapping)
         except ServiceError as exc:
-            errors = exc.fields or {"param_mapping": [exc.message]}
-        else:
-            context = _webhooks_context(request)
-            context["new_secret"] = {"what": f"webhook {trigger.name}", "secret": secret,
-                                     "url": context["public_base"] + f"/hooks/{trigger.public_id}/"}
-            return render(request, "dashboard/triggers/webhooks.html", context)
+            errors = _form_errors(exc, form)
+        else:  # its own page: the secret once, with the curl example ready to paste
+            return webhooks.webhook_page(request, trigger, secret=secret)
     context.update(hook_form=form, errors=errors)
     return render(request, "dashboard/triggers/webhooks.html", context, status=400)
 
@@ -173,7 +150,7 @@ def callback_create(request: HttpRequest) -> HttpResponse:
         endpoint, secret = services.callback_endpoint_create(
             workspace=request.access.workspace, user=request.user, url=form["url"], automation=automation)
     except ServiceError as exc:
-        errors = exc.fields or {"url": [exc.message]}
+        errors = _form_errors(exc, form)
     else:
         context = _webhooks_context(request)
         context["new_secret"] = {"what": f"callback {endpoint.url}", "secret": secret, "url": endpoint.url}
@@ -204,4 +181,5 @@ urlpatterns = [
     path("webhooks/new/", webhook_create, name="webhook-create"),
     path("webhooks/callbacks/new/", callback_create, name="callback-create"),
     path("webhooks/deliveries/<int:delivery_id>/resend/", delivery_resend, name="delivery-resend"),
+    *webhooks.urlpatterns,
 ] if triggers_available() else []

@@ -11,14 +11,14 @@ from venus_rpa.triggers.services.schedules import (
     schedule_create, schedule_delete, schedule_fire, schedule_set_enabled, schedule_update,
 )
 from venus_rpa.triggers.services.webhooks import (
-    webhook_receive, webhook_trigger_create, webhook_trigger_delete, webhook_trigger_rotate_secret,
-    webhook_trigger_update,
+    webhook_answer, webhook_check, webhook_receive, webhook_test_send, webhook_trigger_create, webhook_trigger_delete,
+    webhook_trigger_rotate_secret, webhook_trigger_update,
 )
 
 __all__ = [
     "callback_delivery_attempt", "callback_delivery_resend", "callback_endpoint_create", "callback_endpoint_delete",
     "callback_endpoint_rotate_secret", "callback_endpoint_update", "callbacks_on_run_finished", "callbacks_sweep",
     "schedule_create", "schedule_delete", "schedule_fire", "schedule_set_enabled", "schedule_update",
-    "webhook_receive", "webhook_trigger_create", "webhook_trigger_delete", "webhook_trigger_rotate_secret",
+    "webhook_answer", "webhook_check", "webhook_receive", "webhook_test_send", "webhook_trigger_create", "webhook_trigger_delete", "webhook_trigger_rotate_secret",
     "webhook_trigger_update",
 ]

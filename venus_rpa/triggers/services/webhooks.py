@@ -12,17 +12,18 @@ from typing import Any
 import redis
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.views.decorators.debug import sensitive_variables
 
 from venus_rpa.accounts.models import Workspace
 from venus_rpa.automations.models import Automation
 from venus_rpa.core.errors import Conflict, InvalidInput, ServiceError
-from venus_rpa.core.parsers import json_loads_bounded
+from venus_rpa.core.parsers import json_error_text, json_loads_bounded
 from venus_rpa.runs.models import Run, Trigger
-from venus_rpa.runs.services import run_start
+from venus_rpa.runs.services import params_validate, run_start
 from venus_rpa.triggers import signing
 from venus_rpa.triggers.models import WebhookIdempotencyKey, WebhookTrigger
 from venus_rpa.triggers.selectors import webhook_trigger_by_public_id
-from venus_rpa.triggers.services._common import automation_check, secret_new, secret_read
+from venus_rpa.triggers.services._common import automation_check, run_api_url, secret_new, secret_read
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +128,7 @@ def _body_parse(body: bytes) -> Any:
     try:
         return json_loads_bounded(body)  # a 5,000-deep body is a 400, not a RecursionError
     except (UnicodeDecodeError, ValueError) as exc:
-        raise InvalidInput("The body is not valid JSON.", fields={"body": [f"Malformed JSON: {exc}"]}) from None
+        raise InvalidInput("The body is not valid JSON.", fields={"body": [json_error_text(exc)]}) from None
 
 
 def _lookup(payload: Any, path: str) -> tuple[bool, Any]:
@@ -157,33 +158,57 @@ def webhook_params(*, trigger: WebhookTrigger, payload: Any) -> dict[str, Any]:
     return params
 
 
-def webhook_receive(*, public_id: str, body: bytes, headers: Mapping[str, str]) -> tuple[Run, bool]:
-    """Verify a signed webhook and start its run; returns (run, created).
-
-    Order matters: signature (401) → replay (401) → enabled (409) → JSON and params (400). With
-    an `Idempotency-Key`, the first request that starts a run owns the key and later ones get
-    that run back (created=False); a request whose params fail claims nothing.
-    """
-    trigger = webhook_trigger_by_public_id(public_id=public_id)
+def _verified_params(*, trigger: WebhookTrigger, body: bytes, headers: Mapping[str, str],
+                     replay_check: bool = True) -> tuple[dict[str, Any], str]:
+    """The checks every request passes, in order: signature (401) → replay (401) → enabled (409)
+    → idempotency key length, JSON and mapping (400). Returns (params, idempotency key)."""
     signature = headers.get(signing.SIGNATURE_HEADER)
     try:
         signing.verify(secret_read(trigger.secret_ciphertext), headers.get(signing.TIMESTAMP_HEADER), body,
                        signature, tolerance=settings.VENUS_WEBHOOK_TOLERANCE_SECONDS)
     except signing.SignatureError as exc:
         raise SignatureRejected(exc.reason) from None
-    _signature_claim(trigger=trigger, signature=signature)
+    if replay_check:
+        _signature_claim(trigger=trigger, signature=signature)
     if not trigger.enabled:
         raise TriggerDisabled("This webhook trigger is disabled.")
     key = (headers.get(IDEMPOTENCY_HEADER) or "").strip()
     if len(key) > 255:
         raise InvalidInput("The idempotency key is too long.", fields={IDEMPOTENCY_HEADER: ["At most 255 characters."]})
-    params = webhook_params(trigger=trigger, payload=_body_parse(body))
+    return webhook_params(trigger=trigger, payload=_body_parse(body)), key
+
+
+def webhook_receive(*, public_id: str, body: bytes, headers: Mapping[str, str]) -> tuple[Run, bool]:
+    """Verify a signed webhook and start its run; returns (run, created).
+
+    Order matters (`_verified_params`), then the parameter schema (400). With an
+    `Idempotency-Key`, the first request that starts a run owns the key and later ones get that
+    run back (created=False); a request whose params fail claims nothing.
+    """
+    trigger = webhook_trigger_by_public_id(public_id=public_id)
+    params, key = _verified_params(trigger=trigger, body=body, headers=headers)
     if key:
         existing = WebhookIdempotencyKey.objects.filter(trigger=trigger, key=key, run__isnull=False).first()
         if existing is not None:
             return existing.run, False
     try:
         return _run_start_once(trigger=trigger, params=params, key=key)
+    except InvalidInput as exc:
+        raise _with_paths(exc, trigger.param_mapping) from None
+
+
+def webhook_check(*, public_id: str, body: bytes, headers: Mapping[str, str]) -> dict[str, Any]:
+    """Everything `webhook_receive` checks, on a signed request, without starting a run (the
+    dashboard's "Send test event"): the same errors, or the parameters a run would get. The one
+    check left out is the replay check: the server signed this request itself a moment ago, and
+    leaving its signature unused lets the same body be sent for real (or by curl) at once."""
+    trigger = webhook_trigger_by_public_id(public_id=public_id)
+    params, _ = _verified_params(trigger=trigger, body=body, headers=headers, replay_check=False)
+    version = trigger.automation.current_version
+    if version is None:
+        raise Conflict("This automation has no version to run.")
+    try:
+        return params_validate(schema=version.param_schema, params=params)
     except InvalidInput as exc:
         raise _with_paths(exc, trigger.param_mapping) from None
 
@@ -214,3 +239,28 @@ def _with_paths(exc: InvalidInput, mapping: dict[str, str]) -> InvalidInput:
         suffix = f" (mapped from body path '{mapping[param]}')" if param in mapping else ""
         fields[field] = [m + suffix for m in messages]
     return InvalidInput(exc.message, fields=fields)
+
+
+def webhook_answer(*, run: Run) -> dict[str, Any]:
+    """The body of a 202/200 answer to a webhook request."""
+    return {"run_id": run.pk, "status": run.status, "url": run_api_url(run.pk)}
+
+
+@sensitive_variables("secret")
+def webhook_test_send(*, trigger: WebhookTrigger, body: bytes, start_run: bool = False) -> tuple[int, dict[str, Any]]:
+    """"Send test event": sign `body` with the trigger's secret, as a caller would, and put it
+    through the receiving path; returns the (status, JSON body) the endpoint would answer.
+
+    Without `start_run` it stops before the run (`webhook_check`: signature, replay, enabled, JSON,
+    mapping and parameter schema are all checked) and answers 200 with the parameters a run would
+    get; with it, it is a real request (`webhook_receive`) and a run starts on success (202).
+    """
+    headers = signing.signed_headers(secret_read(trigger.secret_ciphertext), body)
+    try:
+        if not start_run:
+            params = webhook_check(public_id=trigger.public_id, body=body, headers=headers)
+            return 200, {"test": True, "run_started": False, "params": params}
+        run, created = webhook_receive(public_id=trigger.public_id, body=body, headers=headers)
+    except ServiceError as exc:
+        return exc.status, {"error": {"code": exc.code, "message": exc.message, "fields": exc.fields}}
+    return (202 if created else 200), webhook_answer(run=run)
