@@ -220,3 +220,24 @@ def test_the_dashboard_run_page_shows_the_step_evaluator_verdict(personas, autom
     run = make_agent_run(automation, turns=1)
     html = signed_in(personas.owner).get(f"/runs/{run.pk}/").content.decode()
     assert 'data-effect="ineffective"' in html and "nothing changed" in html
+
+
+def test_under_asgi_the_zip_is_sent_piece_by_piece_from_an_async_iterator(personas, automation):
+    from asgiref.sync import async_to_sync
+    from django.test import AsyncClient
+
+    from venus_rpa.accounts.services import api_token_create
+
+    for _ in range(3):
+        make_agent_run(automation, turns=2)
+    _, raw = api_token_create(workspace=personas.workspace, user=personas.owner, name="asgi")
+
+    async def fetch():
+        response = await AsyncClient().get(EXPORT, headers={"authorization": f"Bearer {raw}"})
+        assert response.status_code == 200 and response.is_async, response.content  # not buffered whole by Django
+        return [part async for part in response.streaming_content]
+
+    parts = async_to_sync(fetch)()
+    assert len([p for p in parts if p]) > 3
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(parts)))
+    assert json.loads(archive.read("dataset_card.json"))["records"] == 6

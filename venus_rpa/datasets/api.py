@@ -10,6 +10,7 @@ from rest_framework import serializers
 from rest_framework.views import APIView
 
 from venus_rpa.accounts.permissions import request_workspace, require_role
+from venus_rpa.core.streaming import streamed
 from venus_rpa.datasets import services
 from venus_rpa.datasets.spec import ExportFilter
 
@@ -40,8 +41,8 @@ class TrajectoryExportApi(APIView):
         filters = ExportFilterSerializer(data=request.query_params.dict())
         filters.is_valid(raise_exception=True)
         spec = ExportFilter(**filters.validated_data)
-        response = StreamingHttpResponse(services.export_zip_stream(workspace=workspace, spec=spec),
-                                         content_type="application/zip")
+        chunks = services.export_zip_stream(workspace=workspace, spec=spec)
+        response = StreamingHttpResponse(streamed(request, chunks), content_type="application/zip")
         name = f"trajectories-{workspace.slug}-{timezone.now():%Y%m%d-%H%M%S}.zip"
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         response["Cache-Control"] = "no-store"
