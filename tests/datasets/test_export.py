@@ -241,3 +241,32 @@ def test_under_asgi_the_zip_is_sent_piece_by_piece_from_an_async_iterator(person
     assert len([p for p in parts if p]) > 3
     archive = zipfile.ZipFile(io.BytesIO(b"".join(parts)))
     assert json.loads(archive.read("dataset_card.json"))["records"] == 6
+
+
+def test_history_carries_action_errors_and_the_users_answer_and_decisions_are_labels(personas, automation, tmp_path):
+    from venus_rpa.reviews.models import ReviewRequest
+    from venus_rpa.runs.models import Run, Step
+
+    run = make_agent_run(automation, turns=1)
+    Run.objects.filter(pk=run.pk).update(question="Which report?", answer="The March one")
+    Step.objects.filter(run=run, index=1).update(grounding={"mapped": [{"error": "the page did not load"}]})
+    ask = {"text": "CallUser(content='Which report?')", "actions": [{"type": "CallUser", "content": "Which report?"}]}
+    Step.objects.create(run=run, index=2, kind="agent", name="Sign in", status="succeeded", thought="Ask.",
+                        action=ask, started_at=timezone.now())
+    review = ReviewRequest.objects.create(
+        workspace=run.workspace, run=run, kind="risky_action", status="rejected", title="Pay 42 €",
+        comment="Not this month", expires_at=timezone.now(), proposed_action={"type": "Click", "point": [1, 2]},
+        decided_by=personas.owner, decided_at=timezone.now())
+    pay = {"text": "Click(point=(1, 2))", "actions": [{"type": "Click", "point": [1, 2]}]}
+    Step.objects.create(run=run, index=3, kind="agent", name="Sign in", status="succeeded", thought="Pay.",
+                        action=pay, started_at=timezone.now(),
+                        grounding={"risk": {"level": "high", "review": {"id": review.pk, "decision": "rejected"}}})
+    services.export_to_folder(workspace=personas.workspace, spec=ExportFilter(), out=tmp_path)
+    records = {r["step_index"]: r for r in read_folder(tmp_path)}
+    last = records[3]["messages"]
+    assert last[3]["content"] == "The action Click(point=(100, 200)) failed: the page did not load"
+    assert last[5]["content"][0]["text"] == "The user answered: The March one\nCurrent Screenshot:\n"
+    human = records[3]["labels"]["human"]
+    assert human == [{**human[0], "kind": "risky_action", "decision": "rejected", "comment": "Not this month"}]
+    assert records[2]["labels"]["human"][0]["answer"] == "The March one"
+    assert records[1]["labels"]["human"] == [] and len(records[1]["labels"]["run_human"]) == 2

@@ -27,8 +27,10 @@ from django.db.models.fields.files import FieldFile
 from venus_rpa.datasets import selectors
 from venus_rpa.runs.models import Run, Step
 from venus_rpa.runs.services import secrets_for, version_spec
+from workers import actions as A
 from workers.envs.base import ACTION_SPACES
 from workers.policies.messages import CURRENT_LABEL, HISTORY_LABEL
+from workers.policies.parser import format_action
 from workers.policies.prompts import PromptError, load_prompt
 from workers.steps import render_step
 
@@ -86,28 +88,40 @@ def _canonical(step: Step) -> str:
     return f"<think>{step.thought}</think>\n<action>{step.action.get('text', '')}</action>"
 
 
-def _feedback(step: Step) -> str:
-    """What a turn sent back to the model (action errors), rebuilt from its grounding."""
-    mapped = (step.grounding or {}).get("mapped") or []
-    return "\n".join(f"The action failed: {m['error']}" for m in mapped if isinstance(m, dict) and m.get("error"))
+def _feedback(step: Step, space: str, answer: str | None) -> str:
+    """What a turn sent back to the model, rebuilt from its record: action errors (each mapped
+    entry is the action at the same position) and, for the run's last question, the answer."""
+    mapped, actions = (step.grounding or {}).get("mapped") or [], (step.action or {}).get("actions") or []
+    lines = []
+    for i, m in enumerate(mapped):
+        if isinstance(m, dict) and m.get("error"):
+            try:
+                text = format_action(A.parse_action(actions[i], surface=space))
+            except (IndexError, ValueError):
+                text = "?"
+            lines.append(f"The action {text} failed: {m['error']}")
+    if answer is not None:
+        lines.append(f"The user answered: {answer}")
+    return "\n".join(lines)
 
 
-def _messages(system: str | None, history: list[Step], current: Step, space: str, run_id: int) -> list[dict]:
+def _messages(system: str | None, history: list[Step], current: Step, space: str, run: Run,
+              last_question: int | None) -> list[dict]:
     messages: list[dict] = [{"role": "system", "content": system or ""}]
     pending, first_with_image = "", len(history) - HISTORY_IMAGES
     for i, turn in enumerate(history):
         lead = f"{pending}\n{HISTORY_LABEL}" if pending else HISTORY_LABEL
         if turn.screenshot and i >= first_with_image:
-            user: Any = [{"type": "text", "text": lead}, {"type": "image", "image": image_name(run_id, turn.index)}]
+            user: Any = [{"type": "text", "text": lead}, {"type": "image", "image": image_name(run.pk, turn.index)}]
         else:
             user = pending
         messages += [{"role": "user", "content": user}, {"role": "assistant", "content": _canonical(turn)}]
-        pending = _feedback(turn)
+        pending = _feedback(turn, space, run.answer if turn.index == last_question else None)
     where = f"Current URL: {current.url}" if space == "browser" and current.url else ""
     pending = "\n".join(x for x in (pending, where) if x)
     content: list[dict] = [{"type": "text", "text": f"{pending}\n{CURRENT_LABEL}" if pending else CURRENT_LABEL}]
     if current.screenshot:
-        content.append({"type": "image", "image": image_name(run_id, current.index)})
+        content.append({"type": "image", "image": image_name(run.pk, current.index)})
     messages.append({"role": "user", "content": content})
     return messages
 
@@ -137,6 +151,7 @@ def run_shard(run: Run) -> RunShard:
     shard, secrets = RunShard(run.pk), secrets_for(run=run)
     space = ACTION_SPACES.get(run.version.surface, "browser")
     goals, decisions = _agent_goals(run), _decisions(run)
+    last_question = selectors.run_last_question_index(run=run)
     run_labels = {"run_status": run.status, "status_reason": run.status_reason, "trace_verdict": run.verdict or None}
     history: list[Step] = []
     for step in selectors.run_steps(run=run):
@@ -152,7 +167,7 @@ def run_shard(run: Run) -> RunShard:
             "turn": len(history), "automation": run.automation.slug, "version": run.version.number,
             "surface": run.version.surface, "action_space": space, "url": step.url,
             "source": step.model.get("source", "model"),
-            "messages": _messages(prompt.pop("text"), history, step, space, run.pk),
+            "messages": _messages(prompt.pop("text"), history, step, space, run, last_question),
             "response": _canonical(step), "thought": step.thought, "action_text": step.action.get("text", ""),
             "actions": step.action.get("actions", []), "raw": step.model.get("raw"),
             "images": [image_name(run.pk, step.index)] if step.screenshot else [], "prompt": prompt,

@@ -60,6 +60,13 @@ def run_steps(*, run: Run) -> Iterator[Step]:
     return Step.objects.filter(run=run).order_by("index").iterator(chunk_size=CHUNK)
 
 
+def run_last_question_index(*, run: Run) -> int | None:
+    """The index of the run's last agent turn that asked the user (CallUser): the run keeps the
+    answer to its last question only."""
+    return (Step.objects.filter(run=run, kind="agent", action__text__icontains="CallUser(")
+            .order_by("-index").values_list("index", flat=True).first())
+
+
 def run_reviews(*, run: Run) -> list[ReviewRequest]:
     """The people's decisions on a run (risky actions, questions, CAPTCHAs), oldest first."""
     return list(ReviewRequest.objects.filter(run=run, workspace=run.workspace).order_by("created_at", "pk"))
