@@ -1,4 +1,5 @@
-"""Streaming a sync generator of bytes (a zip being written) to the client, under WSGI and ASGI."""
+"""Streaming a zip as it is written: the pipe zipfile writes into, and the sync generator of its
+bytes served under WSGI and ASGI."""
 
 from __future__ import annotations
 
@@ -6,6 +7,24 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
+
+
+class ZipPipe:
+    """A write-only, unseekable file: zipfile writes into it, the generator drains it."""
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+
+    def write(self, data: bytes) -> int:
+        self.chunks.append(bytes(data))
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+    def drain(self) -> bytes:
+        data, self.chunks = b"".join(self.chunks), []
+        return data
 
 
 async def async_chunks(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:

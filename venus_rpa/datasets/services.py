@@ -31,6 +31,7 @@ from django.utils import timezone
 
 from venus_rpa.accounts.models import Role, Workspace
 from venus_rpa.core.errors import Conflict
+from venus_rpa.core.streaming import ZipPipe
 from venus_rpa.datasets import selectors
 from venus_rpa.datasets.records import SCHEMA, RunShard, run_shard, shard_name
 from venus_rpa.datasets.spec import ExportFilter
@@ -154,8 +155,9 @@ def export_to_folder(*, workspace: Workspace, spec: ExportFilter, out: Path,
             with stored.open("rb") as src, open(target, "wb") as dst:
                 while chunk := src.read(COPY_CHUNK):
                     dst.write(chunk)
-        (out / "data").mkdir(exist_ok=True)
-        _write_atomic(out / shard_name(run.pk), _lines(shard))
+        if shard.records:  # a run of explicit steps only has no model turns to learn from
+            (out / "data").mkdir(exist_ok=True)
+            _write_atomic(out / shard_name(run.pk), _lines(shard))
         stats.add(run, shard)
         progress.update(last_run_id=run.pk, stats=stats.to_json())
         _write_atomic(progress_path, json.dumps(progress).encode())
@@ -167,27 +169,9 @@ def export_to_folder(*, workspace: Workspace, spec: ExportFilter, out: Path,
     return card
 
 
-class _Pipe:
-    """A write-only, unseekable sink for zipfile whose bytes are taken out as they come."""
-
-    def __init__(self) -> None:
-        self.buffer = bytearray()
-
-    def write(self, data: bytes) -> int:
-        self.buffer += data
-        return len(data)
-
-    def flush(self) -> None:
-        pass
-
-    def take(self) -> bytes:
-        data, self.buffer = bytes(self.buffer), bytearray()
-        return data
-
-
 def export_zip_stream(*, workspace: Workspace, spec: ExportFilter) -> Iterator[bytes]:
     """The export as a zip, yielded in pieces as runs are read (JPEGs stored, records deflated)."""
-    pipe, stats = _Pipe(), Stats()
+    pipe, stats = ZipPipe(), Stats()
     until_id = selectors.export_last_run_id(workspace=workspace, spec=spec)
     with zipfile.ZipFile(pipe, "w", allowZip64=True) as archive:
         for run in _runs(workspace, spec, 0, until_id):
@@ -196,15 +180,16 @@ def export_zip_stream(*, workspace: Workspace, spec: ExportFilter) -> Iterator[b
                 with stored.open("rb") as src, archive.open(name, "w", force_zip64=True) as dst:
                     while chunk := src.read(COPY_CHUNK):
                         dst.write(chunk)
-                        yield pipe.take()
-            archive.writestr(zipfile.ZipInfo(shard_name(run.pk), date_time=_now_tuple()), _lines(shard),
-                             compress_type=zipfile.ZIP_DEFLATED)
+                        yield pipe.drain()
+            if shard.records:
+                archive.writestr(zipfile.ZipInfo(shard_name(run.pk), date_time=_now_tuple()), _lines(shard),
+                                 compress_type=zipfile.ZIP_DEFLATED)
             stats.add(run, shard)
-            yield pipe.take()
+            yield pipe.drain()
         card = dataset_card(workspace=workspace, spec=spec, stats=stats, until_id=until_id)
         archive.writestr("dataset_card.json", json.dumps(card, indent=2))
         archive.writestr("README.md", card_readme(card))
-    yield pipe.take()
+    yield pipe.drain()
 
 
 def _now_tuple() -> tuple[int, int, int, int, int, int]:
