@@ -184,12 +184,12 @@ def run_shard(run: Run) -> RunShard:
 
 
 def _concerns(decision: dict[str, Any], step: Step) -> bool:
-    """Whether a decision belongs to this turn: the review the turn's safety verdict names, a
-    question the turn asked (CallUser), or, without a link, every turn of the run."""
+    """Whether a decision belongs to this turn: the review the turn's safety verdict names, or a
+    question the turn asked (CallUser). Others (CAPTCHAs) are in every record's `run_human`."""
     risk = (step.grounding or {}).get("risk") or {}
     review = risk.get("review") if isinstance(risk, dict) else None
     if isinstance(review, dict) and review.get("id") is not None:
         return review.get("id") == decision.get("review")
     if decision.get("kind") == "call_user":
         return any(a.get("type") == "CallUser" for a in (step.action or {}).get("actions", []))
-    return decision.get("kind") != "risky_action"
+    return False
