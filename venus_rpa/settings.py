@@ -433,6 +433,8 @@ VENUS_DESKTOP_HOST = env_str("VENUS_DESKTOP_HOST", "")  # the display pool's hos
 # The editor's "Pick on page": a short job on the agent queue snapshots the page a step acts on
 # (venus_rpa/picker). Snapshots are shown to the workspace's owners and editors until they expire.
 INSTALLED_APPS += ["venus_rpa.picker"]
+# Trajectory export (docs/datasets.md): no models of its own.
+INSTALLED_APPS += ["venus_rpa.datasets"]
 VENUS_PICKER_TTL_SECONDS = env_float("VENUS_PICKER_TTL_SECONDS", 900.0)
 VENUS_PICKER_TIMEOUT_SECONDS = env_float("VENUS_PICKER_TIMEOUT_SECONDS", 90.0)
 CELERY_BEAT_SCHEDULE["picker-sweep"] = {"task": "venus_rpa.picker.tasks.picker_sweep_task", "schedule": 300.0}

@@ -7,6 +7,7 @@ from venus_rpa import media
 from venus_rpa.accounts import api as accounts_api
 from venus_rpa.automations import api as automations_api
 from venus_rpa.core import views as core_views
+from venus_rpa.datasets import api as datasets_api
 from venus_rpa.devices import api as devices_api
 from venus_rpa.picker import api as picker_api
 from venus_rpa.reviews import api as reviews_api
@@ -29,6 +30,7 @@ api = [
     path("runs/<int:run_id>/", runs_api.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<int:run_id>/cancel/", runs_api.RunCancelApi.as_view(), name="run-cancel"),
     path("runs/<int:run_id>/answer/", runs_api.RunAnswerApi.as_view(), name="run-answer"),
+    path("trajectories/export/", datasets_api.TrajectoryExportApi.as_view(), name="trajectory-export"),
     path("reviews/", reviews_api.ReviewListApi.as_view(), name="review-list"),
     path("reviews/<int:review_id>/", reviews_api.ReviewDetailApi.as_view(), name="review-detail"),
     path("reviews/<int:review_id>/respond/", reviews_api.ReviewRespondApi.as_view(), name="review-respond"),

@@ -4,7 +4,9 @@ Contract:
 - `AgentLoop.run_step` runs one agent step to `Finished` and returns its output, or raises
   `StepError` with a reason a person can act on (model down, unparsable twice, stuck, budget).
 - Every model turn becomes one step record (thought, action with raw and mapped coordinates,
-  the screenshot the model saw, model facts) handed to `hooks.emit`.
+  the screenshot the model saw, model facts) handed to `hooks.emit`; each action's step-evaluator
+  verdict (`workers.evaluator`) is in its `grounding.mapped[i].effect`, the turn's in
+  `grounding.effect`.
 - `CallUser` asks a person through `hooks.ask_user`; the answer comes back as feedback.
 - Action errors (a click that failed, an off-domain URL) go back to the model as feedback; they
   do not end the step.
@@ -32,6 +34,7 @@ from workers import actions as A
 from workers.durable import Parked, decode_bytes, encode_bytes
 from workers.envs.base import Observation
 from workers.errors import EnvironmentLost, StepError
+from workers.evaluator import watch_effect, worst
 from workers.policies.client import ModelClient, ModelRequestError, ModelUnavailable, Sampling
 from workers.policies.messages import HistoryTurn, build_grounding_messages, build_messages
 from workers.policies.parser import ParseError, ParsedAnswer, format_action, parse_answer, parse_grounding
@@ -225,9 +228,9 @@ class AgentLoop:
                     break
                 action = gated.action
             try:
-                outcome = await env.execute(action)
-                await env.settle()
-                mapped.append({**outcome.grounding, "risk": gated.risk} if gated and gated.risk else outcome.grounding)
+                outcome, effect = await watch_effect(env, action, lambda a=action: _execute(env, a))
+                grounding = {**outcome.grounding, "risk": gated.risk} if gated and gated.risk else dict(outcome.grounding)
+                mapped.append({**grounding, "effect": effect.to_json()} if effect else grounding)
                 feedback = "\n".join(x for x in (feedback, outcome.feedback) if x)
             except StepError as exc:  # back to the model as feedback, not the end of the step
                 feedback = "\n".join(x for x in (feedback, f"The action {format_action(action)} failed: {exc}") if x)
@@ -279,6 +282,9 @@ class AgentLoop:
               risks: list[dict] | None = None) -> AgentTurn:
         parsed, observation = turn.parsed, turn.observation
         grounding: dict[str, Any] = {"mapped": mapped, "viewport": {"width": observation.width, "height": observation.height}}
+        effect = worst([m["effect"] for m in mapped if isinstance(m, dict) and m.get("effect")])
+        if effect:  # the step evaluator's verdict on the turn (the first action that missed, if any)
+            grounding["effect"] = effect
         if risks:  # the turn's most severe verdict, for the dashboard
             grounding["risk"] = max(risks, key=lambda r: (r["level"], r["decision"] != "allow"))
         return AgentTurn(
@@ -303,6 +309,12 @@ class AgentLoop:
         if point is None:
             return None
         return A.map_point_for("grounding", point, width=observation.width, height=observation.height)
+
+
+async def _execute(env, action: A.ActionModel):
+    outcome = await env.execute(action)
+    await env.settle()
+    return outcome
 
 
 def step_output_key(step: AgentStep) -> str:

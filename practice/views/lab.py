@@ -25,6 +25,12 @@ def delayed_view(request: HttpRequest) -> HttpResponse:
     return render(request, "practice/lab/delayed.html")
 
 
+def effects_view(request: HttpRequest) -> HttpResponse:
+    """Controls that work and look-alikes that do nothing (a disabled button, a decoy, a field
+    with a maxlength): the labelled cases of the step evaluator (benchmarks/replay.py)."""
+    return render(request, "practice/lab/effects.html", {"page": request.GET.get("page", "1")})
+
+
 def extract_view(request: HttpRequest) -> HttpResponse:
     """A product card to extract structured data from."""
     return render(request, "practice/lab/extract.html")

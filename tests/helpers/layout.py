@@ -36,3 +36,26 @@ def practice_layout(base: str) -> dict[str, tuple[int, int]]:
         points["Next"] = _centre(page, page.get_by_role("button", name="Next"))
         browser.close()
     return points
+
+
+def effects_layout(base: str) -> tuple[dict[str, tuple[int, int]], dict[str, float]]:
+    """Centres of the sign-in controls and of /lab/effects' "Preview" decoy and "Save draft"
+    button, and the Password field's box in viewport pixels (to look for its mask)."""
+    points: dict[str, tuple[int, int]] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(base + "/login")
+        for label in ("Username", "Password"):
+            points[label] = _centre(page, page.get_by_label(label))
+        points["Sign in"] = _centre(page, page.get_by_role("button", name="Sign in"))
+        password_box = page.get_by_label("Password").bounding_box()
+        page.get_by_label("Username").fill("demo")
+        page.get_by_label("Password").fill("demo-password")
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_text("Step 1 of 2").wait_for()
+        page.goto(base + "/lab/effects")  # signed in, as the run is (the page header differs)
+        points["Preview"] = _centre(page, page.locator("#decoy"))
+        points["Save draft"] = _centre(page, page.locator("#save-draft"))
+        browser.close()
+    return points, password_box

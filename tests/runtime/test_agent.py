@@ -186,8 +186,11 @@ def test_an_agent_step_signs_in_from_the_models_answers(browser, fake, layout):
     assert turns[0].thought == "The sign-in form is open. Focus the username field."
     assert turns[2].thought == "Now the password field."
     assert turns[0].action["actions"] == [{"type": "Click", "point": list(layout["Username"])}]
-    assert turns[0].grounding == {"mapped": [pixels(layout["Username"])], "viewport": {"width": 1280, "height": 800}}
-    assert turns[4].grounding["mapped"] == [pixels(layout["Sign in"])]
+    focused = {"verdict": "effective", "check": "focus_moved", "evidence": {"focused": "input"}}
+    assert turns[0].grounding == {"mapped": [{**pixels(layout["Username"]), "effect": focused}],
+                                  "viewport": {"width": 1280, "height": 800}, "effect": focused}
+    assert turns[4].grounding["mapped"] == [{**pixels(layout["Sign in"]), "effect": {
+        "verdict": "effective", "check": "navigation", "evidence": {"url_changed": True}}}]
     assert turns[3].action["text"] == f"Type(content='{PASSWORD_SLOT}')"  # the record keeps the placeholder
     assert turns[-1].url == browser.base_url + "/expenses/new"
     for turn in turns:
@@ -223,8 +226,8 @@ def test_downscaled_screenshots_still_click_in_viewport_pixels(browser, fake, la
     first_image = images(fake.requests[0]["messages"][-1])[0]
     assert turns[0].model["image"] == {"width": 320, "height": 200, "bytes": len(first_image)}
     # Points are mapped with the 1280×800 viewport, not the 320×200 image.
-    assert turns[0].grounding["mapped"] == [pixels(layout["Username"])]
-    assert turns[4].grounding["mapped"] == [pixels(layout["Sign in"])]
+    assert [{k: m[k] for k in ("x", "y")} for m in turns[0].grounding["mapped"]] == [pixels(layout["Username"])]
+    assert [{k: m[k] for k in ("x", "y")} for m in turns[4].grounding["mapped"]] == [pixels(layout["Sign in"])]
     assert turns[0].grounding["viewport"] == {"width": 1280, "height": 800}
     assert image_size(turns[0].screenshot) == VIEWPORT  # the record keeps the full-size screenshot
 

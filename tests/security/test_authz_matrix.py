@@ -43,6 +43,7 @@ API = {
     "run-detail": {"GET": "R"},
     "run-cancel": {"POST": "W"},
     "run-answer": {"POST": "W"},
+    "trajectory-export": {"GET": "O"},  # a dataset of every run's screens and decisions (docs/datasets.md)
     "review-list": {"GET": "R"},
     "review-detail": {"GET": "R"},
     "review-respond": {"POST": "W"},

@@ -9,28 +9,11 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
+from venus_rpa.core.streaming import ZipPipe
 from venus_rpa.runs.execution import step_event
 from venus_rpa.runs.models import Run
 
 CHUNK = 64 * 1024
-
-
-class _Pipe:
-    """A write-only, unseekable file: zipfile writes into it, the generator drains it."""
-
-    def __init__(self) -> None:
-        self.chunks: list[bytes] = []
-
-    def write(self, data: bytes) -> int:
-        self.chunks.append(bytes(data))
-        return len(data)
-
-    def flush(self) -> None:
-        pass
-
-    def drain(self) -> bytes:
-        data, self.chunks = b"".join(self.chunks), []
-        return data
 
 
 def screenshot_name(index: int, stored_name: str) -> str:
@@ -56,7 +39,7 @@ def run_document(run: Run) -> dict[str, Any]:
 
 def trace_zip(run: Run) -> Iterator[bytes]:
     """Yield the bytes of the zip: run.json first, then the screenshots that still exist."""
-    pipe = _Pipe()
+    pipe = ZipPipe()
     with zipfile.ZipFile(pipe, mode="w", compression=zipfile.ZIP_DEFLATED) as bundle:
         bundle.writestr("run.json", json.dumps(run_document(run), indent=2, ensure_ascii=False))
         yield pipe.drain()

@@ -23,6 +23,8 @@ from workers.envs.egress_guard import EgressGuard
 from workers.gates.context import Probe, probe_element, probe_focus, probe_page, probe_point
 from workers.envs import review_page
 from workers.envs.masking import SecretMask
+from workers.envs.page_state import read_page_state
+from workers.evaluator import PageState
 from workers.errors import EnvironmentLost, StepError
 from workers.secrets import SecretBox
 
@@ -97,6 +99,7 @@ class BrowserEnvironment:
         self.notes: list[str] = []
         self._cdp = None
         self.mask = SecretMask(secrets)  # vault values (fields and echoed text) painted over in every screenshot
+        self.last_typed: str | None = None  # what the last Type typed (memory only): the step evaluator's check
 
     # -- navigation -----------------------------------------------------------------------
     def check_url(self, url: str) -> None:
@@ -209,6 +212,12 @@ class BrowserEnvironment:
         except PlaywrightError as exc:
             raise self._error(exc, "could not take a screenshot") from exc
 
+    async def page_state(self, action) -> PageState:
+        """The step evaluator's reading of the page around `action`'s point (`workers.evaluator`)."""
+        point = getattr(action, "point", None) or getattr(action, "start", None)
+        mapped = A.map_point(point, width=VIEWPORT["width"], height=VIEWPORT["height"]) if point else None
+        return await self.read(read_page_state(self.page, mapped), "could not read the page")
+
     async def _screenshot(self) -> bytes:
         # CDP's capture skips Playwright's font and caret bookkeeping: about half the time of
         # page.screenshot on busy pages, same pixels for a viewport shot.
@@ -311,6 +320,7 @@ class BrowserEnvironment:
                     return ActionOutcome(grounding={"x": x, "y": y})
                 case A.Type(content=text):
                     value = self.secrets.reveal(text, url=page.url)
+                    self.last_typed = value
                     if value != text:  # a vault value: its field is masked from now on
                         await self.mask.tag_focused(page)
                     await self._type(value)

@@ -121,6 +121,24 @@ def risk_of(step) -> Any:
     return None
 
 
+EFFECT_LABELS = {"navigation": "navigated", "element_state": "control changed", "page_changed": "page changed",
+                 "focus_moved": "field focused", "field_value": "field value", "scrolled": "scrolled",
+                 "nothing_scrolled": "did not scroll", "target_disabled": "target disabled",
+                 "nothing_changed": "nothing changed", "error_message": "error shown", "form_invalid": "form invalid",
+                 "no_field_focused": "no field focused"}
+
+
+@register.filter
+def effect_view(step) -> dict | None:
+    """The step evaluator's verdict on an agent turn (`grounding.effect`) for the step card."""
+    effect = (step.grounding or {}).get("effect") if isinstance(step.grounding, dict) else None
+    if not isinstance(effect, dict) or not effect.get("verdict"):
+        return None
+    tone = {"effective": "ok", "ineffective": "warn", "error": "bad"}.get(effect["verdict"], "info")
+    return {"verdict": effect["verdict"], "tone": tone, "label": EFFECT_LABELS.get(effect.get("check"), effect.get("check")),
+            "evidence": effect.get("evidence") or {}}
+
+
 @register.filter
 def run_outcome(run) -> str:
     """Why a failed run failed, when a person or the safety gate decided it (the badge alone says

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from datetime import date
 
-from asgiref.sync import sync_to_async
-from django.core.handlers.asgi import ASGIRequest
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -15,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from venus_rpa.automations.selectors import automation_list
 from venus_rpa.core.errors import ServiceError
+from venus_rpa.core.streaming import streamed
 from venus_rpa.dashboard.access import member_view
 from venus_rpa.dashboard.trace import trace_zip
 from venus_rpa.reviews.models import ReviewStatus
@@ -131,19 +129,10 @@ def run_answer_view(request: HttpRequest, run_id: int) -> HttpResponse:
     return _summary_or_redirect(request, run)
 
 
-async def _async_chunks(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
-    """Serve a sync generator under ASGI one chunk at a time (Django would buffer it whole)."""
-    done = object()
-    pull = sync_to_async(lambda: next(chunks, done), thread_sensitive=True)
-    while (chunk := await pull()) is not done:
-        yield chunk
-
-
 @member_view()
 def run_trace(request: HttpRequest, run_id: int) -> StreamingHttpResponse:
     run = run_get(workspace=request.access.workspace, run_id=run_id)
     chunks = trace_zip(run)
-    content = _async_chunks(chunks) if isinstance(request, ASGIRequest) else chunks
-    response = StreamingHttpResponse(content, content_type="application/zip")
+    response = StreamingHttpResponse(streamed(request, chunks), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-trace.zip"'
     return response

@@ -1,0 +1,67 @@
+"""The browser's reading for the step evaluator (`workers.evaluator.PageState`): one page round
+trip that returns the URL, a digest of the visible text and every control's state, the scroll
+position, the element under the action's point and the focused element, visible error messages
+and invalid fields. The focused field's value comes back to the worker (memory only) so a `Type`
+can be checked against what was typed; the page receives nothing."""
+
+from __future__ import annotations
+
+from playwright.async_api import Page
+
+from workers.evaluator import PageState
+
+PAGE_STATE_JS = """
+([x, y]) => {
+  const ids = window.__venusIds || (window.__venusIds = {map: new WeakMap(), next: 1});
+  const keyOf = (e) => { if (!e) return 0; if (!ids.map.has(e)) ids.map.set(e, ids.next++); return ids.map.get(e); };
+  const CONTROL = 'button,a[href],input,select,textarea,summary,label,[role=button],[role=link],[role=checkbox],' +
+                  '[role=tab],[role=menuitem],[role=switch],[onclick],[tabindex],[contenteditable=""],[contenteditable=true]';
+  const visible = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 &&
+                           getComputedStyle(e).visibility !== 'hidden'; };
+  const describe = (e) => {
+    if (!e || e === document.body || e === document.documentElement) return {key: keyOf(e), tag: e ? e.tagName.toLowerCase() : ''};
+    const editable = (e.isContentEditable || (['INPUT', 'TEXTAREA'].includes(e.tagName) &&
+      !['button', 'submit', 'checkbox', 'radio', 'reset', 'image', 'file'].includes(e.type)));
+    return {key: keyOf(e), tag: e.tagName.toLowerCase(), role: e.getAttribute('role') || '', type: e.type || '',
+      name: (e.getAttribute('aria-label') || (e.innerText || '').trim() || e.name || e.id || '').slice(0, 60),
+      control: !!e.closest(CONTROL), editable: editable,
+      disabled: !!(e.disabled || e.getAttribute('aria-disabled') === 'true' || (e.closest && e.closest('fieldset[disabled]'))),
+      readonly: !!e.readOnly, checked: e.checked === undefined ? null : e.checked,
+      expanded: e.getAttribute('aria-expanded'), selected: e.getAttribute('aria-selected'),
+      pressed: e.getAttribute('aria-pressed'), open: e.tagName === 'SUMMARY' ? !!(e.parentElement && e.parentElement.open) : null,
+      value_length: typeof e.value === 'string' ? e.value.length : null,
+      selected_index: e.tagName === 'SELECT' ? e.selectedIndex : null,
+      maxlength: typeof e.maxLength === 'number' ? e.maxLength : null};
+  };
+  let under = (x === null) ? null : document.elementFromPoint(x, y);
+  const target = under ? (under.closest(CONTROL) || under) : null;
+  const active = document.activeElement;
+  let text = document.body ? document.body.innerText : '';
+  for (const c of document.querySelectorAll('input,select,textarea')) {
+    text += '\\u0000' + (c.type === 'checkbox' || c.type === 'radio' ? c.checked : c.value);
+  }
+  for (const d of document.querySelectorAll('details,dialog')) text += '\\u0001' + d.open;
+  let hash = 2166136261;
+  for (let i = 0; i < text.length; i++) { hash ^= text.charCodeAt(i); hash = Math.imul(hash, 16777619); }
+  let sx = window.scrollX, sy = window.scrollY;
+  for (let e = under; e && e !== document.body; e = e.parentElement) { sx += e.scrollLeft; sy += e.scrollTop; }
+  const errors = Array.from(document.querySelectorAll('[role=alert],.error,.errorlist,.invalid-feedback'))
+    .filter(visible).map(e => (e.innerText || '').trim().slice(0, 200)).filter(Boolean).slice(0, 5);
+  const invalid = Array.from(document.querySelectorAll('input,select,textarea'))
+    .filter(e => visible(e) && e.willValidate && !e.checkValidity())
+    .map(e => e.name || e.id || e.type).slice(0, 5);
+  const value = active && typeof active.value === 'string' ? active.value
+              : (active && active.isContentEditable ? active.innerText : null);
+  return {url: location.href, digest: (hash >>> 0).toString(16), scroll: [Math.round(sx), Math.round(sy)],
+          target: target ? describe(target) : {}, active: describe(active), value, errors, invalid};
+}
+"""
+
+
+async def read_page_state(page: Page, point: tuple[int, int] | None) -> PageState:
+    """The page's state around the element at `point` (CSS pixels; None: the page only)."""
+    x, y = point if point else (None, None)
+    data = await page.evaluate(PAGE_STATE_JS, [x, y])
+    return PageState(url=data["url"], digest=data["digest"], scroll=tuple(data["scroll"]), target=data["target"],
+                     active=data["active"], value=data["value"], errors=tuple(data["errors"]),
+                     invalid=tuple(data["invalid"]))

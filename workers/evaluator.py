@@ -1,0 +1,166 @@
+"""The step evaluator (deterministic part): did an action have its intended effect?
+
+Contract:
+- `watch_effect(env, action, act)` reads the page before the action (`env.page_state(action)`,
+  when the surface has one), runs `act()` (the executor call), reads the page again and returns the
+  action's outcome with an `Effect`; surfaces without `page_state` get no verdict (None).
+- `judge(action, before, after, typed=...)` is pure: a click is effective when the page navigated,
+  its DOM text or a control's state changed, or focus moved into a field; ineffective when its
+  target was disabled or nothing changed; a `Type` is effective when the focused field now holds
+  what was typed (a maxlength, a number field or a read-only field refusing it is not); a scroll
+  must move the page; an error message that appeared is its own verdict ("error").
+- Evidence never holds a field's value or typed text (it may be a secret): lengths and booleans,
+  and for a secret not even lengths. Error messages are page text; the recorder scrubs them like
+  every other text of a step record.
+- A change that lands late (a handler with a timer) is waited for briefly: when nothing changed,
+  the page is read again up to `LATE_READS` times `LATE_PAUSE_S` apart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from workers import actions as A
+
+LATE_READS = 3
+LATE_PAUSE_S = 0.2
+CLICKS = (A.Click, A.DoubleClick, A.LongPress)
+CHECKED = CLICKS + (A.Type, A.PressEnter, A.Scroll, A.SelectOption, A.Drag)
+
+
+@dataclass(frozen=True)
+class PageState:
+    """What the evaluator compares across an action. `target` and `active` describe the element
+    under the action's point and the focused element (tag, disabled, checked, expanded, value
+    length, maxlength...); `value` is the focused field's value (memory only, never recorded)."""
+
+    url: str = ""
+    digest: str = ""
+    scroll: tuple[int, int] = (0, 0)
+    target: dict[str, Any] = field(default_factory=dict)
+    active: dict[str, Any] = field(default_factory=dict)
+    value: str | None = None
+    errors: tuple[str, ...] = ()
+    invalid: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Effect:
+    """An action's verdict: `verdict` is "effective", "ineffective" or "error" (an error message
+    appeared); `check` names the check that decided; `evidence` what it saw."""
+
+    verdict: str
+    check: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def effective(self) -> bool:
+        return self.verdict == "effective"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+async def watch_effect(env, action: A.ActionModel, act: Callable[[], Awaitable[Any]]) -> tuple[Any, Effect | None]:
+    """Run `act()` (which executes `action` on `env`) between two reads of the page; its result
+    and the verdict (None when the action or the surface is not checked)."""
+    probe = getattr(env, "page_state", None)
+    if probe is None or not isinstance(action, CHECKED):
+        return await act(), None
+    before = await _read(probe, action)
+    outcome = await act()
+    after = await _read(probe, action)
+    if before is None or after is None:
+        return outcome, None
+    typed = getattr(env, "last_typed", None) if isinstance(action, A.Type) else None
+    effect = judge(action, before, after, typed=typed)
+    for _ in range(LATE_READS):
+        if effect.verdict != "ineffective" or isinstance(action, A.Type):
+            break
+        await asyncio.sleep(LATE_PAUSE_S)
+        later = await _read(probe, action)
+        if later is None:
+            break
+        effect = judge(action, before, later, typed=typed)
+    return outcome, effect
+
+
+async def _read(probe, action: A.ActionModel) -> PageState | None:
+    try:
+        return await probe(action)
+    except Exception:  # a page mid-navigation has nothing to read: no verdict rather than a wrong one
+        return None
+
+
+def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: str | None = None) -> Effect:
+    """The verdict on `action` from the page before and after it (pure; see the module contract)."""
+    new_errors = [e for e in after.errors if e not in before.errors]
+    if isinstance(action, A.Type):
+        return _judge_type(action, before, after, typed, new_errors)
+    if after.url != before.url:
+        return Effect("effective", "navigation", {"url_changed": True})
+    if new_errors:
+        return Effect("error", "error_message", {"errors": new_errors[:3]})
+    if isinstance(action, A.Scroll):
+        if after.scroll != before.scroll:
+            return Effect("effective", "scrolled", {"before": list(before.scroll), "after": list(after.scroll)})
+        return Effect("ineffective", "nothing_scrolled", {"scroll": list(after.scroll)})
+    changed = _state_changes(before.target, after.target)
+    if changed:
+        return Effect("effective", "element_state", {"changed": changed})
+    if after.digest != before.digest:
+        return Effect("effective", "page_changed", {})
+    # Focus moving into a field or a select is what a click on it is for; a button taking focus is not.
+    if after.active.get("key") != before.active.get("key") and (after.active.get("editable")
+                                                                 or after.active.get("tag") == "select"):
+        return Effect("effective", "focus_moved", {"focused": after.active.get("tag", "")})
+    if isinstance(action, CLICKS) and before.target.get("disabled"):
+        return Effect("ineffective", "target_disabled", {"target": _describe(before.target)})
+    if after.invalid and isinstance(action, CLICKS + (A.PressEnter,)):
+        return Effect("error", "form_invalid", {"invalid_fields": list(after.invalid[:5])})
+    return Effect("ineffective", "nothing_changed", {"target": _describe(before.target)})
+
+
+def _judge_type(action: A.Type, before: PageState, after: PageState, typed: str | None,
+                new_errors: list[str]) -> Effect:
+    secret = typed is not None and typed != action.content  # a vault value: no lengths either
+    text = action.content if typed is None else typed
+    if not after.active.get("editable"):
+        return Effect("ineffective", "no_field_focused", {"focused": after.active.get("tag", "")})
+    expected = (before.value or "") + text if before.active.get("key") == after.active.get("key") else text
+    ok = after.value is not None and (after.value == expected or after.value.endswith(text))
+    evidence: dict[str, Any] = {"matches": ok, "secret": secret}
+    if not secret:
+        evidence.update(expected_length=len(expected), length=len(after.value or ""))
+    if after.active.get("maxlength", -1) not in (-1, None):
+        evidence["maxlength"] = after.active["maxlength"]
+    if after.active.get("readonly"):
+        evidence["readonly"] = True
+    if new_errors:
+        return Effect("error", "error_message", {**evidence, "errors": new_errors[:3]})
+    return Effect("effective" if ok else "ineffective", "field_value", evidence)
+
+
+STATE_KEYS = ("checked", "expanded", "selected", "open", "pressed", "value_length", "selected_index")
+
+
+def _state_changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    if not before or before.get("key") != after.get("key"):
+        return []
+    return [k for k in STATE_KEYS if before.get(k) != after.get(k)]
+
+
+def _describe(target: dict[str, Any]) -> dict[str, Any]:
+    return {k: target[k] for k in ("tag", "role", "disabled", "name") if target.get(k) not in (None, "")}
+
+
+def worst(effects: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The turn's summary verdict: the first error or ineffective action, else the last effective one."""
+    for verdict in ("error", "ineffective"):
+        for effect in effects:
+            if effect.get("verdict") == verdict:
+                return effect
+    return effects[-1] if effects else None
