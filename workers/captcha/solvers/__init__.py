@@ -17,7 +17,7 @@ raise `SolverInputError`.
 | rotation    | `solve_rotation`    | degrees to turn CLOCKWISE to make upright, [0, 360)   |
 
 `LocalSolvers` is the facade the runtime uses: one call per kind, each timed, returning a
-`SolverResult` (with a confidence where the solver gives one: ocr); ddddocr's models and our
+`SolverResult` (with a confidence where the solver gives one: ocr, slider); ddddocr's models and our
 recogniser are built lazily once per process and shared (thread-safe).
 """
 
@@ -89,7 +89,9 @@ class LocalSolvers:
         return SolverResult("ocr", reading.text, (time.perf_counter() - start) * 1000, reading.confidence)
 
     def slider(self, background: bytes, piece: bytes) -> SolverResult:
-        return self._timed("slider", solve_slider, background, piece)
+        start = time.perf_counter()
+        answer = solve_slider(background, piece)
+        return SolverResult("slider", answer, (time.perf_counter() - start) * 1000, answer.confidence)
 
     def drag(self, scene: bytes, item: bytes | None = None) -> SolverResult:
         return self._timed("drag", solve_drag, scene, item)

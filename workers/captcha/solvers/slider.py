@@ -88,7 +88,7 @@ def solve_slider(background: bytes, piece: bytes) -> SliderAnswer:
 
 
 def _peaks(scores: np.ndarray, size: tuple[int, int], count: int = CANDIDATES) -> list[tuple[float, int, int]]:
-    """The best `count` placements at least half a piece apart: (score, x, y)."""
+    """The best `count` placements that do not overlap: (score, x, y)."""
     scores = scores.copy()
     height, width = size
     found = []
@@ -97,7 +97,8 @@ def _peaks(scores: np.ndarray, size: tuple[int, int], count: int = CANDIDATES) -
         if not np.isfinite(scores[y, x]):
             break
         found.append((float(scores[y, x]), int(x), int(y)))
-        scores[max(0, y - height // 2):y + height // 2 + 1, max(0, x - width // 2):x + width // 2 + 1] = -np.inf
+        # Two holes cannot overlap: anything closer than a piece is the same hole seen off-centre.
+        scores[max(0, y - height + 1):y + height, max(0, x - width + 1):x + width] = -np.inf
     return found
 
 
