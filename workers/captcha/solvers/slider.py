@@ -13,13 +13,19 @@ How: the piece's outline (from its alpha, or from its plain backing) and its con
 matched against the background's gradients (a normalised cross-correlation that stays sane
 on flat sky), plus how differently the background is shaded just inside that outline than
 just outside (holes are darkened, lightened or greyed). A full-height transparent strip also
-tells the hole's height, and the search is then kept to that band, which ignores decoy holes
-elsewhere. ddddocr's `slide_match` (edge mode: Canny maps of the padded piece, OpenCV's
-TM_CCOEFF_NORMED) is not used: on our synthetic set it found 81-90% of gaps within 4 px
-where this finds 98%, its flat-window scores being the main loss.
+tells the hole's height, and the search is then kept to that band. The best placements that do
+not overlap (up to CANDIDATES) are then re-ranked by how well the piece's own picture correlates
+with the background under them (as it is and high-passed; only a positive correlation counts):
+a hole is the piece's patch shaded, a decoy hole of the same shape is not, so the decoy loses
+whenever the picture has texture. ddddocr's `slide_match` (edge mode: Canny maps of the padded
+piece, OpenCV's TM_CCOEFF_NORMED) is not used: on our synthetic set it found 81-90% of gaps
+within 4 px where this finds 98%, its flat-window scores being the main loss.
+Confidence: the best placement's lead over the next one, full at CONFIDENT_MARGIN; two equally
+good holes (same-shape decoys on a textureless picture) give a low confidence, and the gate
+then hands the challenge on instead of guessing (workers/captcha/local.py:THRESHOLDS).
 Limits: a hole that is not marked at all (no shading, no rim) is invisible; a piece on an
 opaque backing of its own colours cannot be cut out (then the whole piece image is matched
-and `piece_left` is 0); the answer is the best match even when the match is poor (`score`).
+and `piece_left` is 0); pieces turned relative to their hole are not searched.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from workers.captcha.solvers._match import foreground_mask, gradient, outline, r
 
 BAND_SLACK = 3  # px of play around the height a full-height strip gives
 CANDIDATES = 6  # distinct placements the shape match proposes for the content check
-CONTENT_WEIGHT = 0.5  # weight of a positive content correlation against the shape score
+CONTENT_WEIGHT = 0.5  # weight of a positive content correlation (0.3, 0.5, 1.0 tried on our own generator: 0.5)
 CONFIDENT_MARGIN = 0.4  # a lead of this much over the runner-up is full confidence
 
 
@@ -79,7 +85,7 @@ def solve_slider(background: bytes, piece: bytes) -> SliderAnswer:
     detail = _detail(grey)
     # Only a positive correlation counts: a piece's glow against a hole's inner shadow can
     # anti-correlate at every hole of its shape, the true one included.
-    ranked = sorted(((shape + CONTENT_WEIGHT * max(0.0, _content_match(detail, part, x, y)), shape, x, y)
+    ranked = sorted(((shape + CONTENT_WEIGHT * _content_match(grey, detail, part, x, y), shape, x, y)
                      for shape, x, y in _peaks(scores, part.mask.shape)), reverse=True)
     total, shape, x, y = ranked[0]
     runner_up = ranked[1][0] if len(ranked) > 1 else total - 1.0
@@ -102,23 +108,27 @@ def _peaks(scores: np.ndarray, size: tuple[int, int], count: int = CANDIDATES) -
     return found
 
 
-def _content_match(detail: np.ndarray, part: _Piece, x: int, y: int) -> float:
-    """Correlation of the piece's picture detail with the background's under the placement.
-    A hole is the piece's own patch darkened, lightened or tinted, often with a smooth glow
-    or inner shadow; on the high-passed pictures (`_detail`) that is nearly an affine change,
-    which correlation ignores. So the true hole correlates and a decoy of the same shape does
-    not. A hole filled flat, or a piece without texture, scores about 0: the shape decides."""
+def _content_match(grey: np.ndarray, detail: np.ndarray, part: _Piece, x: int, y: int) -> float:
+    """Correlation of the piece's picture with the background under the placement, as it is
+    and high-passed (`_detail`), whichever is higher. A hole is the piece's own patch darkened,
+    lightened or tinted (an affine change, which correlation ignores), sometimes under a smooth
+    glow or inner shadow (which the high-pass removes). So the true hole correlates and a decoy
+    of the same shape does not. A hole filled flat, or a piece without texture, scores about 0:
+    the shape decides."""
     inner = _inner(part.mask)
     if inner.sum() < 30:
         return 0.0
     h, w = part.mask.shape
-    a = _detail(part.grey, cv2.erode(part.mask, np.ones((7, 7), np.uint8)))[inner]
-    b = detail[y:y + h, x:x + w][inner]
-    a, b = a - a.mean(), b - b.mean()
-    spread = float(np.sqrt((a * a).sum() * (b * b).sum()))
-    if spread < 1e-6 or a.std() < 1.5:  # detail below JPEG noise level says nothing
-        return 0.0
-    return float((a * b).sum() / spread)
+    pairs = ((part.grey, grey[y:y + h, x:x + w]),
+             (_detail(part.grey, cv2.erode(part.mask, np.ones((7, 7), np.uint8))), detail[y:y + h, x:x + w]))
+    best = 0.0
+    for piece, under in pairs:
+        a, b = piece[inner], under[inner]
+        a, b = a - a.mean(), b - b.mean()
+        spread = float(np.sqrt((a * a).sum() * (b * b).sum()))
+        if spread > 1e-6 and a.std() >= 1.5:  # texture below JPEG noise level says nothing
+            best = max(best, float((a * b).sum() / spread))
+    return best
 
 
 def _inner(mask: np.ndarray) -> np.ndarray:
