@@ -132,3 +132,18 @@ def test_a_low_confidence_reading_without_a_model_parks_for_a_person_and_frees_t
     outcomes = [(s.action["solver"], s.action["outcome"]) for s in run.steps.filter(kind="captcha").order_by("index")]
     assert ("local", "abstained") in outcomes and outcomes[-1][0] == "human"
     assert all(outcome != "failed" for solver, outcome in outcomes if solver == "local")  # it never guessed
+
+
+def test_with_no_route_left_the_local_solver_asks_for_a_new_challenge_instead_of_guessing(one_thread, demo,
+                                                                                          practice_url):
+    from venus_rpa.runs.services import run_start
+
+    # The practice widget's refresh control issues an ordinary (readable) challenge.
+    run = run_start(automation=unreadable_automation(demo, practice_url, ["local"]), params={})
+    run = wait_for_run(run.pk, statuses=TERMINAL, timeout=120)
+    assert run.status == "succeeded", run.status_reason
+    assert_local_abstained(run)
+    steps = list(run.steps.filter(kind="captcha").order_by("index"))
+    assert [s.action["outcome"] for s in steps][0] == "abstained" and len(steps) == 2
+    assert steps[1].action["outcome"] in ("passed", "unverified") and steps[1].grounding["confidence"] >= 0.2
+    assert steps[1].grounding["widget"] != steps[0].grounding["widget"] or steps[1].grounding["answer"]

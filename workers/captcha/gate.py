@@ -109,7 +109,7 @@ class CaptchaGate:
             order = [s for s in order if s == "human"]
         attempt = 0
         abstained = ""
-        for solver in order:
+        for position, solver in enumerate(order):
             tries = 1 if solver == "human" else policy.max_attempts
             for _ in range(tries):
                 if solver == "local" and (self.local is None or widget.kind not in LOCAL_KINDS):
@@ -118,9 +118,12 @@ class CaptchaGate:
                     break
                 attempt += 1
                 outcome = await self._attempt(env, widget, solver, attempt, hooks)
-                if outcome == "abstained":  # the same challenge would get the same answer: hand it on
+                if outcome == "abstained":
                     abstained = f"; the {solver} solver abstained"
-                    break
+                    # The same challenge would get the same answer: hand it on, or, when no
+                    # route is left, ask the widget for a new challenge and try that one.
+                    if self._usable(order[position + 1:]) or not await act.refresh(env.page, widget):
+                        break
                 if outcome in ("passed", "unverified"):
                     solved.add(fingerprint(env.page.url, widget))
                     return rejected
@@ -130,6 +133,10 @@ class CaptchaGate:
                 widget = fresh
         reason = "no solver could be used" if attempt == 0 else f"not solved after {attempt} attempt(s){abstained}"
         raise StepError(f"CAPTCHA ({widget.kind}) on {host}: {reason}")
+
+    def _usable(self, routes: list[str]) -> bool:
+        """Whether any of `routes` can take a challenge on this worker."""
+        return any(r == "human" or (r == "model" and self.model is not None) for r in routes)
 
     async def _attempt(self, env, widget: Widget, solver: str, attempt: int, hooks: CaptchaHooks) -> str:
         page = env.page
