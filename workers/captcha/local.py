@@ -21,7 +21,7 @@ from workers.captcha.hints import text_hints
 from workers.errors import StepError
 
 # Per-kind confidence below which the local solver abstains (docs/captcha.md, "Confidence").
-THRESHOLDS = {"ocr": 0.2, "slider_puzzle": 0.5, "image_rotation": 0.5, "icon_click": 0.6, "text_click": 0.3}
+THRESHOLDS = {"ocr": 0.2, "slider_puzzle": 0.4, "image_rotation": 0.5, "icon_click": 0.6, "text_click": 0.3}
 
 
 def check_confidence(kind: str, confidence: float, detail: dict[str, Any]) -> None:
