@@ -9,6 +9,7 @@ from typing import Any
 
 from practice.captcha.generators import CAPTCHA_TYPES, GENERATORS
 from practice.captcha.store import Challenge, challenges
+from practice.captcha.wording import wording
 
 RANDOM = "random"
 CAPTCHA_FAILED = "The security check failed. Please try again."
@@ -20,12 +21,14 @@ def kind_from_param(value: str | None) -> str | None:
     return value if value in CAPTCHA_TYPES or value == RANDOM else None
 
 
-def issue(kind: str) -> Challenge:
-    """Generate and store a fresh challenge; "random" picks a type at random."""
+def issue(kind: str, variant: str = "") -> Challenge:
+    """Generate and store a fresh challenge; "random" picks a type at random. `variant`
+    ("unreadable": an OCR image no reader is sure of) draws a harder variant where the type has one."""
     rng = random.Random(secrets.randbits(128))  # noqa: S311 -- puzzle layout, seeded from secrets
     if kind == RANDOM:
         kind = rng.choice(CAPTCHA_TYPES)
-    return challenges.add(kind, GENERATORS[kind].generate(rng))
+    generate = getattr(GENERATORS[kind], f"generate_{variant}", None) if variant.isidentifier() else None
+    return challenges.add(kind, (generate or GENERATORS[kind].generate)(rng))
 
 
 def verify(data: Mapping[str, Any]) -> tuple[bool, str | None]:
@@ -44,19 +47,21 @@ def verify(data: Mapping[str, Any]) -> tuple[bool, str | None]:
     return passed, challenge.kind
 
 
-def widget_context(challenge: Challenge) -> dict[str, Any]:
-    """What the widget templates render: id, per-type partial, public view data, image URLs."""
+def widget_context(challenge: Challenge, lang: str = "en") -> dict[str, Any]:
+    """What the widget templates render: id, per-type partial, public view data, image URLs,
+    and the wording in `lang` (practice/captcha/wording.py)."""
     return {
         "id": challenge.id,
+        "text": wording(lang),
         "template": f"practice/captcha/types/{challenge.kind}.html",
         "view": challenge.view,
         "images": {name: f"/captcha/{challenge.id}/{name}.png" for name in challenge.images},
     }
 
 
-def new_widget(kind: str) -> dict[str, Any]:
+def new_widget(kind: str, *, lang: str = "en", variant: str = "") -> dict[str, Any]:
     """Issue a challenge and return its widget context."""
-    return widget_context(issue(kind))
+    return widget_context(issue(kind, variant), lang)
 
 
 def hook_payload(challenge: Challenge) -> dict[str, Any]:

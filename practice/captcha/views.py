@@ -45,7 +45,9 @@ def refresh_view(request: HttpRequest, challenge_id: str) -> HttpResponse:
 @never_cache
 @require_http_methods(["GET", "POST"])
 def page_view(request: HttpRequest, kind: str) -> HttpResponse:
-    """``/captcha/<type>``: a page with only the widget and "Verify"; the POST says if it passed."""
+    """``/captcha/<type>``: a page with only the widget and "Verify"; the POST says if it passed.
+    ``?lang=de`` (or fr, es, pt, ru, ja, zh, none) words the widget in that language or not at
+    all; ``?variant=unreadable`` (OCR) draws a challenge no local reader is sure of."""
     if service.kind_from_param(kind) is None:
         raise Http404("No such CAPTCHA type.")
     context: dict[str, object] = {"verified": False, "failed": False, "captcha": None}
@@ -56,7 +58,8 @@ def page_view(request: HttpRequest, kind: str) -> HttpResponse:
             return render(request, "practice/captcha/page.html", context)
         context["failed"] = True
         kind = used_kind or kind  # a failed attempt gets a fresh challenge of the same type
-    context["captcha"] = service.new_widget(kind)
+    context["captcha"] = service.new_widget(kind, lang=request.GET.get("lang", "en"),
+                                            variant=request.GET.get("variant", ""))
     return render(request, "practice/captcha/page.html", context)
 
 

@@ -278,9 +278,10 @@ def _render_gap(rng: random.Random, bg: Image.Image, mask: Image.Image, pos: tup
         bg.paste(Image.new("RGB", mask.size, _colour(rng, 200, 255)), pos, rim.point(lambda v: int(v * 0.7)))
 
 
-def slider_sample(rng: random.Random) -> SliderCase:
+def slider_sample(rng: random.Random, *, twin_decoys: int = 0) -> SliderCase:
     """A background with a puzzle-shaped hole and the matching piece (with or without a
-    transparent strip around it, or on an opaque plain backing)."""
+    transparent strip around it, or on an opaque plain backing). `twin_decoys` adds that many
+    decoy holes of the piece's own shape and size, marked like the true one."""
     w, h = rng.randint(260, 360), rng.randint(150, 200)
     bg = background(rng, w, h, rng.choice(["scene", "scene", "blobs", "noise", "gradient"]))
     mask = _piece_mask(rng, rng.randint(38, 56))
@@ -295,6 +296,14 @@ def slider_sample(rng: random.Random) -> SliderCase:
         dx, dy = rng.randint(0, w - decoy.width), rng.randint(0, h - decoy.height)
         if abs(dx - gx) > pw:
             _render_gap(rng, bg, decoy, (dx, dy))
+    taken = [gx]
+    for _ in range(twin_decoys):
+        for _try in range(20):
+            dx, dy = rng.randint(0, w - pw), rng.randint(0, h - ph)
+            if all(abs(dx - x) > pw + 4 for x in taken):
+                _render_gap(rng, bg, mask, (dx, dy))
+                taken.append(dx)
+                break
     _render_gap(rng, bg, mask, (gx, gy))
     layout = rng.choice(["tight", "strip", "strip", "opaque"])
     offset = 0

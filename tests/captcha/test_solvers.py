@@ -284,7 +284,10 @@ def test_facade_times_each_call_and_shapes_json():
     scene, item, _ = synth_shapes.drag_sample(rng)
     assert len(solvers.drag(scene, item).to_dict()["answer"]) == 1
     picture, _ = synth_shapes.rotation_sample(rng)
-    assert set(solvers.rotation(picture).to_dict()["answer"]) == {"degrees"}
+    rotation = solvers.rotation(picture).to_dict()
+    assert set(rotation["answer"]) == {"degrees"}
+    # Every kind but drag says how sure it is (the gate's abstention, docs/captcha.md).
+    assert 0.0 <= slider.confidence <= 1.0 and 0.0 <= rotation["confidence"] <= 1.0
 
 
 def test_concurrent_calls_give_the_same_answers():

@@ -131,6 +131,18 @@ def test_a_stored_step_feeds_the_latency_histograms(run):
     assert _value("venus_step_phase_seconds_count", phase) == count + 1
 
 
+def test_captcha_steps_count_attempts_by_solver_and_outcome_abstentions_included(run):
+    labels = {"kind": "ocr", "solver": "local", "outcome": "abstained"}
+    before = _value("venus_captcha_attempts_total", labels)
+    Step.objects.create(run=run, index=0, kind="captcha", status="failed", started_at=timezone.now(),
+                        error="abstained: confidence 0.05 < 0.20",
+                        action={"kind": "ocr", "solver": "local", "attempt": 1, "outcome": "abstained"})
+    Step.objects.create(run=run, index=1, kind="captcha", status="succeeded", started_at=timezone.now(),
+                        action={"kind": "ocr", "solver": "model", "attempt": 2, "outcome": "passed"})
+    assert _value("venus_captcha_attempts_total", labels) == before + 1
+    assert _value("venus_captcha_attempts_total", {**labels, "solver": "model", "outcome": "passed"}) >= 1
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -40,11 +40,18 @@ MODEL_REQUEST_SECONDS = Histogram(
     "venus_model_request_seconds", "Latency of model-server calls made by agent steps, retries included.",
     buckets=_LATENCY_BUCKETS)
 MODEL_TOKENS = Counter("venus_model_tokens", "Tokens used by model-server calls.", ["type"])
+CAPTCHA_ATTEMPTS = Counter(
+    "venus_captcha_attempts", "CAPTCHA attempts by widget kind, solver (local, model, human) and outcome "
+    "(passed, unverified, failed, error, abstained: the local solver was not sure and handed it on).",
+    ["kind", "solver", "outcome"])
 
 
 def step_observe(step: Step) -> None:
     """Record one stored step's timings (the Step row keeps milliseconds) and model usage."""
     STEPS.labels(kind=step.kind, status=step.status).inc()
+    if step.kind == "captcha" and isinstance(step.action, dict):
+        CAPTCHA_ATTEMPTS.labels(kind=str(step.action.get("kind", "")), solver=str(step.action.get("solver", "")),
+                                outcome=str(step.action.get("outcome", ""))).inc()
     for phase in ("observe", "model", "act"):
         value_ms = float(getattr(step, f"{phase}_ms") or 0)
         if value_ms > 0 or phase != "model":

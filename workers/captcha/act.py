@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import random
+import re
 
 from playwright.async_api import Page
 
@@ -96,10 +97,31 @@ async def type_into(page: Page, rect: dict, text: str) -> None:
 
 def confirm_button(widget: Widget) -> dict | None:
     """A verify/confirm button inside the widget (not a refresh or close button)."""
-    import re
-
     wanted = re.compile(r"^(verify|confirm|check|submit|ok|done|确认|确定|验证|提交)\b", re.I)
     for button in widget.buttons:
         if wanted.search(button["text"].strip()):
             return button
     return None
+
+
+REFRESH = re.compile(r"refresh|reload|new (challenge|image|one)|another|try another|↻|⟳|🔄|换一|刷新|看不清|neu|autre|otra|"
+                     r"outra|друг|обнов|更新|別の", re.I)
+
+
+def refresh_button(widget: Widget) -> dict | None:
+    """The widget's control for a new challenge: one that says so, or else the only button that
+    is not its confirm button."""
+    confirm = confirm_button(widget)
+    others = [b for b in widget.buttons if b is not confirm]
+    named = [b for b in others if REFRESH.search(b["text"])]
+    return named[0] if named else (others[0] if len(others) == 1 else None)
+
+
+async def refresh(page: Page, widget: Widget) -> bool:
+    """Ask the widget for a new challenge; False when it has no refresh control."""
+    button = refresh_button(widget)
+    if button is None:
+        return False
+    await page.mouse.click(*centre(button["rect"]))
+    await asyncio.sleep(0.4)  # the widget swaps its box; the next detect reads the new one
+    return True

@@ -1,11 +1,18 @@
 """Find a CAPTCHA on the page and say what kind it is, from page signals only.
 
 One `page.evaluate` collects candidates: provider frames (reCAPTCHA, hCaptcha, Turnstile,
-GeeTest…) and elements whose class, id, name, label or alt text says captcha / security check /
-验证码; each is widened to its widget box. The box's instruction text and structure (images,
-text inputs, slider handles, checkboxes, buttons, draggable items) decide the type. Everything
-is reported in CSS pixels of the viewport, so solvers' answers become mouse actions the way a
-person would do them.
+GeeTest…), elements whose class, id, name, label or alt text says captcha / security check /
+验证码 (in a few languages), and — whatever the wording — widgets recognised by their
+structure and behaviour:
+- an image of CAPTCHA size next to a text input and a refresh control (a text CAPTCHA);
+- a draggable handle on a track (role=slider, a handle/knob, or an element with a grab/move
+  cursor inside an element at least three times as wide) next to an image.
+Each is widened to its widget box. The type is then read from structure first (a handle with a
+small positioned piece over a picture: slider puzzle; a handle with a lone picture: rotation),
+then from the instruction text (English and Chinese wording, as one signal among others), then
+from structure again (an image with a text input: OCR; a small positioned item over a picture:
+drag; a checkbox: one click). Everything is reported in CSS pixels of the viewport, so solvers'
+answers become mouse actions the way a person would do them.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ LOCAL_KINDS = {"ocr", "slider_puzzle", "drag_end", "icon_click", "text_click", "
 
 _SCAN = r"""
 () => {
-  const WORDS = /captcha|geetest|tcaptcha|nc_wrapper|security[ -]check|verify (that )?you are (a )?human|i am human|i'm not a robot|human verification|验证码|安全验证|人机验证|滑块/i;
+  const WORDS = /captcha|capcha|geetest|tcaptcha|nc_wrapper|security[ -]check|verify (that )?you are (a )?human|i am human|i'm not a robot|human verification|验证码|安全验证|人机验证|滑块|капча|キャプチャ|画像認証|보안문자|sicherheitsabfrage/i;
   const FRAME = /recaptcha|hcaptcha|turnstile|challenges\.cloudflare|geetest|captcha|arkoselabs|funcaptcha/i;
   const rect = el => { const r = el.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height}; };
   const visible = el => { const r = el.getBoundingClientRect(); if (r.width < 2 || r.height < 2) return false;
@@ -37,14 +44,54 @@ _SCAN = r"""
   const frames = Array.from(document.querySelectorAll('iframe')).filter(f => visible(f) && FRAME.test(f.src || ''))
     .map(f => ({src: f.src, rect: rect(f)}));
   let hits = Array.from(document.querySelectorAll('body *')).filter(el => WORDS.test(signature(el)) && visible(el));
+  // Structure, whatever the wording: an image next to a text input and a refresh control, or a
+  // draggable handle on a track next to an image.
+  const boxes = [];  // widget boxes found by structure: already as wide as they need to be
+  const area = r => r.width * r.height;
+  const viewport = window.innerWidth * window.innerHeight;
+  const pictures = el => Array.from(el.querySelectorAll('img,canvas')).filter(visible);
+  const isText = el => el.matches('input:not([type]),input[type=text],input[type=tel],input[type=number]') && visible(el);
+  const textLike = el => { const r = rect(el); return r.width >= 40 && r.width <= 420 && r.height >= 16 && r.height <= 170 && r.width / r.height >= 1.4; };
+  const control = (el, img) => el !== img && visible(el) && !el.matches('input[type=submit],button[type=submit],input[type=text],input:not([type])') &&
+    (el.matches('button,a,[role=button],[onclick],[title]') || getComputedStyle(el).cursor === 'pointer') &&
+    area(rect(el)) < 4 * area(rect(img)) && gap(rect(el), rect(img)) <= 40;
+  // Distance between two boxes (0 when they touch or overlap).
+  const gap = (a, b) => Math.hypot(Math.max(0, a.x - (b.x + b.width), b.x - (a.x + a.width)),
+                                   Math.max(0, a.y - (b.y + b.height), b.y - (a.y + a.height)));
+  for (const input of Array.from(document.querySelectorAll('input')).filter(isText)) {
+    let box = input.parentElement;
+    for (let i = 0; i < 3 && box && box !== document.body; i++, box = box.parentElement) {
+      const imgs = pictures(box).filter(img => textLike(img) && gap(rect(img), rect(input)) <= 80);
+      if (!imgs.length) continue;
+      if (area(rect(box)) > 0.6 * viewport) break;
+      if (imgs.some(img => Array.from(box.querySelectorAll('*')).some(el => control(el, img)))) boxes.push(box);
+      break;
+    }
+  }
+  const grabby = el => { const c = getComputedStyle(el).cursor; return ['grab', 'grabbing', 'move', 'ew-resize', 'col-resize'].includes(c); };
+  const onTrack = el => { const p = el.parentElement; if (!p) return false; const a = rect(el), b = rect(p);
+    return a.width >= 8 && b.width >= 3 * a.width && b.height <= 3 * Math.max(a.height, 8); };
+  const HANDLE = '[role=slider],[class*=slider-handle],[class*=slider_button],[class*=handle],[class*=knob],[class*=thumb]';
+  const handles = Array.from(document.querySelectorAll('body *')).filter(el => visible(el) &&
+    ((el.matches(HANDLE) && onTrack(el)) || (grabby(el) && onTrack(el))));
+  for (const handle of handles) {
+    let box = handle.parentElement;
+    for (let i = 0; i < 4 && box && box !== document.body; i++, box = box.parentElement) {
+      if (!pictures(box).length) continue;
+      if (area(rect(box)) <= 0.6 * viewport) boxes.push(box);
+      break;
+    }
+  }
   const widen = el => { let box = el;
     for (let i = 0; i < 5 && box.parentElement && box !== document.body; i++) {
+      // A box with a picture or control and either some text or an input/handle of its own
+      // (a widget with no wording at all stops here too).
       if (box.querySelector('img,canvas,[role=slider],[role=checkbox],input[type=checkbox]') &&
-          (box.innerText || '').trim().length > 3) break;
+          ((box.innerText || '').trim().length > 3 || box.querySelector('input:not([type=hidden]),' + HANDLE))) break;
       box = box.parentElement; }
     return box; };
   const roots = [];
-  for (const el of hits.map(widen)) {
+  for (const el of hits.map(widen).concat(boxes)) {
     if (el === document.body || el === document.documentElement) continue;
     if (roots.some(r => r.contains(el))) continue;
     for (let i = roots.length - 1; i >= 0; i--) if (el.contains(roots[i])) roots.splice(i, 1);
@@ -59,7 +106,8 @@ _SCAN = r"""
       .map(el => ({name: el.name || el.id || '', label: (el.labels && el.labels[0] ? el.labels[0].innerText : el.getAttribute('aria-label') || el.placeholder || '').trim(), rect: rect(el),
         type: el.type || '', maxlength: el.maxLength > 0 ? el.maxLength : null, minlength: el.minLength > 0 ? el.minLength : null,
         inputmode: el.inputMode || el.getAttribute('inputmode') || '', pattern: el.getAttribute('pattern') || '', placeholder: el.placeholder || ''}));
-    const sliders = all('[role=slider],[class*=slider-handle],[class*=slider_button],[class*=handle],[class*=knob]')
+    const sliders = all('body *').filter(el => (el.matches(HANDLE) || grabby(el)) && onTrack(el))
+      .filter((el, i, list) => !list.some(other => other !== el && other.contains(el)))
       .map(el => ({label: el.getAttribute('aria-label') || '', rect: rect(el),
         track: el.parentElement ? rect(el.parentElement) : null}));
     const checkboxes = all('[role=checkbox],input[type=checkbox]').map(el => ({label: (el.getAttribute('aria-label') || (el.labels && el.labels[0] ? el.labels[0].innerText : '') || el.innerText || '').trim(),
@@ -114,7 +162,10 @@ _RULES: list[tuple[str, re.Pattern]] = [
 
 
 def classify(raw: dict[str, Any]) -> str:
-    """The widget's type from its instruction text and structure."""
+    """The widget's type: structure first, then the instruction text, then structure again."""
+    kind = _by_handle(raw)
+    if kind:
+        return kind
     text = raw.get("text", "")
     texts = " ".join([text, *(s.get("label", "") for s in raw.get("sliders", [])),
                       *(c.get("label", "") for c in raw.get("checkboxes", []))])
@@ -129,7 +180,37 @@ def classify(raw: dict[str, Any]) -> str:
         return "ocr"
     if raw.get("checkboxes") and not raw.get("images"):
         return "oneclick_login"
+    if _small_positioned(raw):
+        return "drag_end"
     return "unknown"
+
+
+def _area(image: dict[str, Any]) -> float:
+    return image["rect"]["width"] * image["rect"]["height"]
+
+
+def _small_positioned(raw: dict[str, Any]) -> list[dict[str, Any]]:
+    """Small images positioned on or over a bigger one (a puzzle piece, an item to drag)."""
+    images = raw.get("images") or []
+    if len(images) < 2:
+        return []
+    main = max(images, key=_area)
+    return [i for i in images if i is not main and 0.005 * _area(main) < _area(i) < 0.4 * _area(main)
+            and (i.get("positioned") or _overlap(i["rect"], main["rect"]) > 0.5 * _area(i))]
+
+
+def _overlap(a: dict[str, float], b: dict[str, float]) -> float:
+    width = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
+    height = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
+    return max(width, 0) * max(height, 0)
+
+
+def _by_handle(raw: dict[str, Any]) -> str | None:
+    """A draggable handle on a track next to a picture: with a small positioned piece over the
+    picture it is a slider puzzle, with the picture alone a rotation (whatever the wording)."""
+    if not raw.get("sliders") or not raw.get("images") or raw.get("inputs"):
+        return None
+    return "slider_puzzle" if _small_positioned(raw) else "image_rotation"
 
 
 async def detect(page: Page) -> Widget | None:

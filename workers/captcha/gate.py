@@ -5,6 +5,12 @@ Route (reference: safety-and-captcha §6): detect → policy (handling on? an al
 risk-scored third-party widget goes to a person only) → the automation's solver order, each
 attempt acting like a person and then verifying (widget says passed, or the challenge is gone) →
 a person through a `captcha` review. Every attempt is reported through `emit`.
+
+A solver that is not sure abstains before acting (`Abstained`: the local solver's confidence is
+under its kind's threshold, `workers/captcha/local.py:THRESHOLDS`): nothing is typed or dragged,
+the attempt is reported with outcome `abstained` ("abstained: confidence 0.31 < 0.55"), and the
+gate goes straight to the next route in the policy (the model, then a person) instead of
+retrying the same challenge. A person's answer parks the run (`Parked`), so no worker is held.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ class CaptchaAttempt:
     kind: str
     solver: str
     attempt: int
-    outcome: str  # passed | failed | unverified | error
+    outcome: str  # passed | failed | unverified | error | abstained
     elapsed_ms: float
     detail: dict[str, Any] = field(default_factory=dict)
     screenshot: bytes | None = None
@@ -62,6 +68,15 @@ class CaptchaHooks(Protocol):
 
 
 Solver = Callable[[Any, Widget], Awaitable[dict[str, Any]]]
+
+
+class Abstained(Exception):  # noqa: N818 -- an outcome, not a failure of the code
+    """A solver declines to answer: its confidence is below its kind's threshold. Raised before
+    anything is done on the page; `detail` is what the solver read (for the step record)."""
+
+    def __init__(self, confidence: float, threshold: float, detail: dict[str, Any] | None = None) -> None:
+        self.confidence, self.threshold, self.detail = confidence, threshold, detail or {}
+        super().__init__(f"abstained: confidence {confidence:.2f} < {threshold:.2f}")
 
 
 class CaptchaGate:
@@ -93,7 +108,8 @@ class CaptchaGate:
         if widget.kind == "third_party":  # risk-scored widgets are never automated
             order = [s for s in order if s == "human"]
         attempt = 0
-        for solver in order:
+        abstained = ""
+        for position, solver in enumerate(order):
             tries = 1 if solver == "human" else policy.max_attempts
             for _ in range(tries):
                 if solver == "local" and (self.local is None or widget.kind not in LOCAL_KINDS):
@@ -102,6 +118,12 @@ class CaptchaGate:
                     break
                 attempt += 1
                 outcome = await self._attempt(env, widget, solver, attempt, hooks)
+                if outcome == "abstained":
+                    abstained = f"; the {solver} solver abstained"
+                    # The same challenge would get the same answer: hand it on, or, when no
+                    # route is left, ask the widget for a new challenge and try that one.
+                    if self._usable(order[position + 1:]) or not await act.refresh(env.page, widget):
+                        break
                 if outcome in ("passed", "unverified"):
                     solved.add(fingerprint(env.page.url, widget))
                     return rejected
@@ -109,8 +131,12 @@ class CaptchaGate:
                 if fresh is None:
                     return rejected
                 widget = fresh
-        reason = "no solver could be used" if attempt == 0 else f"not solved after {attempt} attempt(s)"
+        reason = "no solver could be used" if attempt == 0 else f"not solved after {attempt} attempt(s){abstained}"
         raise StepError(f"CAPTCHA ({widget.kind}) on {host}: {reason}")
+
+    def _usable(self, routes: list[str]) -> bool:
+        """Whether any of `routes` can take a challenge on this worker."""
+        return any(r == "human" or (r == "model" and self.model is not None) for r in routes)
 
     async def _attempt(self, env, widget: Widget, solver: str, attempt: int, hooks: CaptchaHooks) -> str:
         page = env.page
@@ -125,6 +151,11 @@ class CaptchaGate:
             else:
                 detail.update(await self._human(env, widget, hooks))
             outcome = await self._verify(page, widget)
+        except Abstained as exc:
+            detail.update(exc.detail)
+            detail.update({"abstained": str(exc).removeprefix("abstained: "), "confidence": round(exc.confidence, 3),
+                           "threshold": exc.threshold, "error": str(exc)})
+            outcome = "abstained"
         except StepError as exc:
             detail["error"] = str(exc)
             outcome = "error"

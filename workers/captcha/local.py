@@ -1,6 +1,12 @@
 """The local route: offline solvers (workers/captcha/solvers) read the widget's images, and the
 answer is acted out with the mouse and keyboard like a person would. Images are read at their own
-resolution and answers scaled to the on-screen boxes."""
+resolution and answers scaled to the on-screen boxes.
+
+Every answer carries a confidence in [0, 1]; under its kind's threshold (`THRESHOLDS`) the
+solver abstains before touching the page (`gate.Abstained`) and the gate hands the challenge to
+the next route in the policy. The thresholds are set on the training/tuning family only (our
+synthetic generators and the practice site's, never the third-party evaluation split): the
+lowest confidence whose answers were right at least 98% of the time there (docs/captcha.md)."""
 
 from __future__ import annotations
 
@@ -10,8 +16,20 @@ from typing import Any
 
 from workers.captcha import act
 from workers.captcha.detect import Widget
+from workers.captcha.gate import Abstained
 from workers.captcha.hints import text_hints
 from workers.errors import StepError
+
+# Per-kind confidence below which the local solver abstains (docs/captcha.md, "Confidence").
+THRESHOLDS = {"ocr": 0.2, "slider_puzzle": 0.4, "image_rotation": 0.5, "icon_click": 0.6, "text_click": 0.3}
+
+
+def check_confidence(kind: str, confidence: float, detail: dict[str, Any]) -> None:
+    """Raise `Abstained` when `confidence` is under `kind`'s threshold (before any action)."""
+    threshold = THRESHOLDS.get(kind)
+    if threshold is not None and confidence < threshold:
+        raise Abstained(confidence, threshold, detail)
+
 
 QUOTED_CJK = re.compile(r"[「“\"'『]([^」”\"'』]{1,4})[」”\"'』]")
 
@@ -48,10 +66,10 @@ class LocalCaptchaSolver:
         data, _, _ = await act.image_bytes(page, act.main_image(widget))
         reading = await self._run(read_text, data, charset=hints.charset, length=hints.length,
                                   max_length=hints.max_length)
-        if not reading.text:
-            raise StepError("the OCR solver read nothing")
+        detail = {"answer": reading.text, **reading.record(), "hints": hints.record()}
+        check_confidence("ocr", reading.confidence if reading.text else 0.0, detail)  # nothing read: no confidence
         await act.type_into(page, widget.inputs[0]["rect"], reading.text)
-        return {"answer": reading.text, **reading.record(), "hints": hints.record()}
+        return detail
 
     async def _slider_puzzle(self, page, widget: Widget) -> dict[str, Any]:
         from workers.captcha.solvers.slider import solve_slider
@@ -65,10 +83,13 @@ class LocalCaptchaSolver:
         # Where the piece's opaque part must go, minus where it is now, in CSS pixels.
         piece_now = piece["rect"]["x"] - background["rect"]["x"] + answer.piece_left * sx
         distance = answer.gap_left * sx - piece_now
+        detail = {"gap_left": answer.gap_left, "distance_px": round(distance, 1), "score": round(answer.score, 3),
+                  "confidence": round(answer.confidence, 3)}
+        check_confidence("slider_puzzle", answer.confidence, detail)
         handle = widget.sliders[0]["rect"]
         start = act.centre(handle)
         await act.human_drag(page, start, (start[0] + distance, start[1]))
-        return {"gap_left": answer.gap_left, "distance_px": round(distance, 1), "score": round(answer.score, 3)}
+        return detail
 
     async def _drag_end(self, page, widget: Widget) -> dict[str, Any]:
         from workers.captcha.solvers.drag import solve_drag
@@ -93,40 +114,43 @@ class LocalCaptchaSolver:
         return [[round(x, 1), round(y, 1)] for x, y in clicks]
 
     async def _icon_click(self, page, widget: Widget) -> dict[str, Any]:
-        from workers.captcha.solvers.icon_click import solve_icon_click
+        from workers.captcha.solvers.icon_click import read_icon_click
 
         main = act.main_image(widget)
         hints = act.other_images(widget, main)
         if not hints:
             raise StepError("the icon CAPTCHA shows no hint icons")
         (image, _, _), (hint, _, _) = await asyncio.gather(act.image_bytes(page, main), act.image_bytes(page, hints[0]))
-        points = await self._run(solve_icon_click, image, hint)
-        return {"clicks": await self._click_points(page, main, points)}
+        points, confidence = await self._run(read_icon_click, image, hint)
+        check_confidence("icon_click", confidence, {"confidence": round(confidence, 3)})
+        return {"clicks": await self._click_points(page, main, points), "confidence": round(confidence, 3)}
 
     async def _text_click(self, page, widget: Widget) -> dict[str, Any]:
-        from workers.captcha.solvers.text_click import solve_text_click
+        from workers.captcha.solvers.text_click import read_text_click
 
         chars = instruction_chars(widget.instruction)
         if not chars:
             raise StepError("the text-click CAPTCHA names no characters")
         main = act.main_image(widget)
         image, _, _ = await act.image_bytes(page, main)
-        points = await self._run(solve_text_click, image, chars)
-        return {"chars": chars, "clicks": await self._click_points(page, main, points)}
+        points, confidence = await self._run(read_text_click, image, chars)
+        check_confidence("text_click", confidence, {"chars": chars, "confidence": round(confidence, 3)})
+        return {"chars": chars, "clicks": await self._click_points(page, main, points), "confidence": round(confidence, 3)}
 
     async def _image_rotation(self, page, widget: Widget) -> dict[str, Any]:
-        from workers.captcha.solvers.rotation import solve_rotation
+        from workers.captcha.solvers.rotation import read_rotation
 
         if not widget.sliders:
             raise StepError("the rotation CAPTCHA has no slider")
         image, _, _ = await act.image_bytes(page, act.main_image(widget))
-        degrees = await self._run(solve_rotation, image)
+        degrees, confidence = await self._run(read_rotation, image)
+        check_confidence("image_rotation", confidence, {"degrees": round(degrees, 1), "confidence": round(confidence, 3)})
         slider = widget.sliders[0]
         track = slider.get("track") or slider["rect"]
         travel = track["width"] - slider["rect"]["width"]
         start = act.centre(slider["rect"])
         await act.human_drag(page, start, (start[0] + (degrees % 360) / 360 * travel, start[1]))
-        return {"degrees": round(degrees, 1)}
+        return {"degrees": round(degrees, 1), "confidence": round(confidence, 3)}
 
     async def _oneclick_login(self, page, widget: Widget) -> dict[str, Any]:
         if not widget.checkboxes:

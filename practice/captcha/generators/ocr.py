@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 import random
 from typing import Any
@@ -50,6 +51,17 @@ def generate(rng: random.Random) -> Generated:
         images={"image": png(img)},
         view={"width": WIDTH, "height": HEIGHT},
     )
+
+
+def generate_unreadable(rng: random.Random) -> Generated:
+    """A challenge a person can still make out but no local reader is sure of: the text
+    washed out to a faint, blurred trace (for the confidence gate's hand-over to the model or
+    a person)."""
+    made = generate(rng)
+    img = Image.open(io.BytesIO(made.images["image"])).convert("RGB")
+    wash = Image.new("RGB", img.size, hsv(rng, (0.0, 0.15), (0.85, 0.95)))
+    img = Image.blend(img, wash, rng.uniform(0.95, 0.96)).filter(ImageFilter.GaussianBlur(2.2))
+    return Generated(solution=made.solution, images={"image": png(img)}, view=made.view)
 
 
 def _wave(rng: random.Random, img: Image.Image) -> Image.Image:

@@ -17,7 +17,7 @@ raise `SolverInputError`.
 | rotation    | `solve_rotation`    | degrees to turn CLOCKWISE to make upright, [0, 360)   |
 
 `LocalSolvers` is the facade the runtime uses: one call per kind, each timed, returning a
-`SolverResult` (with a confidence where the solver gives one: ocr); ddddocr's models and our
+`SolverResult` with a confidence in [0, 1] (all kinds but drag; see docs/captcha.md); ddddocr's models and our
 recogniser are built lazily once per process and shared (thread-safe).
 """
 
@@ -30,11 +30,11 @@ from typing import Any, Callable, Literal, Union
 from workers.captcha.solvers import _models
 from workers.captcha.solvers._image import PixelPoint, SolverInputError
 from workers.captcha.solvers.drag import solve_drag
-from workers.captcha.solvers.icon_click import solve_icon_click
+from workers.captcha.solvers.icon_click import read_icon_click, solve_icon_click
 from workers.captcha.solvers.ocr import read_text, solve_ocr
-from workers.captcha.solvers.rotation import solve_rotation
+from workers.captcha.solvers.rotation import read_rotation, solve_rotation
 from workers.captcha.solvers.slider import SliderAnswer, solve_slider
-from workers.captcha.solvers.text_click import chars_from_instruction, solve_text_click
+from workers.captcha.solvers.text_click import chars_from_instruction, read_text_click, solve_text_click
 
 SolverKind = Literal["ocr", "slider", "drag", "icon_click", "text_click", "rotation"]
 KINDS: tuple[str, ...] = ("ocr", "slider", "drag", "icon_click", "text_click", "rotation")
@@ -89,19 +89,27 @@ class LocalSolvers:
         return SolverResult("ocr", reading.text, (time.perf_counter() - start) * 1000, reading.confidence)
 
     def slider(self, background: bytes, piece: bytes) -> SolverResult:
-        return self._timed("slider", solve_slider, background, piece)
+        start = time.perf_counter()
+        answer = solve_slider(background, piece)
+        return SolverResult("slider", answer, (time.perf_counter() - start) * 1000, answer.confidence)
 
     def drag(self, scene: bytes, item: bytes | None = None) -> SolverResult:
         return self._timed("drag", solve_drag, scene, item)
 
     def icon_click(self, image: bytes, hint: bytes) -> SolverResult:
-        return self._timed("icon_click", solve_icon_click, image, hint)
+        return self._with_confidence("icon_click", read_icon_click, image, hint)
 
     def text_click(self, image: bytes, chars: list[str]) -> SolverResult:
-        return self._timed("text_click", solve_text_click, image, chars)
+        return self._with_confidence("text_click", read_text_click, image, chars)
 
     def rotation(self, image: bytes) -> SolverResult:
-        return self._timed("rotation", solve_rotation, image)
+        return self._with_confidence("rotation", read_rotation, image)
+
+    @staticmethod
+    def _with_confidence(kind: str, reader: Callable[..., tuple[Any, float]], *args: Any) -> SolverResult:
+        start = time.perf_counter()
+        answer, confidence = reader(*args)
+        return SolverResult(kind, answer, (time.perf_counter() - start) * 1000, confidence)
 
     @staticmethod
     def _timed(kind: str, solver: Callable[..., Answer], *args: Any, **kwargs: Any) -> SolverResult:

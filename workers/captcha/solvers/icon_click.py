@@ -41,6 +41,12 @@ Rect = tuple[int, int, int, int]  # x, y, width, height
 
 def solve_icon_click(image: bytes, hint: bytes) -> list[PixelPoint]:
     """Where to click, in hint order; see the module doc."""
+    return read_icon_click(image, hint)[0]
+
+
+def read_icon_click(image: bytes, hint: bytes) -> tuple[list[PixelPoint], float]:
+    """`solve_icon_click` with a confidence in [0, 1]: the weakest matched pair's silhouette
+    similarity (IoU), so one doubtful icon makes the whole answer doubtful."""
     picture = rgb_array(open_image(image))
     icons = split_hint(rgb_array(open_image(hint)))
     if not icons:
@@ -50,7 +56,9 @@ def solve_icon_click(image: bytes, hint: bytes) -> list[PixelPoint]:
         raise SolverInputError(f"found {len(blobs)} candidate icons for {len(icons)} hints")
     targets = np.concatenate([_turned(mask, (0,)) for mask in icons])
     similarity = np.stack([_similarity(targets, mask) for mask, _ in blobs], axis=1)
-    return [blobs[j][1] for j in _assign(similarity)]
+    choice = _assign(similarity)
+    confidence = float(np.clip(min(similarity[i, j] for i, j in enumerate(choice)), 0.0, 1.0))
+    return [blobs[j][1] for j in choice], confidence
 
 
 def split_hint(rgb: np.ndarray) -> list[np.ndarray]:

@@ -29,11 +29,19 @@ from workers.captcha.solvers._image import SolverInputError, open_image, rgba_ar
 # Weights of the cues in the coarse estimate; each cue is a correlation in [-1, 1].
 WEIGHTS = {"brightness": 1.0, "blueness": 0.7, "greenness": 0.3, "busyness": 0.3}
 REFINE_WINDOW = 25.0  # degrees either side of the coarse estimate
+UP_CONFIDENT = 1.0  # length of the cues' summed up vector that counts as full confidence
 MIN_ORIENTATION_STRENGTH = 0.08  # below this the edges have no preferred axes
 
 
 def solve_rotation(image: bytes) -> float:
     """Degrees to turn the picture clockwise to make it upright; see the module doc."""
+    return read_rotation(image)[0]
+
+
+def read_rotation(image: bytes) -> tuple[float, float]:
+    """`solve_rotation` with a confidence in [0, 1]: how strongly the cues agree on an up
+    direction (the length of their weighted sum, full at UP_CONFIDENT). Cues that cancel out
+    (a symmetric or unusual picture) give a short vector and a low confidence."""
     rgba = rgba_array(open_image(image))
     rgb, mask = _disc(rgba)
     if mask.sum() < 400:
@@ -44,7 +52,8 @@ def solve_rotation(image: bytes) -> float:
     # Clockwise-from-up angle of the content's up direction (image y points down).
     alpha = math.degrees(math.atan2(up[0], -up[1]))
     coarse = (-alpha) % 360.0
-    return round(_refine(rgb, mask, coarse) % 360.0, 1)
+    confidence = float(min(1.0, np.hypot(up[0], up[1]) / UP_CONFIDENT))
+    return round(_refine(rgb, mask, coarse) % 360.0, 1), confidence
 
 
 def _disc(rgba: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

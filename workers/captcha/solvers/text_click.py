@@ -37,6 +37,12 @@ MAX_BOXES = 9
 
 def solve_text_click(image: bytes, chars: list[str]) -> list[PixelPoint]:
     """Where to click for each of `chars`, in order; see the module doc."""
+    return read_text_click(image, chars)[0]
+
+
+def read_text_click(image: bytes, chars: list[str]) -> tuple[list[PixelPoint], float]:
+    """`solve_text_click` with a confidence in [0, 1]: the weakest chosen box's probability of
+    being its character."""
     wanted = [c.strip() for c in chars]
     if not wanted or any(len(c) != 1 for c in wanted):
         raise SolverInputError("chars must be single characters")
@@ -49,7 +55,8 @@ def solve_text_click(image: bytes, chars: list[str]) -> list[PixelPoint]:
     view = Image.fromarray(rgb)
     scores = np.stack([_char_scores(view, box, wanted) for box in boxes], axis=1)
     choice = _assign(np.log(scores + 1e-9))
-    return [PixelPoint((boxes[j][0] + boxes[j][2]) // 2, (boxes[j][1] + boxes[j][3]) // 2) for j in choice]
+    confidence = float(np.clip(min(scores[i, j] for i, j in enumerate(choice)), 0.0, 1.0))
+    return [PixelPoint((boxes[j][0] + boxes[j][2]) // 2, (boxes[j][1] + boxes[j][3]) // 2) for j in choice], confidence
 
 
 _QUOTED = re.compile(r"「([^」]*)」|『([^』]*)』|“([^”]*)”|‘([^’]*)’|【([^】]*)】|\"([^\"]*)\"|'([^']*)'")

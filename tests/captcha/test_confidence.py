@@ -1,0 +1,75 @@
+"""Every local answer carries a confidence, and it separates answers worth acting on from
+guesses (the gate's abstention, workers/captcha/local.py:THRESHOLDS). Pure tests on our own
+generators (tests/captcha/synth.py and the practice site's), seeds apart from the ones the
+thresholds were set on. The end-to-end hand-over is tests/e2e/test_captcha_confidence.py."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from practice.captcha.generators import icon_click, image_rotation, ocr, text_click
+from tests.captcha import synth
+from workers.captcha.gate import Abstained
+from workers.captcha.local import THRESHOLDS, check_confidence
+from workers.captcha.solvers import LocalSolvers, read_text, solve_slider
+from workers.captcha.solvers.icon_click import read_icon_click
+from workers.captcha.solvers.rotation import read_rotation
+from workers.captcha.solvers.text_click import read_text_click
+
+
+def test_an_answer_under_its_kinds_threshold_abstains_with_the_figures_in_its_reason():
+    with pytest.raises(Abstained) as caught:
+        check_confidence("slider_puzzle", 0.31, {"gap_left": 12})
+    assert str(caught.value) == f"abstained: confidence 0.31 < {THRESHOLDS['slider_puzzle']:.2f}"
+    assert caught.value.detail == {"gap_left": 12} and caught.value.threshold == THRESHOLDS["slider_puzzle"]
+    check_confidence("slider_puzzle", THRESHOLDS["slider_puzzle"], {})  # at the threshold: acted
+    check_confidence("oneclick_login", 0.0, {})  # kinds without a threshold never abstain
+    assert set(THRESHOLDS) == {"ocr", "slider_puzzle", "image_rotation", "icon_click", "text_click"}
+    assert all(0 < t < 1 for t in THRESHOLDS.values())
+
+
+def test_same_shape_decoy_holes_are_told_apart_by_the_pieces_picture_or_abstained_on():
+    rng = random.Random(611)
+    cases = [synth.slider_sample(rng, twin_decoys=1 + i % 2) for i in range(60)]
+    answers = [solve_slider(c.background, c.piece) for c in cases]
+    right = [abs(a.gap_left - c.gap_left) <= 4 for a, c in zip(answers, cases)]
+    confident = [ok for a, ok in zip(answers, right) if a.confidence >= THRESHOLDS["slider_puzzle"]]
+    print(f"\n  [captcha] slider with same-shape decoys: {sum(right)}/60 right, {len(confident)} confident, "
+          f"{sum(confident)} of them right", end="")
+    assert sum(right) / len(cases) >= 0.8  # the shape alone is a coin toss between twin holes
+    assert len(confident) >= 30 and sum(confident) / len(confident) >= 0.85  # measured 36/41
+
+
+def test_a_lone_hole_is_found_with_confidence():
+    rng = random.Random(612)
+    cases = [synth.slider_sample(rng) for _ in range(40)]
+    results = [LocalSolvers().slider(c.background, c.piece) for c in cases]
+    assert all(0.0 <= r.confidence <= 1.0 for r in results)
+    confident = sum(r.confidence >= THRESHOLDS["slider_puzzle"] for r in results)
+    assert confident / len(cases) >= 0.85
+
+
+def test_ocr_is_sure_of_the_practice_text_and_unsure_of_its_unreadable_variant():
+    rng = random.Random(613)
+    plain = [read_text(ocr.generate(rng).images["image"]) for _ in range(12)]
+    washed = [read_text(ocr.generate_unreadable(rng).images["image"]) for _ in range(12)]
+    assert sum(r.confidence >= THRESHOLDS["ocr"] for r in plain) >= 11
+    assert all(not r.text or r.confidence < THRESHOLDS["ocr"] for r in washed)
+
+
+def test_rotation_and_click_answers_carry_a_confidence_above_threshold_on_their_practice_widgets():
+    rng = random.Random(614)
+    rotation = [read_rotation(image_rotation.generate(rng).images["image"])[1] for _ in range(6)]
+    icons = []
+    for _ in range(6):
+        made = icon_click.generate(rng)
+        icons.append(read_icon_click(made.images["image"], made.images["hint"])[1])
+    texts = []
+    for _ in range(4):
+        made = text_click.generate(rng)
+        texts.append(read_text_click(made.images["image"], made.solution["chars"])[1])
+    for kind, values in (("image_rotation", rotation), ("icon_click", icons), ("text_click", texts)):
+        assert all(0.0 <= v <= 1.0 for v in values), (kind, values)
+        assert sum(v >= THRESHOLDS[kind] for v in values) >= len(values) - 1, (kind, values)

@@ -1,0 +1,149 @@
+"""The confidence-aware CAPTCHA gate end to end: a real worker, Chromium and the practice site's
+"unreadable" text CAPTCHA (`/captcha/ocr?variant=unreadable`, washed out so that the local
+reader is not sure). The local solver abstains before typing anything, the abstention is in the
+run's step record, and the challenge goes to the next route: the model (test double) or a person
+(the run parks and the worker's only thread is free while it waits)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import httpx
+import pytest
+
+from tests.e2e.conftest import wait_for_run
+from tests.e2e.test_durable_waits import (  # noqa: F401 -- fixtures: this module's runs go to one_thread
+    durable_queue,
+    expense_params,
+    one_thread,
+    pending,
+    wait_parked,
+)
+from tests.e2e.test_runs_end_to_end import api_client
+from tests.helpers.fake_model import Reply
+
+pytestmark = pytest.mark.e2e
+TERMINAL = {"succeeded", "failed", "cancelled", "timed_out"}
+ABSTAINED = re.compile(r"^abstained: confidence (\d\.\d\d) < (\d\.\d\d)$")
+
+
+def unreadable_automation(demo, practice_url: str, solvers: list[str]):
+    from venus_rpa.automations.services import automation_create
+
+    return automation_create(
+        workspace=demo["workspace"], user=None, slug=f"unreadable-{'-'.join(solvers)}", name="Unreadable CAPTCHA",
+        definition={
+            "surface": "web", "start_url": f"{practice_url}/captcha/ocr?variant=unreadable",
+            "allowed_domains": ["127.0.0.1"],
+            "steps": [{"kind": "click", "target": {"role": "button", "name": "Verify"}},
+                      {"kind": "wait_for", "text": "Verified", "timeout_s": 5}],
+            "captcha": {"solvers": solvers, "max_attempts": 2},
+            "safety": {"review": []},  # this test is about the CAPTCHA, not the Verify button's review
+        })
+
+
+def assert_local_abstained(run) -> None:
+    """The first CAPTCHA step is the local solver's abstention, recorded as a failure with its reason."""
+    first = run.steps.filter(kind="captcha").order_by("index").first()
+    assert first is not None
+    assert first.action["solver"] == "local" and first.action["outcome"] == "abstained", first.action
+    assert first.status == "failed"
+    found = ABSTAINED.match(first.error)
+    assert found, first.error
+    assert float(found.group(1)) < float(found.group(2)) == 0.2
+    assert first.grounding["abstained"] == first.error.removeprefix("abstained: ")
+
+
+def input_point(practice_url: str) -> tuple[int, int]:
+    """Where the answer field sits in the widget crop the model sees (0-999 grid, margin 12)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{practice_url}/captcha/ocr?variant=unreadable")
+        box = page.locator(".captcha-box").bounding_box()
+        field = page.locator("input[name=captcha_answer]").bounding_box()
+        browser.close()
+    x = (field["x"] + field["width"] / 2 - (box["x"] - 12)) / (box["width"] + 24)
+    y = (field["y"] + field["height"] / 2 - (box["y"] - 12)) / (box["height"] + 24)
+    return round(x * 999), round(y * 999)
+
+
+def test_a_low_confidence_reading_is_not_typed_and_goes_to_the_model(one_thread, demo, practice_url, fake_model):
+    from venus_rpa.runs.services import run_start
+
+    x, y = input_point(practice_url)
+    typed_before: list[str] = []
+
+    def answer(body: dict) -> Reply:
+        text = httpx.get(f"{practice_url}/api/captcha/latest-ocr").json()["answer"]
+        typed_before.append(text)
+        return Reply(content=f"Faint text.</think>\n<action>Click(box=({x},{y})),Type(content='{text}')</action>")
+
+    fake_model.default = answer
+    run = run_start(automation=unreadable_automation(demo, practice_url, ["local", "model", "human"]), params={})
+    run = wait_for_run(run.pk, statuses=TERMINAL, timeout=120)
+    assert run.status == "succeeded", run.status_reason
+    assert_local_abstained(run)
+    steps = list(run.steps.filter(kind="captcha").order_by("index"))
+    assert [s.action["solver"] for s in steps] == ["local", "model"]  # one abstention, no local retry
+    assert steps[1].action["outcome"] in ("passed", "unverified")
+    assert len(fake_model.requests) == 1
+
+
+def test_a_low_confidence_reading_without_a_model_parks_for_a_person_and_frees_the_worker(
+        one_thread, demo, practice_url):
+    from venus_rpa.reviews.models import ReviewRequest
+    from venus_rpa.runs.services import run_start
+
+    run = wait_parked(run_start(automation=unreadable_automation(demo, practice_url, ["local", "human"]), params={}))
+    assert run.status == "awaiting_user" and run.worker == "" and "CAPTCHA" in run.status_reason
+    assert_local_abstained(run)
+    first = pending(run, "captcha")
+    assert first.detail["captcha_kind"] == "ocr" and first.screenshot
+
+    # The worker's one thread is free: another run goes through while the first one waits.
+    other = run_start(automation=demo["automation"], params=expense_params("While a person reads"))
+    other = wait_for_run(other.pk, statuses=TERMINAL, timeout=90)
+    assert other.status == "succeeded", other.status_reason
+
+    client = api_client(demo["workspace"])
+
+    def answer(review) -> None:
+        text = httpx.get(f"{practice_url}/api/captcha/latest-ocr").json()["answer"]
+        response = client.post(f"/api/reviews/{review.pk}/respond/", {"text": text}, format="json")
+        assert response.status_code == 200, response.content
+
+    answer(first)
+    # The restored run opens the page again and gets a new (again unreadable) challenge: the
+    # local solver abstains again and a person answers it within the hold window.
+    answered = {first.pk}
+    deadline = time.monotonic() + 90
+    while (run := type(run).objects.get(pk=run.pk)).status not in TERMINAL and time.monotonic() < deadline:
+        fresh = ReviewRequest.objects.filter(run=run, kind="captcha", status="pending").exclude(pk__in=answered).first()
+        if fresh is not None:
+            answer(fresh)
+            answered.add(fresh.pk)
+        time.sleep(0.05)
+    run = wait_for_run(run.pk, statuses=TERMINAL, timeout=30)
+    assert run.status == "succeeded", run.status_reason
+    outcomes = [(s.action["solver"], s.action["outcome"]) for s in run.steps.filter(kind="captcha").order_by("index")]
+    assert ("local", "abstained") in outcomes and outcomes[-1][0] == "human"
+    assert all(outcome != "failed" for solver, outcome in outcomes if solver == "local")  # it never guessed
+
+
+def test_with_no_route_left_the_local_solver_asks_for_a_new_challenge_instead_of_guessing(one_thread, demo,
+                                                                                          practice_url):
+    from venus_rpa.runs.services import run_start
+
+    # The practice widget's refresh control issues an ordinary (readable) challenge.
+    run = run_start(automation=unreadable_automation(demo, practice_url, ["local"]), params={})
+    run = wait_for_run(run.pk, statuses=TERMINAL, timeout=120)
+    assert run.status == "succeeded", run.status_reason
+    assert_local_abstained(run)
+    steps = list(run.steps.filter(kind="captcha").order_by("index"))
+    assert [s.action["outcome"] for s in steps][0] == "abstained" and len(steps) == 2
+    assert steps[1].action["outcome"] in ("passed", "unverified") and steps[1].grounding["confidence"] >= 0.2
+    assert steps[1].grounding["widget"] != steps[0].grounding["widget"] or steps[1].grounding["answer"]
