@@ -107,3 +107,18 @@ def test_reviews_history_is_searchable_by_outcome_in_words(personas, automation)
     page = client.get("/reviews/?status=rejected&q=rent").content.decode()
     assert ">Approved with changes</option>" in page and "Pay rent" in page
     assert "Nothing decided matches" in client.get("/reviews/?q=cab").content.decode()
+
+
+def test_the_devices_page_searches_by_serial(personas, owner_client):
+    from venus_rpa.devices.services import device_register
+
+    device_register(workspace=personas.workspace, serial="pixel-7a")
+    device_register(workspace=personas.workspace, serial="galaxy-s23")
+    page = owner_client.get("/devices/?q=pixel").content.decode()
+    assert 'data-serial="pixel-7a"' in page and 'data-serial="galaxy-s23"' not in page
+    assert "No device matches" in owner_client.get("/devices/?q=nokia").content.decode()
+
+
+def test_odd_search_input_is_a_page_not_an_error(editor_client, automation):
+    for path in ("/runs/?q=%00", "/automations/?q=" + "x" * 5000, "/credentials/?q=%25_", "/runs/?per_page=-1&page=x"):
+        assert editor_client.get(path).status_code == 200, path

@@ -67,6 +67,7 @@ def test_search_and_bulk_retry_or_cancel_on_the_runs_list(demo, web, browser_pag
     expect(failed_line).to_have_attribute("data-ok", "0")
     expect(failed_line).to_contain_text("already ended")
     expect(results).to_contain_text("1 of 2 done; 1 not done")
+    shot(page, "runs-bulk-results-1280x800.png")
     assert Run.objects.get(pk=queued.pk).status == "cancelled" and Run.objects.get(pk=running.pk).status == "running"
 
 
@@ -109,6 +110,7 @@ def test_clone_archive_and_restore_an_automation(demo, web, browser_page):  # no
 
     page.goto(web + f"/automations/{automation.slug}/")
     expect(page.locator("#archived-banner")).to_be_visible()
+    expect(page.locator("#automation-form input[name=name]")).to_be_disabled()  # read-only while archived
     page.click("#archived-banner button:has-text('Restore from the archive')")
     expect(page.locator(".flash-success")).to_contain_text("it can run again")
     actions = list(demo["workspace"].audit_events.values_list("action", flat=True))

@@ -10,7 +10,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rest_framework import serializers
+
 from venus_rpa.core.errors import InvalidInput, ServiceError
+from venus_rpa.core.pagination import IdField
+from venus_rpa.core.serializers import StrictSerializer
 
 BULK_MAX = 100
 
@@ -50,3 +54,21 @@ def bulk_apply(*, ids: list[int], found: Iterable[Any], act: Callable[[Any], Bul
         except ServiceError as exc:
             results.append(BulkResult(item_id, False, exc.message, fields=exc.fields))
     return results
+
+
+class BulkInSerializer(StrictSerializer):
+    ids = serializers.ListField(child=IdField(), min_length=1, max_length=BULK_MAX)
+
+
+class BulkResultSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    ok = serializers.BooleanField()
+    message = serializers.CharField()
+    new_run_id = serializers.IntegerField(allow_null=True, required=False)
+    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+
+
+class BulkOutSerializer(serializers.Serializer):
+    """The API's answer to a bulk action: one result per id, in the order given."""
+
+    results = BulkResultSerializer(many=True)

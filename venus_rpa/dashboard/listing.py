@@ -29,8 +29,8 @@ class Listing:
 
 
 def search_text(request: HttpRequest) -> str:
-    """The search box's words, trimmed and bounded."""
-    return " ".join(request.GET.get("q", "").split())[:200]
+    """The search box's words, trimmed and bounded (no NUL: the database refuses it in a query)."""
+    return " ".join(request.GET.get("q", "").replace("\x00", " ").split())[:200]
 
 
 def listing(request: HttpRequest, objects, *, per_page: int = PER_PAGE) -> Listing:

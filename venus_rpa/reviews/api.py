@@ -8,13 +8,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from venus_rpa.accounts.permissions import request_workspace, require_role, require_write
-from venus_rpa.core.bulk import BULK_MAX
-from venus_rpa.core.pagination import IdField, Pagination
+from venus_rpa.core.bulk import BulkInSerializer, BulkOutSerializer
+from venus_rpa.core.pagination import Pagination
 from venus_rpa.core.schema import ERROR_409
 from venus_rpa.core.serializers import StrictSerializer
 from venus_rpa.reviews import selectors, services
 from venus_rpa.reviews.bulk import reviews_bulk_reject
-from venus_rpa.runs.api import BulkOutSerializer
 from venus_rpa.reviews.models import ReviewDecision, ReviewKind, ReviewRequest, ReviewStatus
 
 
@@ -146,8 +145,7 @@ class ReviewEditApi(_DecideApi):
         return super().post(request, review_id)
 
 
-class ReviewBulkRejectSerializer(StrictSerializer):
-    ids = serializers.ListField(child=IdField(), min_length=1, max_length=BULK_MAX)
+class ReviewBulkRejectSerializer(BulkInSerializer):
     comment = serializers.CharField(max_length=2000)
 
 

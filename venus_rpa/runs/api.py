@@ -9,8 +9,8 @@ from rest_framework.views import APIView
 
 from venus_rpa.accounts.permissions import request_workspace, require_write
 from venus_rpa.automations.selectors import automation_get
-from venus_rpa.core.bulk import BULK_MAX
-from venus_rpa.core.pagination import IdField, Pagination, SearchSerializer
+from venus_rpa.core.bulk import BulkInSerializer, BulkOutSerializer
+from venus_rpa.core.pagination import Pagination, SearchSerializer
 from venus_rpa.core.schema import ERROR_409
 from venus_rpa.core.serializers import StrictSerializer
 from venus_rpa.runs import reruns, selectors, services
@@ -181,24 +181,8 @@ class RunRetryApi(APIView):
         return Response(RunOutSerializer(new).data, status=status.HTTP_202_ACCEPTED)
 
 
-class BulkInSerializer(StrictSerializer):
-    ids = serializers.ListField(child=IdField(), min_length=1, max_length=BULK_MAX)
-
-
 class RunBulkInSerializer(BulkInSerializer):
     action = serializers.ChoiceField(choices=["cancel", "retry"])
-
-
-class BulkResultSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    ok = serializers.BooleanField()
-    message = serializers.CharField()
-    new_run_id = serializers.IntegerField(allow_null=True, required=False)
-    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
-
-
-class BulkOutSerializer(serializers.Serializer):
-    results = BulkResultSerializer(many=True)
 
 
 class RunBulkApi(APIView):

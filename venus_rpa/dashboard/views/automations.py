@@ -46,7 +46,7 @@ def _editor_context(request: HttpRequest, form: AutomationEditor, automation: Au
         "form": form, "automation": automation, "kinds": editor.STEP_KINDS, "roles": editor.ROLES,
         "param_types": editor.PARAM_TYPES, "solvers": editor.SOLVERS,
         "credentials": credential_list(workspace=request.access.workspace),
-        "readonly": not request.access.can_write,
+        "readonly": not request.access.can_write or bool(automation and automation.is_archived),
     }
 
 
