@@ -122,3 +122,10 @@ def test_the_devices_page_searches_by_serial(personas, owner_client):
 def test_odd_search_input_is_a_page_not_an_error(editor_client, automation):
     for path in ("/runs/?q=%00", "/automations/?q=" + "x" * 5000, "/credentials/?q=%25_", "/runs/?per_page=-1&page=x"):
         assert editor_client.get(path).status_code == 200, path
+
+
+def test_counts_under_a_list_read_as_words(editor_client, automation):
+    make_run(automation, status="failed", params=PARAMS)
+    assert ">1 run</p>" in editor_client.get("/runs/").content.decode()
+    make_run(automation, status="failed", params=PARAMS)
+    assert ">2 runs</p>" in editor_client.get("/runs/").content.decode()

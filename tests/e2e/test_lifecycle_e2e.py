@@ -159,6 +159,7 @@ def test_deleting_asks_first_and_a_credential_in_use_is_kept(demo, web, browser_
     assert not Credential.objects.filter(name="old-vpn").exists() and Credential.objects.filter(pk=in_use.pk).exists()
 
     page.goto(web + "/schedules/")
+    shot(page, "schedules-1280x800.png")
     page.click(f"a[aria-label='Delete schedule {schedule.name}']")
     page.click("a:has-text('Cancel')")  # cancelling keeps it
     expect(page.locator("tbody")).to_contain_text(schedule.name)
