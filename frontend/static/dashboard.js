@@ -3,6 +3,7 @@
  * - screenshots: open large in a dialog
  * - CAPTCHA reviews: record clicks in screenshot pixels (natural image size)
  * - live run page: websocket events -> fetch server-rendered fragments -> append / replace
+ * - bulk actions: "select all" and the "N selected" count of a bulk bar
  */
 (function () {
   "use strict";
@@ -272,7 +273,34 @@
     });
   };
 
+  // -- bulk actions: checkboxes [data-select-row] (in the bar's form, or tied to it by form=) --
+  function bulkRows(bar) {
+    var form = bar.closest("form") || bar;
+    return Array.prototype.slice.call(document.querySelectorAll("[data-select-row]")).filter(function (box) {
+      return box.form === form;
+    });
+  }
+  function bulkCount() {
+    document.querySelectorAll("[data-bulk-bar]").forEach(function (bar) {
+      var rows = bulkRows(bar), checked = rows.filter(function (b) { return b.checked; }).length;
+      var count = bar.querySelector("[data-bulk-count]");
+      if (count) count.textContent = String(checked);
+      bar.classList.toggle("bulk-active", checked > 0);
+    });
+  }
+  document.addEventListener("change", function (event) {
+    var all = event.target.closest("[data-select-all]");
+    if (all) {
+      all.form && Array.prototype.forEach.call(all.form.querySelectorAll("[data-select-row]"), function (box) {
+        box.checked = all.checked;
+      });
+    }
+    if (all || event.target.closest("[data-select-row]")) bulkCount();
+  });
+  document.addEventListener("htmx:afterSwap", bulkCount);
+
   function start() {
+    bulkCount();
     var root = document.getElementById("live-run");
     if (!root) return;
     var live = new LiveRun(root);

@@ -81,7 +81,7 @@ def test_created_automation_is_listed_and_fetchable(owner, practice_credential, 
 
     listed = owner.get(LIST)
     assert listed.status_code == 200
-    assert [a["slug"] for a in listed.json()] == ["expense"]
+    assert [a["slug"] for a in listed.json()["results"]] == ["expense"]
 
     fetched = owner.get(detail("expense"))
     assert fetched.status_code == 200
@@ -384,7 +384,7 @@ def test_patch_of_an_unknown_slug_is_404(owner, personas):
 
 @pytest.mark.django_db
 def test_viewer_can_list_get_and_see_versions(viewer, automation):
-    assert [a["slug"] for a in viewer.get(LIST).json()] == ["demo-expense"]
+    assert [a["slug"] for a in viewer.get(LIST).json()["results"]] == ["demo-expense"]
     assert viewer.get(detail(automation.slug)).status_code == 200
     assert viewer.get(versions(automation.slug)).status_code == 200
 
@@ -429,8 +429,8 @@ def test_outsider_gets_404_for_another_workspaces_automation(outsider, automatio
 def test_lists_only_show_the_callers_workspace(owner, outsider, automation):
     assert outsider.post(LIST, payload(simple_definition(), slug="globex-search"), format="json").status_code == 201
 
-    assert [a["slug"] for a in outsider.get(LIST).json()] == ["globex-search"]
-    assert [a["slug"] for a in owner.get(LIST).json()] == ["demo-expense"]
+    assert [a["slug"] for a in outsider.get(LIST).json()["results"]] == ["globex-search"]
+    assert [a["slug"] for a in owner.get(LIST).json()["results"]] == ["demo-expense"]
 
 
 @pytest.mark.django_db

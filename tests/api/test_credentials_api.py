@@ -72,7 +72,7 @@ def test_list_credentials_never_returns_secret_values(owner, viewer, practice_cr
     for client in (owner, viewer):
         response = client.get(URL)
         assert response.status_code == 200
-        assert [(c["name"], c["field_names"]) for c in response.json()] == [
+        assert [(c["name"], c["field_names"]) for c in response.json()["results"]] == [
             ("erp", ["password", "username"]), ("practice-login", ["password", "username"]),
         ]
         text = response.content.decode()
@@ -124,13 +124,13 @@ def test_credentials_need_authentication(personas):
 
 @pytest.mark.django_db
 def test_credentials_are_scoped_to_the_callers_workspace(owner, outsider, personas, practice_credential):
-    assert outsider.get(URL).json() == []
+    assert outsider.get(URL).json()["results"] == []
 
     assert outsider.post(URL, body(name="practice-login"), format="json").status_code == 201
     # The outsider's credential with the same name is a separate one: Acme's is untouched.
     practice_credential.refresh_from_db()
     assert decrypt_fields(practice_credential.ciphertext)["password"] == PRACTICE_PASSWORD
-    assert [c["name"] for c in owner.get(URL).json()] == ["practice-login"]
+    assert [c["name"] for c in owner.get(URL).json()["results"]] == ["practice-login"]
     assert Credential.objects.filter(name="practice-login").count() == 2
 
 

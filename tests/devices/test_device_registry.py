@@ -27,8 +27,8 @@ def test_an_owner_registers_a_device_and_the_workspace_sees_it(personas):
                                 "status": "available", "status_reason": "", "tags": {"model": "pixel"}, "apps": APPS,
                                 "model": "", "last_seen": body["last_seen"], "shared": False, "leased": False}
     listed = personas.client(personas.viewer).get("/api/devices/").json()
-    assert [d["serial"] for d in listed] == ["emulator-5554"]
-    assert personas.client(personas.outsider).get("/api/devices/").json() == []
+    assert [d["serial"] for d in listed["results"]] == ["emulator-5554"] and listed["count"] == 1
+    assert personas.client(personas.outsider).get("/api/devices/").json()["results"] == []
 
 
 def test_only_owners_manage_devices(personas):
@@ -55,7 +55,7 @@ def test_an_owner_disables_and_removes_a_device_but_not_a_shared_one(personas):
     assert owner.patch(f"/api/devices/{mine['id']}/", {"status": "disabled"}, format="json").json()["status"] == "disabled"
     assert_error(owner.patch(f"/api/devices/{shared.pk}/", {"status": "disabled"}, format="json"), 404)
     assert owner.delete(f"/api/devices/{mine['id']}/").status_code == 204
-    assert [d["serial"] for d in owner.get("/api/devices/").json()] == ["shared-1"]
+    assert [d["serial"] for d in owner.get("/api/devices/").json()["results"]] == ["shared-1"]
 
 
 def test_the_dashboard_lists_android_devices_and_registers_one(personas, client):

@@ -249,7 +249,7 @@ def test_create_returns_the_secret_once(owner, automation):
     assert created["secret"].startswith("cbsec_") and created["automation"] == automation.slug
     assert created["secret"] not in CallbackEndpoint.objects.get().secret_ciphertext
     shown, listed = owner.get(f"{LIST}{created['id']}/").json(), owner.get(LIST).json()
-    assert "secret" not in shown and all("secret" not in item for item in listed)
+    assert "secret" not in shown and all("secret" not in item for item in listed["results"])
 
     rotated = owner.post(f"{LIST}{created['id']}/rotate-secret/").json()["secret"]
     assert rotated != created["secret"]
@@ -308,7 +308,7 @@ def test_viewers_can_read_but_not_write(viewer, owner, automation):
 def test_other_workspaces_get_404(outsider, owner, automation):
     created = owner.post(LIST, {"url": "https://hooks.example.com/all"}, format="json").json()
     delivery, _ = delivery_for(automation, CLOSED_PORT_URL)
-    assert outsider.get(LIST).json() == [] and outsider.get(DELIVERIES).json()["count"] == 0
+    assert outsider.get(LIST).json()["results"] == [] and outsider.get(DELIVERIES).json()["count"] == 0
     assert_error(outsider.get(f"{LIST}{created['id']}/"), 404)
     assert_error(outsider.delete(f"{LIST}{created['id']}/"), 404)
     assert_error(outsider.get(f"{DELIVERIES}{delivery.pk}/"), 404)

@@ -339,7 +339,7 @@ def test_editors_can_create_and_pause(editor, automation):
 @pytest.mark.django_db
 def test_other_workspaces_get_404(outsider, owner, automation):
     created = owner.post(LIST, body(automation), format="json").json()
-    assert outsider.get(LIST).json() == []
+    assert outsider.get(LIST).json()["results"] == []
     for response in (outsider.get(detail(created["id"])), outsider.patch(detail(created["id"]), {"name": "x"},
                                                                          format="json"),
                      outsider.post(f"{detail(created['id'])}pause/"), outsider.delete(detail(created["id"]))):

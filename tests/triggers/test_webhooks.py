@@ -249,7 +249,7 @@ def test_create_returns_the_secret_once_and_stores_it_encrypted(owner, hook):
 
     shown = owner.get(detail(hook["id"]))
     listed = owner.get(LIST)
-    assert "secret" not in shown.json() and all("secret" not in item for item in listed.json())
+    assert "secret" not in shown.json() and all("secret" not in item for item in listed.json()["results"])
     assert hook["secret"] not in shown.content.decode() + listed.content.decode()
 
 
@@ -306,7 +306,7 @@ def test_editors_can_write(editor, hook):
 
 @pytest.mark.django_db
 def test_other_workspaces_get_404(outsider, hook):
-    assert outsider.get(LIST).json() == []
+    assert outsider.get(LIST).json()["results"] == []
     assert_error(outsider.get(detail(hook["id"])), 404)
     assert_error(outsider.patch(detail(hook["id"]), {"enabled": False}, format="json"), 404)
     assert_error(outsider.post(f"{detail(hook['id'])}rotate-secret/"), 404)

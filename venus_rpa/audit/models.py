@@ -10,6 +10,16 @@ from venus_rpa.accounts.models import Workspace
 
 class AuditAction(models.TextChoices):
     SAFETY_LOWERED = "safety_lowered", "Safety review lowered"
+    AUTOMATION_ARCHIVED = "automation_archived", "Automation archived"
+    AUTOMATION_UNARCHIVED = "automation_unarchived", "Automation restored from the archive"
+    AUTOMATION_CLONED = "automation_cloned", "Automation cloned"
+    VERSION_RESTORED = "version_restored", "Earlier version restored"
+    RUN_RETRIED = "run_retried", "Run retried or re-run"
+    RUN_CANCELLED = "run_cancelled", "Run cancelled"
+    REVIEW_REJECTED = "review_rejected", "Review rejected"
+    CREDENTIAL_DELETED = "credential_deleted", "Credential deleted"
+    SCHEDULE_DELETED = "schedule_deleted", "Schedule deleted"
+    WEBHOOK_DELETED = "webhook_deleted", "Webhook deleted"
 
 
 class AuditEvent(models.Model):

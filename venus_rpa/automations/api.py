@@ -9,8 +9,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from venus_rpa.accounts.permissions import request_workspace, require_write
-from venus_rpa.automations import selectors, services
+from venus_rpa.automations import lifecycle, selectors, services
 from venus_rpa.automations.models import Automation, AutomationVersion, Surface
+from venus_rpa.core.pagination import Pagination, SearchSerializer, paginated_response, search_words
 from venus_rpa.core.schema import ERROR_409
 from venus_rpa.core.serializers import StrictSerializer
 
@@ -57,10 +58,18 @@ class VersionOutSerializer(serializers.ModelSerializer):
 
 class AutomationOutSerializer(serializers.ModelSerializer):
     version = VersionOutSerializer(source="current_version")
+    archived = serializers.BooleanField(source="is_archived", read_only=True,
+                                        help_text="Archived automations are not started by any path until restored.")
 
     class Meta:
         model = Automation
-        fields = ["id", "slug", "name", "description", "version", "created_at", "updated_at"]
+        fields = ["id", "slug", "name", "description", "version", "archived", "archived_at", "created_at",
+                  "updated_at"]
+
+
+class AutomationFilterSerializer(SearchSerializer):
+    archived = serializers.BooleanField(required=False, default=False,
+                                        help_text="true: the archived automations instead of the active ones.")
 
 
 def _definition(data: dict) -> dict:
@@ -68,10 +77,17 @@ def _definition(data: dict) -> dict:
 
 
 class AutomationListApi(APIView):
-    @extend_schema(responses=AutomationOutSerializer(many=True))
+    pagination_class = Pagination
+
+    @extend_schema(parameters=[AutomationFilterSerializer], responses=AutomationOutSerializer(many=True))
     def get(self, request):
-        automations = selectors.automation_list(workspace=request_workspace(request))
-        return Response(AutomationOutSerializer(automations, many=True).data)
+        filters = AutomationFilterSerializer(data=request.query_params.dict())
+        filters.is_valid(raise_exception=True)
+        automations = selectors.automation_list(workspace=request_workspace(request),
+                                                archived=filters.validated_data["archived"],
+                                                search=filters.validated_data.get("q", ""))
+        return paginated_response(request=request, view=self, queryset=automations,
+                                  serialize=lambda page: AutomationOutSerializer(page, many=True).data)
 
     @extend_schema(request=AutomationInSerializer, responses={201: AutomationOutSerializer, 409: ERROR_409})
     def post(self, request):
@@ -133,9 +149,13 @@ class CredentialOutSerializer(serializers.Serializer):
 
 
 class CredentialListApi(APIView):
-    @extend_schema(responses=CredentialOutSerializer(many=True))
+    pagination_class = Pagination
+
+    @extend_schema(parameters=[SearchSerializer], responses=CredentialOutSerializer(many=True))
     def get(self, request):
-        return Response(CredentialOutSerializer(selectors.credential_list(workspace=request_workspace(request)), many=True).data)
+        credentials = selectors.credential_list(workspace=request_workspace(request), search=search_words(request))
+        return paginated_response(request=request, view=self, queryset=credentials,
+                                  serialize=lambda page: CredentialOutSerializer(page, many=True).data)
 
     @extend_schema(request=CredentialInSerializer, responses={201: CredentialOutSerializer})
     @sensitive_variables()  # the body holds secret values: no frame below may show them
@@ -185,3 +205,69 @@ class LoginSessionDetailApi(APIView):
         require_write(request, workspace)
         services.login_session_revoke(credential=credential, session=session)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class CredentialDetailApi(APIView):
+    @extend_schema(request=None, responses={204: None, 409: ERROR_409})
+    def delete(self, request, name: str):
+        """Delete a credential and its saved sessions (owner or editor); refused (409, naming them)
+        while an automation that is not archived uses it."""
+        workspace = request_workspace(request)
+        credential = selectors.credential_get(workspace=workspace, name=name)
+        require_write(request, workspace)
+        lifecycle.credential_delete(credential=credential, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class AutomationCloneApi(APIView):
+    @extend_schema(request=None, responses={201: AutomationOutSerializer, 409: ERROR_409})
+    def post(self, request, slug: str):
+        """Copy the automation as “Copy of NAME” (definition and credential references; not its runs,
+        schedules or webhooks). Owner or editor."""
+        workspace = request_workspace(request)
+        automation = selectors.automation_get(workspace=workspace, slug=slug)
+        require_write(request, workspace)
+        clone = lifecycle.automation_clone(automation=automation, user=request.user)
+        return Response(AutomationOutSerializer(clone).data, status=status.HTTP_201_CREATED)
+
+
+class _ArchiveApi(APIView):
+    archive = True
+
+    def post(self, request, slug: str):
+        workspace = request_workspace(request)
+        automation = selectors.automation_get(workspace=workspace, slug=slug)
+        require_write(request, workspace)
+        change = lifecycle.automation_archive if self.archive else lifecycle.automation_unarchive
+        change(automation=automation, user=request.user)
+        return Response(AutomationOutSerializer(selectors.automation_get(workspace=workspace, slug=slug)).data)
+
+
+class AutomationArchiveApi(_ArchiveApi):
+    """Archive (soft delete): no path starts it, its schedules stop; runs keep their history."""
+
+    @extend_schema(request=None, responses={200: AutomationOutSerializer, 409: ERROR_409})
+    def post(self, request, slug: str):
+        return super().post(request, slug)
+
+
+class AutomationUnarchiveApi(_ArchiveApi):
+    """Restore from the archive: it can run again and its enabled schedules fire again."""
+
+    archive = False
+
+    @extend_schema(request=None, responses={200: AutomationOutSerializer, 409: ERROR_409})
+    def post(self, request, slug: str):
+        return super().post(request, slug)
+
+
+class VersionRestoreApi(APIView):
+    @extend_schema(request=None, responses={201: VersionOutSerializer, 409: ERROR_409})
+    def post(self, request, slug: str, number: int):
+        """Make a new version equal to version `number` (history is never rewritten). Owner or editor."""
+        workspace = request_workspace(request)
+        automation = selectors.automation_get(workspace=workspace, slug=slug)
+        selectors.version_get(automation=automation, number=number)
+        require_write(request, workspace)
+        version = lifecycle.automation_version_restore(automation=automation, number=number, user=request.user)
+        return Response(VersionOutSerializer(version).data, status=status.HTTP_201_CREATED)

@@ -19,6 +19,11 @@ class Automation(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Archived (soft-deleted): hidden from the list, never started by any path, restorable; its
+    # runs keep their history (automations.lifecycle).
+    archived_at = models.DateTimeField(null=True, blank=True)
+    archived_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                    related_name="+")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["workspace", "slug"], name="automation_slug_per_workspace")]
@@ -26,6 +31,10 @@ class Automation(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_archived(self) -> bool:
+        return self.archived_at is not None
 
 
 class Surface(models.TextChoices):

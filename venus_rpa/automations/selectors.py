@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from venus_rpa.accounts.models import Workspace
-from venus_rpa.automations.models import Automation, Credential, LoginSession
+from venus_rpa.automations.models import Automation, AutomationVersion, Credential, LoginSession
 
 
-def automation_list(*, workspace: Workspace) -> QuerySet[Automation]:
-    return Automation.objects.filter(workspace=workspace).select_related("current_version")
+def automation_list(*, workspace: Workspace, archived: bool | None = None, search: str = "") -> QuerySet[Automation]:
+    """The workspace's automations; `archived` False/True: only active/only archived (None: all);
+    `search`: words in the name, slug or description."""
+    automations = Automation.objects.filter(workspace=workspace).select_related("current_version")
+    if archived is not None:
+        automations = automations.filter(archived_at__isnull=not archived)
+    for word in search.split()[:5]:
+        automations = automations.filter(Q(name__icontains=word) | Q(slug__icontains=word)
+                                         | Q(description__icontains=word))
+    return automations
 
 
 def automation_get(*, workspace: Workspace, slug: str) -> Automation:
@@ -18,8 +26,16 @@ def automation_get(*, workspace: Workspace, slug: str) -> Automation:
     return get_object_or_404(automation_list(workspace=workspace), slug=slug)
 
 
-def credential_list(*, workspace: Workspace) -> QuerySet[Credential]:
-    return Credential.objects.filter(workspace=workspace)
+def credential_list(*, workspace: Workspace, search: str = "") -> QuerySet[Credential]:
+    credentials = Credential.objects.filter(workspace=workspace)
+    for word in search.split()[:5]:
+        credentials = credentials.filter(name__icontains=word)
+    return credentials
+
+
+def version_get(*, automation: Automation, number: int) -> AutomationVersion:
+    """One version of the automation by number, or 404."""
+    return get_object_or_404(automation.versions.all(), number=number)
 
 
 def credential_get(*, workspace: Workspace, name: str) -> Credential:

@@ -165,6 +165,8 @@ def automation_update(*, automation: Automation, user, name: str | None = None, 
                       definition: dict[str, Any] | None = None, change_note: str = "") -> Automation:
     """Update metadata; a changed definition becomes a new version (old versions stay as they were)."""
     automation = Automation.objects.select_for_update().get(pk=automation.pk)
+    if automation.archived_at is not None:
+        raise Conflict(f"“{automation.name}” is archived; restore it from the archive to change it.")
     if name is not None:
         automation.name = name
     if description is not None:

@@ -80,3 +80,24 @@ class Pagination(LimitOffsetPagination):
         paged["required"] = ["count", "next", "previous", "results"]
         paged["properties"]["count"]["minimum"] = 0
         return paged
+
+
+def paginated_response(*, request, view, queryset, serialize) -> Any:
+    """One page of `queryset` as `{count, next, previous, results}`; `serialize(page)` gives the
+    results. For the list endpoints that are APIViews (no generic view to paginate them)."""
+    paginator = Pagination()
+    page = paginator.paginate_queryset(queryset, request, view=view)
+    return paginator.get_paginated_response(serialize(page))
+
+
+class SearchSerializer(serializers.Serializer):
+    """`?q=` of a list: words to look for (bounded, so a huge query is a 400, not a slow scan)."""
+
+    q = serializers.CharField(required=False, allow_blank=True, max_length=200, trim_whitespace=True,
+                              help_text="Words to look for (all must match).")
+
+
+def search_words(request) -> str:
+    search = SearchSerializer(data={k: request.query_params[k] for k in ("q",) if k in request.query_params})
+    search.is_valid(raise_exception=True)
+    return search.validated_data.get("q", "")

@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 
 from venus_rpa.accounts.models import Role
 from venus_rpa.accounts.permissions import request_workspace, require_role
+from venus_rpa.core.pagination import Pagination, paginated_response
 from venus_rpa.core.serializers import StrictSerializer
 from venus_rpa.devices import selectors, services
 from venus_rpa.devices.models import AndroidDevice
@@ -50,9 +51,13 @@ class DeviceUpdateSerializer(StrictSerializer):
 
 
 class DeviceListApi(APIView):
+    pagination_class = Pagination
+
     @extend_schema(responses=DeviceOutSerializer(many=True))
     def get(self, request):
-        return Response(DeviceOutSerializer(selectors.device_list(workspace=request_workspace(request)), many=True).data)
+        devices = selectors.device_list(workspace=request_workspace(request))
+        return paginated_response(request=request, view=self, queryset=devices,
+                                  serialize=lambda page: DeviceOutSerializer(page, many=True).data)
 
     @extend_schema(request=DeviceInSerializer, responses={201: DeviceOutSerializer})
     def post(self, request):

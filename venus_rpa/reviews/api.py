@@ -8,10 +8,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from venus_rpa.accounts.permissions import request_workspace, require_role, require_write
+from venus_rpa.core.bulk import BulkInSerializer, BulkOutSerializer
 from venus_rpa.core.pagination import Pagination
 from venus_rpa.core.schema import ERROR_409
 from venus_rpa.core.serializers import StrictSerializer
 from venus_rpa.reviews import selectors, services
+from venus_rpa.reviews.bulk import reviews_bulk_reject
 from venus_rpa.reviews.models import ReviewDecision, ReviewKind, ReviewRequest, ReviewStatus
 
 
@@ -141,3 +143,23 @@ class ReviewEditApi(_DecideApi):
     @extend_schema(request=ReviewEditSerializer, responses={200: ReviewOutSerializer, 409: ERROR_409})
     def post(self, request, review_id: int):
         return super().post(request, review_id)
+
+
+class ReviewBulkRejectSerializer(BulkInSerializer):
+    comment = serializers.CharField(max_length=2000)
+
+
+class ReviewBulkRejectApi(APIView):
+    """Reject several pending risky actions with one comment: one result per id, in order (an id
+    of another workspace is reported as not found). Owner or reviewer."""
+
+    @extend_schema(request=ReviewBulkRejectSerializer, responses={200: BulkOutSerializer})
+    def post(self, request):
+        workspace = request_workspace(request)
+        require_role(request, workspace, services.DECIDE_ROLES,
+                     "Deciding on risky actions needs the owner or reviewer role in the workspace.")
+        data = ReviewBulkRejectSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        results = reviews_bulk_reject(workspace=workspace, ids=data.validated_data["ids"], user=request.user,
+                                      comment=data.validated_data["comment"])
+        return Response(BulkOutSerializer({"results": results}).data)

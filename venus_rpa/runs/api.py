@@ -9,10 +9,11 @@ from rest_framework.views import APIView
 
 from venus_rpa.accounts.permissions import request_workspace, require_write
 from venus_rpa.automations.selectors import automation_get
-from venus_rpa.core.pagination import Pagination
+from venus_rpa.core.bulk import BulkInSerializer, BulkOutSerializer
+from venus_rpa.core.pagination import Pagination, SearchSerializer
 from venus_rpa.core.schema import ERROR_409
 from venus_rpa.core.serializers import StrictSerializer
-from venus_rpa.runs import selectors, services
+from venus_rpa.runs import reruns, selectors, services
 from venus_rpa.runs.models import Artifact, Run, RunStatus, Step, Trigger
 
 
@@ -45,11 +46,13 @@ class RunOutSerializer(serializers.ModelSerializer):
     version = serializers.IntegerField(source="version.number")
     queue_position = serializers.SerializerMethodField()
     queued_for_s = serializers.FloatField(read_only=True, allow_null=True, min_value=0, help_text=QUEUED_FOR_HELP)
+    retry_of = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True,
+                                                  help_text="The run whose parameters this retry or re-run reused.")
 
     class Meta:
         model = Run
         fields = ["id", "automation", "version", "status", "status_reason", "params", "output", "verdict", "trigger",
-                  "question", "answer", "question_asked_at", "queue_position", "queued_for_s",
+                  "question", "answer", "question_asked_at", "queue_position", "queued_for_s", "retry_of",
                   "created_at", "started_at", "finished_at", "heartbeat_at", "cancel_requested_at"]
 
     @extend_schema_field(serializers.IntegerField(allow_null=True, min_value=0, help_text=QUEUE_POSITION_HELP))
@@ -82,12 +85,14 @@ class ArtifactOutSerializer(serializers.ModelSerializer):
 
 
 class RunDetailOutSerializer(RunOutSerializer):
+    retries = serializers.PrimaryKeyRelatedField(many=True, read_only=True,
+                                                 help_text="Runs started as retries or re-runs of this one.")
     steps = StepOutSerializer(many=True, read_only=True)
     artifacts = ArtifactOutSerializer(many=True, read_only=True,
                                       help_text="Files the run produced (e.g. the spreadsheet a desktop run saved).")
 
     class Meta(RunOutSerializer.Meta):
-        fields = RunOutSerializer.Meta.fields + ["steps", "artifacts"]
+        fields = RunOutSerializer.Meta.fields + ["retries", "steps", "artifacts"]
 
 
 class RunStartSerializer(StrictSerializer):
@@ -107,7 +112,7 @@ class RunStartApi(APIView):
         return Response(RunOutSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 
-class RunFilterSerializer(serializers.Serializer):
+class RunFilterSerializer(SearchSerializer):
     status = serializers.ChoiceField(choices=RunStatus.choices, required=False)
     automation = serializers.SlugField(max_length=80, required=False, help_text="The automation's slug.")
     trigger = serializers.ChoiceField(choices=Trigger.choices, required=False)
@@ -123,6 +128,7 @@ class RunListApi(APIView):
         runs = selectors.run_list(
             workspace=request_workspace(request), status=filters.validated_data.get("status"),
             automation_slug=filters.validated_data.get("automation"), trigger=filters.validated_data.get("trigger"),
+            search=filters.validated_data.get("q", ""),
         )
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(runs, request, view=self)
@@ -160,3 +166,35 @@ class RunAnswerApi(APIView):
         data = RunAnswerSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return Response(RunOutSerializer(services.run_answer(run=run, answer=data.validated_data["answer"])).data)
+
+
+class RunRetryApi(APIView):
+    """Retry (a failed, cancelled or timed-out run) or re-run (a succeeded one) with the same
+    parameters: a new run of the current version, linked by `retry_of`. Owner or editor."""
+
+    @extend_schema(request=None, responses={202: RunOutSerializer, 409: ERROR_409})
+    def post(self, request, run_id: int):
+        workspace = request_workspace(request)
+        run = selectors.run_get(workspace=workspace, run_id=run_id)
+        require_write(request, workspace)
+        new = reruns.run_rerun(run=run, user=request.user, trigger=Trigger.API)
+        return Response(RunOutSerializer(new).data, status=status.HTTP_202_ACCEPTED)
+
+
+class RunBulkInSerializer(BulkInSerializer):
+    action = serializers.ChoiceField(choices=["cancel", "retry"])
+
+
+class RunBulkApi(APIView):
+    """Cancel or retry several runs: one result per id, in order (an id of another workspace is
+    reported as not found). Owner or editor."""
+
+    @extend_schema(request=RunBulkInSerializer, responses={200: BulkOutSerializer})
+    def post(self, request):
+        workspace = request_workspace(request)
+        require_write(request, workspace)
+        data = RunBulkInSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        act = reruns.runs_bulk_cancel if data.validated_data["action"] == "cancel" else reruns.runs_bulk_retry
+        results = act(workspace=workspace, ids=data.validated_data["ids"], user=request.user)
+        return Response(BulkOutSerializer({"results": results}).data)

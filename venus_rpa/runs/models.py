@@ -63,6 +63,8 @@ class Run(models.Model):
     enqueued_at = models.DateTimeField(null=True, blank=True)
     enqueue_count = models.PositiveIntegerField(default=0)
     attempt = models.PositiveIntegerField(default=1)
+    # A retry or re-run (runs.reruns): the run whose parameters this one was started with.
+    retry_of = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="retries")
 
     class Meta:
         ordering = ["-created_at", "-id"]

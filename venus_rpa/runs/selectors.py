@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Case, Count, IntegerField, OuterRef, QuerySet, Subquery, Value, When
+from django.db.models import Case, Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 
@@ -12,11 +12,19 @@ from venus_rpa.runs.models import Run, RunStatus, Step
 
 
 def run_list(*, workspace: Workspace, status: str | None = None, automation_slug: str | None = None,
-             trigger: str | None = None) -> QuerySet[Run]:
-    """The workspace's runs, newest first, each with `queue_position` (see `with_queue_position`)."""
+             trigger: str | None = None, search: str = "", statuses: list[str] | None = None) -> QuerySet[Run]:
+    """The workspace's runs, newest first, each with `queue_position` (see `with_queue_position`).
+    `search`: a run number (“42”, “#42”) or words of the automation's name or the status reason;
+    `statuses`: any of these states."""
     runs = with_queue_position(Run.objects.filter(workspace=workspace).select_related("automation", "version"))
     if status:
         runs = runs.filter(status=status)
+    if statuses:
+        runs = runs.filter(status__in=statuses)
+    for word in search.split()[:5]:
+        number = word.lstrip("#")
+        match = Q(automation__name__icontains=word) | Q(status_reason__icontains=word)
+        runs = runs.filter(match | Q(pk=int(number)) if number.isdigit() and len(number) < 19 else match)
     if automation_slug:
         runs = runs.filter(automation__slug=automation_slug)
     if trigger:

@@ -17,6 +17,7 @@ from referencing.exceptions import Unresolvable
 
 from venus_rpa.accounts.models import Workspace
 from venus_rpa.automations.crypto import decrypt_fields
+from venus_rpa.automations.lifecycle import archived_refusal
 from venus_rpa.automations.models import Automation, Credential
 from venus_rpa.core.errors import Conflict, InvalidInput
 from venus_rpa import celery_app
@@ -67,11 +68,16 @@ def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
     return with_defaults
 
 
-def run_start(*, automation: Automation, params: dict[str, Any], user=None, trigger: str = Trigger.API) -> Run:
+def run_start(*, automation: Automation, params: dict[str, Any], user=None, trigger: str = Trigger.API,
+              retry_of: Run | None = None) -> Run:
     """Create a queued run of the automation's current version; after commit the dispatcher
-    admits it when its workspace's turn comes (`runs_dispatch`)."""
+    admits it when its workspace's turn comes (`runs_dispatch`). An archived automation is
+    refused (Conflict) whatever the path. `retry_of`: the run this one retries (runs.reruns)."""
     # Read the current version afresh: the caller's object may predate an edit.
-    version = Automation.objects.select_related("current_version").get(pk=automation.pk).current_version
+    fresh = Automation.objects.select_related("current_version").get(pk=automation.pk)
+    if fresh.archived_at is not None:  # every start path comes here: dashboard, API, schedule, webhook, retry
+        raise archived_refusal(fresh)
+    version = fresh.current_version
     if version is None:
         raise Conflict("This automation has no version to run.")
     clean = params_validate(schema=version.param_schema, params=params)
@@ -79,6 +85,7 @@ def run_start(*, automation: Automation, params: dict[str, Any], user=None, trig
         run = Run.objects.create(
             workspace=automation.workspace, automation=automation, version=version, params=clean,
             trigger=trigger, created_by=user if getattr(user, "is_authenticated", False) else None,
+            retry_of=retry_of,
         )
         transaction.on_commit(runs_dispatch, robust=True)  # beat's dispatch is the safety net
     return run

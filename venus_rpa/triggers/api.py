@@ -18,7 +18,7 @@ from venus_rpa.accounts.permissions import request_workspace, require_write
 from venus_rpa.automations.models import Automation
 from venus_rpa.automations.selectors import automation_list
 from venus_rpa.core.errors import InvalidInput, PayloadTooLarge
-from venus_rpa.core.pagination import IdField, Pagination
+from venus_rpa.core.pagination import IdField, Pagination, SearchSerializer, paginated_response, search_words
 from venus_rpa.core.schema import ERROR_409, ERROR_DESCRIPTIONS, ErrorSerializer
 from venus_rpa.core.serializers import StrictSerializer
 from venus_rpa.triggers import selectors, services, signing
@@ -87,10 +87,13 @@ class ScheduleDetailOutSerializer(ScheduleOutSerializer):
 
 
 class ScheduleListApi(APIView):
-    @extend_schema(responses=ScheduleOutSerializer(many=True))
+    pagination_class = Pagination
+
+    @extend_schema(parameters=[SearchSerializer], responses=ScheduleOutSerializer(many=True))
     def get(self, request):
-        return Response(ScheduleOutSerializer(selectors.schedule_list(workspace=request_workspace(request)),
-                                              many=True).data)
+        schedules = selectors.schedule_list(workspace=request_workspace(request), search=search_words(request))
+        return paginated_response(request=request, view=self, queryset=schedules,
+                                  serialize=lambda page: ScheduleOutSerializer(page, many=True).data)
 
     @extend_schema(request=ScheduleInSerializer, responses={201: ScheduleDetailOutSerializer})
     def post(self, request):
@@ -128,7 +131,7 @@ class ScheduleDetailApi(APIView):
         workspace = request_workspace(request)
         schedule = selectors.schedule_get(workspace=workspace, schedule_id=schedule_id)
         require_write(request, workspace)
-        services.schedule_delete(schedule=schedule)
+        services.schedule_delete(schedule=schedule, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -197,10 +200,13 @@ class WebhookWithSecretOutSerializer(WebhookOutSerializer):
 
 
 class WebhookListApi(APIView):
-    @extend_schema(responses=WebhookOutSerializer(many=True))
+    pagination_class = Pagination
+
+    @extend_schema(parameters=[SearchSerializer], responses=WebhookOutSerializer(many=True))
     def get(self, request):
-        triggers = selectors.webhook_trigger_list(workspace=request_workspace(request))
-        return Response(WebhookOutSerializer(triggers, many=True).data)
+        triggers = selectors.webhook_trigger_list(workspace=request_workspace(request), search=search_words(request))
+        return paginated_response(request=request, view=self, queryset=triggers,
+                                  serialize=lambda page: WebhookOutSerializer(page, many=True).data)
 
     @extend_schema(request=WebhookInSerializer, responses={201: WebhookWithSecretOutSerializer})
     def post(self, request):
@@ -238,7 +244,7 @@ class WebhookDetailApi(APIView):
         workspace = request_workspace(request)
         trigger = selectors.webhook_trigger_get(workspace=workspace, trigger_id=trigger_id)
         require_write(request, workspace)
-        services.webhook_trigger_delete(trigger=trigger)
+        services.webhook_trigger_delete(trigger=trigger, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -346,10 +352,13 @@ class CallbackDeliveryOutSerializer(serializers.ModelSerializer):
 
 
 class CallbackListApi(APIView):
+    pagination_class = Pagination
+
     @extend_schema(responses=CallbackOutSerializer(many=True))
     def get(self, request):
         endpoints = selectors.callback_endpoint_list(workspace=request_workspace(request))
-        return Response(CallbackOutSerializer(endpoints, many=True).data)
+        return paginated_response(request=request, view=self, queryset=endpoints,
+                                  serialize=lambda page: CallbackOutSerializer(page, many=True).data)
 
     @extend_schema(request=CallbackInSerializer, responses={201: CallbackWithSecretOutSerializer})
     def post(self, request):

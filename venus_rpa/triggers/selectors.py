@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
@@ -17,8 +17,15 @@ from venus_rpa.triggers.models import (
 )
 
 
-def schedule_list(*, workspace: Workspace) -> QuerySet[Schedule]:
-    return Schedule.objects.filter(workspace=workspace).select_related("automation")
+def _searched(objects: QuerySet, search: str) -> QuerySet:
+    """Each word in the object's name or its automation's name."""
+    for word in search.split()[:5]:
+        objects = objects.filter(Q(name__icontains=word) | Q(automation__name__icontains=word))
+    return objects
+
+
+def schedule_list(*, workspace: Workspace, search: str = "") -> QuerySet[Schedule]:
+    return _searched(Schedule.objects.filter(workspace=workspace).select_related("automation"), search)
 
 
 def schedule_get(*, workspace: Workspace, schedule_id: int) -> Schedule:
@@ -40,8 +47,8 @@ def schedule_fire_list(*, schedule: Schedule, limit: int = 10) -> QuerySet[Sched
     return schedule.fires.order_by("-fire_time")[:limit]
 
 
-def webhook_trigger_list(*, workspace: Workspace) -> QuerySet[WebhookTrigger]:
-    return WebhookTrigger.objects.filter(workspace=workspace).select_related("automation")
+def webhook_trigger_list(*, workspace: Workspace, search: str = "") -> QuerySet[WebhookTrigger]:
+    return _searched(WebhookTrigger.objects.filter(workspace=workspace).select_related("automation"), search)
 
 
 def webhook_trigger_get(*, workspace: Workspace, trigger_id: int) -> WebhookTrigger:

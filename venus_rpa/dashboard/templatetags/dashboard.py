@@ -248,3 +248,11 @@ def seconds_human(seconds: float | None) -> str:
     if minutes < 60:
         return f"{minutes} min {secs:02d} s"
     return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+@register.filter
+def bulk_summary(results) -> str:
+    """“3 of 4 done; 1 not done” for a bulk action's per-item results."""
+    done = sum(1 for r in results if r.ok)
+    failed = len(results) - done
+    return f"{done} of {len(results)} done" + (f"; {failed} not done (see why below)" if failed else "")

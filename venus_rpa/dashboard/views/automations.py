@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from venus_rpa.audit.models import AuditAction
 from venus_rpa.audit.selectors import audit_list
 from venus_rpa.automations.checks import slug_problem, slug_propose
 from venus_rpa.automations.models import Automation
@@ -18,6 +19,7 @@ from venus_rpa.dashboard import editor
 from venus_rpa.dashboard.access import member_view, require_write
 from venus_rpa.dashboard.automation_form import AutomationEditor
 from venus_rpa.dashboard.diff import version_diff, version_lowerings
+from venus_rpa.dashboard.listing import listing, search_text
 from venus_rpa.dashboard.launcher import attach_errors, launcher_fields, launcher_params
 from venus_rpa.runs.models import Run, Trigger
 from venus_rpa.runs.services import run_start
@@ -26,11 +28,17 @@ from venus_rpa.runs.services import run_start
 @member_view()
 def automation_index(request: HttpRequest) -> HttpResponse:
     last = Run.objects.filter(automation=OuterRef("pk")).order_by("-created_at", "-id")
-    automations = automation_list(workspace=request.access.workspace).annotate(
+    archived = request.GET.get("show") == "archived"
+    automations = automation_list(workspace=request.access.workspace, archived=archived,
+                                  search=search_text(request)).annotate(
         last_run_id=Subquery(last.values("pk")[:1]), last_run_status=Subquery(last.values("status")[:1]),
         last_run_at=Subquery(last.values("created_at")[:1]),
     )
-    return render(request, "dashboard/automations/list.html", {"automations": automations})
+    listed = listing(request, automations)
+    return render(request, "dashboard/automations/list.html", {
+        "automations": listed.page.object_list, "page": listed.page, "filters": listed.filters, "q": listed.q,
+        "archived": archived, "archived_keep": [("show", "archived")],
+        "archived_count": automation_list(workspace=request.access.workspace, archived=True).count()})
 
 
 def _editor_context(request: HttpRequest, form: AutomationEditor, automation: Automation | None) -> dict:
@@ -38,7 +46,7 @@ def _editor_context(request: HttpRequest, form: AutomationEditor, automation: Au
         "form": form, "automation": automation, "kinds": editor.STEP_KINDS, "roles": editor.ROLES,
         "param_types": editor.PARAM_TYPES, "solvers": editor.SOLVERS,
         "credentials": credential_list(workspace=request.access.workspace),
-        "readonly": not request.access.can_write,
+        "readonly": not request.access.can_write or bool(automation and automation.is_archived),
     }
 
 
@@ -155,10 +163,13 @@ def automation_versions(request: HttpRequest, slug: str) -> HttpResponse:
     old = old or (by_number.get(new.number - 1) if new else None)
     diff = version_diff(old, new) if old and new else []
     lowered = version_lowerings(old, new) if old and new else []
-    events = list(audit_list(workspace=request.access.workspace, automation=automation)[:50])
+    history = list(audit_list(workspace=request.access.workspace, automation=automation)[:50])
+    events = [e for e in history if e.action == AuditAction.SAFETY_LOWERED]
     return render(request, "dashboard/automations/versions.html",
                   {"automation": automation, "versions": versions, "old": old, "new": new, "diff": diff,
                    "lowered": lowered, "audit_events": events,
+                   "activity": [e for e in history if e.action != AuditAction.SAFETY_LOWERED],
+                   "can_restore": request.access.can_write and not automation.is_archived,
                    "lowered_numbers": {e.version_number for e in events}})
 
 

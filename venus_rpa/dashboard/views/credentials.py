@@ -19,6 +19,7 @@ from venus_rpa.automations.selectors import credential_get, credential_list, log
 from venus_rpa.automations.services import credential_set, login_session_revoke
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.dashboard.access import member_view, require_write
+from venus_rpa.dashboard.listing import listing, search_text
 
 DEFAULT_FIELDS = ["username", "password"]
 
@@ -71,7 +72,8 @@ def credential_index(request: HttpRequest) -> HttpResponse:
                                           "Its values are stored encrypted and will not be shown again.")
                 return redirect("dashboard:credentials")
         status = 400
-    context["credentials"] = credential_list(workspace=workspace)
+    listed = listing(request, credential_list(workspace=workspace, search=search_text(request)))
+    context.update(credentials=listed.page.object_list, page=listed.page, filters=listed.filters, q=listed.q)
     return render(request, "dashboard/credentials.html", context, status=status)
 
 

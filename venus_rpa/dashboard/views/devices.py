@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -14,6 +15,7 @@ from django.views.decorators.http import require_POST
 from venus_rpa.accounts.models import Role
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.dashboard.access import member_view
+from venus_rpa.dashboard.listing import listing, search_text
 from venus_rpa.dashboard.devices import active_runs, workers_report
 from venus_rpa.dashboard.field_errors import json_object_read
 from venus_rpa.dashboard.templatetags.dashboard import flower_url
@@ -22,10 +24,14 @@ from venus_rpa.devices import selectors as device_selectors, services as device_
 
 @member_view()
 def device_index(request: HttpRequest) -> HttpResponse:
+    devices = device_selectors.device_list(workspace=request.access.workspace)
+    for word in search_text(request).split()[:5]:
+        devices = devices.filter(Q(resource__key__icontains=word) | Q(model__icontains=word))
+    listed = listing(request, devices)
     return render(request, "dashboard/devices.html", {
         "flower_url": flower_url(request),
         "active_runs": active_runs(workspace=request.access.workspace),
-        "android_devices": device_selectors.device_list(workspace=request.access.workspace),
+        "android_devices": listed.page.object_list, "page": listed.page, "filters": listed.filters, "q": listed.q,
         "is_owner": request.access.role == Role.OWNER,
         "adb_servers": settings.VENUS_ADB_SERVERS,
     })

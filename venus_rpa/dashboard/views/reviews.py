@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
+from django.db.models import F, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -19,11 +20,14 @@ from django.views.decorators.http import require_POST
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.core.parsers import json_loads_bounded
 from venus_rpa.dashboard.access import member_view
+from venus_rpa.dashboard.listing import listing, search_text
 from venus_rpa.reviews import services as review_services
 from venus_rpa.reviews.models import ReviewKind, ReviewStatus
 from venus_rpa.reviews.selectors import review_get, review_list
 
 DECISIONS = ("approve", "reject", "edit")
+DECIDED_WORDS = {"approved": "Approved", "rejected": "Rejected", "edited": "Approved with changes",
+                 "answered": "Answered", "expired": "Expired (nobody decided)", "cancelled": "Cancelled (run ended)"}
 
 
 def decisions_available() -> bool:
@@ -50,13 +54,21 @@ def _queue_context(request: HttpRequest) -> dict:
     reviews, questions = _pending(request), _questions(request)
     return {"reviews": reviews, "questions": questions, "sig": _signature(reviews, questions),
             "can_review": request.access.can_review, "can_answer": request.access.can_write,
+            "can_decide": request.access.role in review_services.DECIDE_ROLES,
             "decisions_available": decisions_available()}
 
 
 @member_view()
 def review_index(request: HttpRequest) -> HttpResponse:
-    recent = review_list(workspace=request.access.workspace).exclude(status=ReviewStatus.PENDING)[:10]
-    return render(request, "dashboard/reviews/list.html", {**_queue_context(request), "recent": recent})
+    status = request.GET.get("status") if request.GET.get("status") in DECIDED_WORDS else None
+    decided = review_list(workspace=request.access.workspace, status=status).exclude(status=ReviewStatus.PENDING)
+    for word in search_text(request).split()[:5]:
+        decided = decided.filter(Q(title__icontains=word) | Q(run__automation__name__icontains=word)
+                                 | Q(comment__icontains=word))
+    listed = listing(request, decided.order_by(F("decided_at").desc(nulls_last=True), "-id"), per_page=10)
+    return render(request, "dashboard/reviews/list.html", {
+        **_queue_context(request), "recent": listed.page.object_list, "page": listed.page, "filters": listed.filters,
+        "q": listed.q, "status": status or "", "statuses": DECIDED_WORDS.items()})
 
 
 @member_view()

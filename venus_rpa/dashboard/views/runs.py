@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import date
 
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -14,14 +13,13 @@ from venus_rpa.automations.selectors import automation_list
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.core.streaming import streamed
 from venus_rpa.dashboard.access import member_view
+from venus_rpa.dashboard.listing import RUN_STATUS_WORDS, TRIGGER_WORDS, listing, search_text
 from venus_rpa.dashboard.trace import trace_zip
 from venus_rpa.reviews.models import ReviewStatus
 from venus_rpa.runs.models import Run, RunStatus, Trigger
 from venus_rpa.runs.selectors import run_get, run_list, step_list
+from venus_rpa.runs.reruns import rerun_label
 from venus_rpa.runs.services import run_answer, run_cancel
-
-PAGE_SIZE = 25
-
 
 def _date(value: str | None) -> date | None:
     try:
@@ -30,32 +28,44 @@ def _date(value: str | None) -> date | None:
         return None
 
 
-@member_view()
-def run_index(request: HttpRequest) -> HttpResponse:
+def runs_filtered(request: HttpRequest):
+    """The runs the list's search box and filters select (also what a bulk action returns to)."""
     query = request.GET
     status = query.get("status") if query.get("status") in RunStatus.values else None
     trigger = query.get("trigger") if query.get("trigger") in Trigger.values else None
     runs = run_list(workspace=request.access.workspace, status=status, trigger=trigger,
-                    automation_slug=query.get("automation") or None)
+                    automation_slug=query.get("automation") or None, search=search_text(request))
     since, until = _date(query.get("since")), _date(query.get("until"))
     if since:
         runs = runs.filter(created_at__date__gte=since)
     if until:
         runs = runs.filter(created_at__date__lte=until)
-    page = Paginator(runs, PAGE_SIZE).get_page(query.get("page"))
-    filters = query.copy()
-    filters.pop("page", None)
-    return render(request, "dashboard/runs/list.html", {
-        "page": page, "filters": filters.urlencode(), "statuses": RunStatus.values, "triggers": Trigger.values,
+    current = {"q": search_text(request), "status": status or "", "trigger": trigger or "",
+               "automation": query.get("automation", ""), "since": since.isoformat() if since else "",
+               "until": until.isoformat() if until else ""}
+    return runs, current
+
+
+def run_index_context(request: HttpRequest) -> dict:
+    runs, current = runs_filtered(request)
+    listed = listing(request, runs)
+    return {
+        "page": listed.page, "filters": listed.filters, "current": current,
+        "statuses": RUN_STATUS_WORDS.items(), "triggers": TRIGGER_WORDS.items(),
         "automations": automation_list(workspace=request.access.workspace),
-        "current": {"status": status or "", "trigger": trigger or "", "automation": query.get("automation", ""),
-                    "since": since.isoformat() if since else "", "until": until.isoformat() if until else ""},
-    })
+        "can_write": request.access.can_write,
+    }
+
+
+@member_view()
+def run_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "dashboard/runs/list.html", run_index_context(request))
 
 
 def _run_context(request: HttpRequest, run: Run) -> dict:
     pending = run.review_requests.filter(status=ReviewStatus.PENDING).order_by("created_at")
-    return {"run": run, "pending_reviews": pending, "can_write": request.access.can_write}
+    return {"run": run, "pending_reviews": pending, "can_write": request.access.can_write,
+            "retries": run.retries.order_by("-id")[:10], "rerun_label": rerun_label(run)}
 
 
 @member_view()

@@ -21,6 +21,7 @@ from venus_rpa.core.errors import ServiceError
 from venus_rpa.dashboard.access import member_view, require_write
 from venus_rpa.dashboard.field_errors import errors_place, json_field
 from venus_rpa.dashboard.views import webhooks
+from venus_rpa.dashboard.listing import listing, search_text
 
 
 def triggers_available() -> bool:
@@ -68,10 +69,11 @@ def schedule_index(request: HttpRequest) -> HttpResponse:
             else:
                 messages.success(request, f"Schedule {schedule.name} created.")
                 return redirect("dashboard:schedules")
-    schedules = [(s, selectors.schedule_next_fire_times(schedule=s, count=3))
-                 for s in selectors.schedule_list(workspace=workspace)]
+    listed = listing(request, selectors.schedule_list(workspace=workspace, search=search_text(request)))
+    schedules = [(s, selectors.schedule_next_fire_times(schedule=s, count=3)) for s in listed.page.object_list]
     return render(request, "dashboard/triggers/schedules.html", {
-        "schedules": schedules, "form": form, "errors": errors,
+        "schedules": schedules, "form": form, "errors": errors, "page": listed.page, "filters": listed.filters,
+        "q": listed.q,
         "automations": automation_list(workspace=workspace),
     }, status=400 if errors else 200)
 

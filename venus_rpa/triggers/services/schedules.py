@@ -13,6 +13,8 @@ from django.utils import timezone
 from django_celery_beat.models import CrontabSchedule, PeriodicTask
 
 from venus_rpa.accounts.models import Workspace
+from venus_rpa.audit.models import AuditAction
+from venus_rpa.audit.services import audit_record
 from venus_rpa.automations.models import Automation
 from venus_rpa.core.errors import InvalidInput, ServiceError
 from venus_rpa.runs.models import Trigger
@@ -70,7 +72,8 @@ def _periodic_task_sync(*, schedule: Schedule, cron: Cron) -> None:
             setattr(crontab, name, value)
         crontab.timezone = schedule.timezone
         crontab.save()
-    task.enabled = schedule.enabled
+    # An archived automation's schedules keep their own enabled flag but beat does not send them.
+    task.enabled = schedule.enabled and schedule.automation.archived_at is None
     task.description = f"Venus RPA schedule {schedule.pk}: {schedule.name}"
     task.save()
     if schedule.periodic_task_id != task.pk:
@@ -124,9 +127,22 @@ def schedule_set_enabled(*, schedule: Schedule, enabled: bool) -> Schedule:
     return schedule
 
 
+def schedules_sync_archived(*, automation_id: int) -> None:
+    """After the automation was archived or restored: its schedules' beat entries follow."""
+    for schedule in Schedule.objects.filter(automation_id=automation_id).select_related(
+            "automation", "periodic_task__crontab"):
+        _periodic_task_sync(schedule=schedule, cron=cron_parse(schedule.cron))
+
+
 @transaction.atomic
-def schedule_delete(*, schedule: Schedule) -> None:
+def schedule_delete(*, schedule: Schedule, user=None) -> None:
+    """Delete the schedule and its beat entry (runs it started keep their history); audited
+    when `user` is given."""
     task = schedule.periodic_task
+    if user is not None:
+        audit_record(workspace=schedule.workspace, actor=user, action=AuditAction.SCHEDULE_DELETED,
+                     automation=schedule.automation, changes=[f"deleted schedule {schedule.name!r}"],
+                     before={"schedule": schedule.name, "cron": schedule.cron, "timezone": schedule.timezone}, after={})
     schedule.delete()
     if task is not None:
         _periodic_task_delete(task)

@@ -15,6 +15,8 @@ from django.db import IntegrityError, transaction
 from django.views.decorators.debug import sensitive_variables
 
 from venus_rpa.accounts.models import Workspace
+from venus_rpa.audit.models import AuditAction
+from venus_rpa.audit.services import audit_record
 from venus_rpa.automations.models import Automation
 from venus_rpa.core.errors import Conflict, InvalidInput, ServiceError
 from venus_rpa.core.parsers import json_error_text, json_loads_bounded
@@ -97,7 +99,13 @@ def webhook_trigger_rotate_secret(*, trigger: WebhookTrigger) -> tuple[WebhookTr
     return trigger, raw
 
 
-def webhook_trigger_delete(*, trigger: WebhookTrigger) -> None:
+def webhook_trigger_delete(*, trigger: WebhookTrigger, user=None) -> None:
+    """Delete the trigger (its URL answers 404 from now on; runs it started keep their history);
+    audited when `user` is given."""
+    if user is not None:
+        audit_record(workspace=trigger.workspace, actor=user, action=AuditAction.WEBHOOK_DELETED,
+                     automation=trigger.automation, changes=[f"deleted webhook {trigger.name!r}"],
+                     before={"webhook": trigger.name, "public_id": trigger.public_id}, after={})
     trigger.delete()
 
 
