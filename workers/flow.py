@@ -170,10 +170,11 @@ class Op:
     target: int = 0
 
 
-def compile_program(steps: list, path: str = "steps") -> list:
-    """The steps with blocks flattened into `Op`s (positions are indexes into this list)."""
-    out: list = []
-    _emit(steps, path, out)
+def compile_program(steps: list, *, before: list = ()) -> list:
+    """`before` (the start URL's step), then the steps with blocks flattened into `Op`s;
+    positions and targets are indexes into this list."""
+    out: list = list(before)
+    _emit(steps, "steps", out)
     return out
 
 
@@ -242,6 +243,8 @@ class Flow:
                 raise RunFailed(self.run.next_index - 1, block.name or "repeat", message)
             return op.target
         self.run.loops[op.path] = done + 1
+        if self.run.guard is not None:
+            self.run.guard.new_iteration()
         self._record(op, f"repeat until {condition.describe()}: iteration {done + 1} of at most "
                          f"{block.max_iterations}", {"iteration": done + 1, "holds": False, **evidence})
         return position + 1

@@ -208,10 +208,9 @@ class Runner:
         output: dict[str, Any] = run.output
         if resume is not None:
             output.update(resume.output)
-        steps: list = F.compile_program(spec.steps)  # blocks flattened: a position is one integer (workers.flow)
-        if spec.start_url:
-            opening = "Open the start URL" if spec.surface == "web" else "Start the app"  # app:NAME on a phone or desktop
-            steps.insert(0, S.GotoStep(url=spec.start_url, name=opening))
+        opening = "Open the start URL" if spec.surface == "web" else "Start the app"  # app:NAME on a phone or desktop
+        # Blocks flattened: a position is one integer (workers.flow).
+        steps = F.compile_program(spec.steps, before=[S.GotoStep(url=spec.start_url, name=opening)] if spec.start_url else [])
         run.positions = {id(step): position for position, step in enumerate(steps)}
         position = 0
         try:
