@@ -62,6 +62,24 @@ def test_an_extracted_value_is_typed_into_a_later_form(one_thread, demo, practic
     assert typed.action["value"] == "P-12.50-A1"  # the trace shows the value used
 
 
+def test_an_agent_steps_finished_content_is_a_value_a_condition_compares(one_thread, demo, practice_url, fake_model):
+    from tests.helpers.fake_model import venus
+
+    tag = uuid.uuid4().hex[:6]
+    fake_model.script(venus("The product card shows a blue mug.", f"Finished(content='MUG-{tag}')"))
+    automation = create(demo, practice_url, "/lab/extract", [
+        {"kind": "agent", "goal": "Read the product's code", "into": "code", "max_actions": 3},
+        {"kind": "if", "condition": {"value": "code", "op": "contains", "to": "MUG"},
+         "steps": look_up("{{steps.code.value}}"), "else": look_up("NO-CODE")},
+    ])
+    run = finished(automation)
+    assert run.status == "succeeded", run.status_reason
+    assert run.output["code"] == f"MUG-{tag}" and f"MUG-{tag}" in lookups(practice_url)
+    (decision,) = flow_records(run, "if")
+    assert decision.grounding["flow"] == {"branch": "then", "holds": True, "value": f"MUG-{tag}"}
+    assert [s.kind for s in run.steps.filter(status="skipped")] == ["goto", "fill", "click", "wait_for"]
+
+
 def test_an_if_is_skipped_when_its_text_is_there_and_the_else_branch_runs(one_thread, demo, practice_url):
     tag = uuid.uuid4().hex[:6]
     automation = create(demo, practice_url, "/lab/extract", [
