@@ -255,11 +255,10 @@ class Flow:
         try:
             to = render(condition.to, values_context(run.params, run.output))
         except (KeyError, ValueError) as exc:
-            raise RunFailed(run.next_index, op.block.name or op.block.kind, fill_error(exc)) from None
+            raise self._failed(op, fill_error(exc)) from None
         if condition.value is not None:
             if condition.value not in run.output:
-                raise RunFailed(run.next_index, op.block.name or op.block.kind,
-                                fill_error(KeyError(f"steps.{condition.value}.value")))
+                raise self._failed(op, fill_error(KeyError(f"steps.{condition.value}.value")))
             seen = run.output[condition.value]
             result = compare(seen, condition.op, to)
             evidence: dict[str, Any] = {"value": run.secrets.scrub_data(seen)}
@@ -268,7 +267,7 @@ class Flow:
             try:
                 result = patterns.search(condition.url_matches, url) is not None
             except patterns.PatternTimeout as exc:
-                raise RunFailed(run.next_index, op.block.name or op.block.kind, str(exc)) from None
+                raise self._failed(op, str(exc)) from None
             evidence = {"url": run.secrets.scrub(url)}
         else:
             check = S.AssertStep(text=condition.text_visible, target=condition.element,
@@ -279,7 +278,7 @@ class Flow:
             except StepError:
                 result = False
             except EnvironmentLost as exc:
-                raise RunFailed(run.next_index, op.block.name or op.block.kind, run.secrets.scrub(str(exc))) from None
+                raise self._failed(op, run.secrets.scrub(str(exc))) from None
             evidence = {}
         return result != condition.negate, evidence
 
@@ -290,6 +289,12 @@ class Flow:
         self.run.emit(StepRecord(0, block.kind, (block.name + ": " if block.name else "") + name[:180], action,
                                  "failed" if failed else "succeeded", error=name if failed else "",
                                  grounding={"flow": facts}, url=self.run.env.location(), started_at=time.time()))
+
+    def _failed(self, op: Op, error: str) -> RunFailed:
+        """The condition could not be checked: a failed record saying why, and the run's failure."""
+        message = f"the condition ({_condition(op.block).describe()}) could not be checked: {error}"
+        self._record(op, message, {}, failed=True)
+        return RunFailed(self.run.next_index - 1, op.block.name or op.block.kind, message)
 
     def _skipped(self, steps: list, reason: str) -> None:
         for step in steps:

@@ -30,6 +30,7 @@ def test_a_repeat_block_is_built_nested_in_the_editor(demo, practice_url, web, b
     page.fill("textarea[name=allowed_domains]", "127.0.0.1")
     first = page.locator("#steps .step-row").nth(0)
     first.locator("select.step-kind").select_option("extract")
+    first.locator("summary:has-text('Role, label')").click()
     first.locator("input[name$='-target_css']").fill("li.invoice")
     first.locator("input[name$='-into']").fill("invoices")
     first.locator("input[name$='-all']").check()
@@ -50,6 +51,7 @@ def test_a_repeat_block_is_built_nested_in_the_editor(demo, practice_url, web, b
     click.locator("button[data-step-move=up]").click()  # into the block
     assert depths(page) == [("extract", "0"), ("repeat", "0"), ("click", "1"), ("end", "0")]
     read = add_step(page, "extract")
+    read.locator("summary:has-text('Role, label')").click()
     read.locator("input[name$='-target_css']").fill("li.invoice")
     read.locator("input[name$='-into']").fill("invoices")
     read.locator("input[name$='-all']").check()
