@@ -186,7 +186,7 @@ class Runner:
         if done is None:
             return replace(resume, next_index=run.next_index) if resume is not None else None
         return Continuation(wait={}, position=done.position + 1, next_index=run.next_index, output=dict(done.output),
-                            session=done.storage_state or {}, url=done.url_after)
+                            session=done.storage_state or {}, url=done.url_after, loops=dict(run.loops))
 
     async def _run_steps(self, run: RunState, resume: Continuation | None) -> RunResult:
         spec = run.spec
