@@ -66,4 +66,5 @@ urlpatterns = [
     path("lab/extract", lab.extract_view),
     path("lab/injection", lab.injection_view),
     path("lab/lookup", lab.lookup_view),
+    path("lab/records", lab.records_view),
 ]

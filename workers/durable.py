@@ -9,7 +9,7 @@ Contract:
 - On its way out, the agent loop adds its state (`Parked.agent`: history, pending turn) and the
   runner adds the rest (`Parked.continuation`): the browser session (Playwright `storage_state`,
   the page's sessionStorage, the URL), the position in the steps, the output so far, the step
-  records' next index, the run's remaining time.
+  records' next index, the run's remaining time, the iteration of each repeat block under way.
 - `Runner.run(..., resume=continuation)` restores the session in a fresh context, sets this page's
   fields again from the steps that set them, and goes on at the waiting action, which finds its
   answer at once (the recorder was given `continuation.wait`) and re-checks the page as usual.
@@ -62,6 +62,7 @@ class Continuation:
     remaining_s: float | None = None  # of the run's time limit
     agent: dict[str, Any] | None = None  # the agent step's state (`workers.agent`)
     kept: dict[str, Any] = field(default_factory=dict)  # an environment kept running for the run (its host's handle)
+    loops: dict[str, int] = field(default_factory=dict)  # repeat blocks under way: path -> iterations begun
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

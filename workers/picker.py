@@ -85,8 +85,11 @@ async def picker_snapshot(host: Host, spec: S.AutomationSpec, *, step: int, kind
         raise PickFailed("the automation has no start URL to open")
     if not 0 <= step <= len(spec.steps):
         raise PickFailed(f"there is no step {step + 1}: the automation has {len(spec.steps)} steps")
-    for number, before in enumerate(spec.steps[:step], start=1):
-        if isinstance(before, S.AgentStep):
+    for number, before in enumerate(spec.steps[:step + 1], start=1):
+        if isinstance(before, S.BLOCKS):  # the picker replays a straight list (docs/workflows.md)
+            raise PickFailed(f"step {number} is an {before.kind!r} block; the picker works on the steps before the "
+                             "first block")
+        if isinstance(before, S.AgentStep) and number <= step:
             raise PickFailed(f"step {number} ({before.name or 'agent'}) is an agent step; the picker replays "
                              "explicit steps only")
     secrets.default_domains = list(spec.allowed_domains)

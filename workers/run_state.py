@@ -29,7 +29,7 @@ class StepRecord:
     kind: str
     name: str
     action: dict[str, Any]
-    status: Literal["succeeded", "failed"]
+    status: Literal["succeeded", "failed", "skipped"]  # skipped: a branch not taken (the reason in `error`)
     error: str = ""
     grounding: dict[str, Any] = field(default_factory=dict)
     output: dict[str, Any] = field(default_factory=dict)
@@ -208,6 +208,7 @@ class RunState:
     last_action: ActionEntry | None = None  # the last journaled action that ended (done or failed)
     last_done: ActionEntry | None = None  # the last journaled action done (a crash retry goes on after it)
     current_step: Any = None  # the explicit step in progress, as listed in the automation
+    loops: dict[str, int] = field(default_factory=dict)  # repeat block path -> iterations begun (workers.flow)
 
     def emit(self, record: StepRecord) -> StepRecord:
         record.index = self.next_index

@@ -48,7 +48,7 @@ from dataclasses import replace
 from collections.abc import Mapping
 from typing import Any
 
-from workers import patterns, steps as S
+from workers import flow as F, steps as S
 from workers.agent import AgentLoop
 from workers.captcha.gate import CaptchaGate
 from workers.durable import Continuation, Parked
@@ -58,6 +58,8 @@ from workers.gates.guard import STEP, GateRefused, SafetyGate
 from workers.journal import ActionEntry, Resume
 from workers.secrets import SecretBox, scrubbing_logs
 from workers.sign_in import LoginSessions, SignInBlock, SignInFailed, sign_in_plan
+from workers.templating import fill_error, values_context
+from workers.verdict import verdict
 
 from workers.run_state import (RecordPipe, RunClock, RunFailed, RunRecorder, RunResult, RunState, StepBudget,
                                StepRecord, scrub_output)
@@ -136,13 +138,13 @@ class Runner:
             served = ", ".join(sorted(self.hosts)) or "none"
             raise ConfigurationError(f"this worker cannot run {spec.surface!r} automations (it serves: {served}); "
                                      f"start a worker on the {spec.surface!r} queue (docs/surfaces.md)")
-        if self.agent is None and any(isinstance(step, S.AgentStep) for step in spec.steps):
+        if self.agent is None and any(isinstance(step, S.AgentStep) for step in F.plain_steps(spec.steps)):
             raise ConfigurationError(
                 "agent steps need a model server: set VENUS_MODEL_URL (and VENUS_MODEL) to a vLLM OpenAI-compatible "
                 "endpoint serving UI-Venus"
             )
-        if len(spec.steps) > spec.limits.max_steps:
-            raise ConfigurationError(f"{len(spec.steps)} steps exceed the limit of {spec.limits.max_steps}")
+        if len(F.plain_steps(spec.steps)) > spec.limits.max_steps:
+            raise ConfigurationError(f"{len(F.plain_steps(spec.steps))} steps exceed the limit of {spec.limits.max_steps}")
 
     async def _heartbeat(self, recorder: RunRecorder, work: asyncio.Task) -> bool:
         while not work.done():
@@ -168,7 +170,7 @@ class Runner:
             if result.status != "failed" or not run.host.retry_after_crash(run.env, attempt=attempt):
                 return result
             if (run.last_action is not None and run.last_action.status != "done") or any(
-                    isinstance(step, S.AgentStep) for step in run.spec.steps):
+                    isinstance(step, S.AgentStep) for step in F.plain_steps(run.spec.steps)):
                 return result
             attempt += 1
             log.warning("the environment of a run was lost (%s); running it again on a fresh one", result.reason)
@@ -184,7 +186,7 @@ class Runner:
         if done is None:
             return replace(resume, next_index=run.next_index) if resume is not None else None
         return Continuation(wait={}, position=done.position + 1, next_index=run.next_index, output=dict(done.output),
-                            session=done.storage_state or {}, url=done.url_after)
+                            session=done.storage_state or {}, url=done.url_after, loops=dict(run.loops))
 
     async def _run_steps(self, run: RunState, resume: Continuation | None) -> RunResult:
         spec = run.spec
@@ -206,10 +208,9 @@ class Runner:
         output: dict[str, Any] = run.output
         if resume is not None:
             output.update(resume.output)
-        steps: list = list(spec.steps)
-        if spec.start_url:
-            opening = "Open the start URL" if spec.surface == "web" else "Start the app"  # app:NAME on a phone or desktop
-            steps.insert(0, S.GotoStep(url=spec.start_url, name=opening))
+        opening = "Open the start URL" if spec.surface == "web" else "Start the app"  # app:NAME on a phone or desktop
+        # Blocks flattened: a position is one integer (workers.flow).
+        steps = F.compile_program(spec.steps, before=[S.GotoStep(url=spec.start_url, name=opening)] if spec.start_url else [])
         run.positions = {id(step): position for position, step in enumerate(steps)}
         position = 0
         try:
@@ -220,12 +221,15 @@ class Runner:
             grounder = self.agent.ground if (self.agent and spec.model_grounding) else None
             executor = run.host.explicit_executor(env, start_url=spec.start_url, grounder=grounder, guard=run.guard)
             executor.before_act = lambda step, risk: self._intend(run, step, risk)
-            agent_resume = None
+            agent_resume, flow = None, F.Flow(run, executor)
             if resume is not None:
                 position, agent_resume = resume.position, resume.agent
                 await self._restore(run, executor, resume)
             while position < len(steps):
                 step = steps[position]
+                if isinstance(step, F.Op):
+                    position = await flow.control(step, position)
+                    continue
                 if position == len(steps) - 1:  # the last step's record and the result land together
                     run.pipe.hold = True
                 if position and agent_resume is None:  # the gate looks at every page the run has opened
@@ -247,13 +251,13 @@ class Runner:
                     await self._sign_in_save(sign_in, env)
                 position += 1
             await self._gate_and_replay(run, executor, run.page_steps, output)
-            return await self._verdict(spec, env, output, run.params)
+            return await verdict(spec, env, output, run.params)
         except RunFailed as exc:
             return RunResult("failed", str(exc), output)
         except Parked as parked:
             saved = await run.host.suspend(env)
             parked.continuation = Continuation(
-                wait=parked.wait, position=position, next_index=run.next_index, output=output,
+                wait=parked.wait, position=position, next_index=run.next_index, output=output, loops=dict(run.loops),
                 page_steps=[s.model_dump(mode="json", exclude_none=True) for s in run.page_steps],
                 captchas_solved=sorted(run.captchas_solved),
                 session=saved.session, session_storage=saved.extra, url=saved.location, agent=parked.agent,
@@ -265,7 +269,7 @@ class Runner:
     async def _restore(self, run: RunState, executor: StepExecutor, resume: Continuation) -> None:
         """Reopen a parked run's session (the host's `restore`: for the web a new context from the
         saved state, at the saved URL) and set this page's fields again from the steps that set them."""
-        run.next_index = resume.next_index
+        run.next_index, run.loops = resume.next_index, dict(resume.loops)
         run.captchas_solved = set(resume.captchas_solved)
         run.page_steps = [STEP.validate_python(s) for s in resume.page_steps]
         try:
@@ -287,7 +291,13 @@ class Runner:
         run.acting, run.current_step = None, step
         record = await run.watched(step, self._one_step(step, run, executor))
         record = run.emit(record)
-        output.update(record.output)
+        if record.status == "succeeded" and getattr(step, "append", False):  # extract with append: this page's items join the list
+            before = output.get(step.into)
+            value = record.output.get(step.into)
+            output[step.into] = [*(before if isinstance(before, list) else [] if before is None else [before]),
+                                 *(value if isinstance(value, list) else [value])]
+        else:
+            output.update(record.output)
         if record.status == "failed":
             raise RunFailed(record.index, step.name or step.kind, record.error)
         edited = record.grounding.get("risk", {}).get("review", {}).get("edited")
@@ -300,7 +310,7 @@ class Runner:
         try:
             for step in run.page_steps:
                 if step.kind in ("fill", "select", "check", "upload"):
-                    await executor.run(S.render_step(step, run.params))
+                    await executor.run(S.render_step(step, values_context(run.params, run.output)))
         finally:
             executor.guard = guard
 
@@ -348,9 +358,9 @@ class Runner:
         assert self.agent is not None  # noqa: S101 -- type narrowing: agent steps are refused without one
         label = step.name or "agent step"
         try:
-            step = S.render_step(step, run.params)
+            step = S.render_step(step, values_context(run.params, run.output))
         except (KeyError, ValueError) as exc:
-            message = f"parameter {exc.args[0]!r} is not set" if isinstance(exc, KeyError) else str(exc)
+            message = fill_error(exc)
             record = run.emit(StepRecord(0, "agent", step.name, step.model_dump(exclude_none=True), "failed",
                                          error=message, started_at=time.time()))
             raise RunFailed(record.index, label, message) from None
@@ -405,9 +415,9 @@ class Runner:
         started = time.time()
         t0 = time.perf_counter()
         try:
-            step = S.render_step(step, run.params)
+            step = S.render_step(step, values_context(run.params, run.output))
         except (KeyError, ValueError) as exc:
-            error = f"parameter {exc.args[0]!r} is not set" if isinstance(exc, KeyError) else str(exc)
+            error = fill_error(exc)
             return StepRecord(0, step.kind, step.name, step.model_dump(exclude_none=True), "failed",
                               error=error, started_at=started)
         record = StepRecord(0, step.kind, step.name, step.model_dump(exclude_none=True), "succeeded",
@@ -463,37 +473,3 @@ class Runner:
             entry.next_index = run.next_index + 1  # this step's record takes run.next_index
             run.last_done = entry
         await run.recorder.action_done(entry)
-
-    async def _verdict(self, spec: S.AutomationSpec, env, output: dict[str, Any], params: dict[str, Any]) -> RunResult:
-        """Check the success criteria (`{{param}}` filled as in steps) on the final screen; keep the evidence."""
-        try:
-            criteria = S.render_step(spec.success_criteria, params)
-        except (KeyError, ValueError) as exc:
-            return RunResult("failed", f"success criteria could not be filled in: {exc}", output,
-                             {"passed": False, "evidence": {}})
-        location = env.location()
-        evidence: dict[str, Any] = {"url": location}
-        failures: list[str] = []
-        if criteria.url_contains:
-            ok = criteria.url_contains in location
-            evidence["url_contains"] = {"expected": criteria.url_contains, "ok": ok}
-            if not ok:
-                failures.append(f"URL {location!r} does not contain {criteria.url_contains!r}")
-        if criteria.text_visible:
-            try:
-                visible = await env.text_visible(criteria.text_visible)
-            except (StepError, EnvironmentLost) as exc:
-                return RunResult("failed", f"success criteria could not be checked: {exc}", output,
-                                 {"passed": False, "evidence": evidence})
-            evidence["text_visible"] = {"expected": criteria.text_visible, "ok": visible}
-            if not visible:
-                failures.append(f"text {criteria.text_visible!r} is not visible on the final page")
-        if criteria.output_valid and spec.output_schema:
-            errors = patterns.schema_errors(spec.output_schema, output)  # user regexes run bounded
-            evidence["output_valid"] = {"ok": not errors, "errors": [e.message for e in errors[:10]]}
-            if errors:
-                failures.append(f"output does not match the output schema: {errors[0].message}")
-        verdict = {"passed": not failures, "evidence": evidence}
-        if failures:
-            return RunResult("failed", "success criteria not met: " + "; ".join(failures), output, verdict)
-        return RunResult("succeeded", "all steps done and success criteria met", output, verdict)

@@ -1,20 +1,22 @@
-"""Automation definitions the runtime executes: explicit steps, criteria, limits.
+"""Automation definitions the runtime executes: explicit steps, blocks, criteria, limits.
 
 These models are the contract between the stored automation (validated by the web app when a
 user saves it) and the executor. Strings may hold `{{param}}` placeholders, filled from the
-run's parameters before a step runs, and `{{credentials.NAME.FIELD}}` placeholders, which stay
-in every record and are replaced by the secret only when the executor types.
+run's parameters before a step runs, `{{steps.NAME.value}}` placeholders, filled from the values
+earlier steps stored (`workers.templating`, `workers.flow`), and `{{credentials.NAME.FIELD}}`
+placeholders, which stay in every record and are replaced by the secret only when the executor
+types. Blocks (`if`, `repeat`) hold steps of their own (`workers.flow` runs them).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
-PARAM_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-SECRET_RE = re.compile(r"\{\{\s*credentials\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\s*\}\}")
+# Templating lives in workers.templating; these names are re-exported for existing callers.
+from workers.templating import (PARAM_RE, SECRET_RE, fill_error, placeholders, render,  # noqa: F401
+                                render_step, step_strings, template_params, template_values)
 
 TARGET_ROLES = Literal[
     "button", "link", "textbox", "checkbox", "radio", "combobox", "listbox", "option", "tab",
@@ -172,6 +174,8 @@ class ExtractStep(_Step):
     attribute: Literal["text", "value"] = "text"
     all: bool = Field(default=False, description="Extract every match as a list.")
     pattern: str | None = Field(default=None, description="Regex; the first group (or whole match) is kept.")
+    append: bool = Field(default=False, description="Add to the list already stored under `into` (e.g. one page "
+                                                    "of a list per iteration of a repeat block).")
 
 
 class AgentStep(_Step):
@@ -184,13 +188,91 @@ class AgentStep(_Step):
                              description="Output field for Finished(content); default 'result'.")
 
 
+MAX_BLOCK_DEPTH = 4  # blocks inside blocks, at most this deep
+
+
+class Condition(BaseModel):
+    """A check of the page or of the values, made without a model. Exactly one of:
+    `text_visible` (the text is shown), `element` (a target is present, as an explicit step's
+    target), `url_matches` (a regular expression searched in the current URL, run bounded),
+    `value` (a step value's NAME compared by `op` with `to`: a literal, or another value or a
+    parameter as `{{steps.OTHER.value}}` / `{{param}}`). `negate` turns the answer around;
+    `wait_s` is how long a page check waits for the text or element to appear."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text_visible: str | None = Field(default=None, min_length=1, max_length=500)
+    element: Target | None = None
+    url_matches: str | None = Field(default=None, min_length=1, max_length=300)
+    value: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="A step value's name.")
+    op: Literal["equals", "not_equals", "contains", "greater_than", "less_than", "is_empty"] = "equals"
+    to: str = Field(default="", max_length=500)
+    negate: bool = False
+    wait_s: float = Field(default=1.0, ge=0, le=60)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _string_element(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("element"), str):
+            data = {**data, "element": _as_target(data["element"])}
+        return data
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> "Condition":
+        chosen = [k for k in ("text_visible", "element", "url_matches", "value") if getattr(self, k) is not None]
+        if len(chosen) != 1:
+            raise ValueError("a condition needs exactly one of text_visible, element, url_matches or value"
+                             + (f" (it has {', '.join(chosen)})" if chosen else ""))
+        return self
+
+    def describe(self) -> str:
+        words = (f"text {self.text_visible!r} is visible" if self.text_visible is not None else
+                 f"{self.element.describe()} is present" if self.element is not None else
+                 f"the URL matches {self.url_matches!r}" if self.url_matches is not None else
+                 f"value {self.value!r} {self.op.replace('_', ' ')}" + ("" if self.op == "is_empty" else f" {self.to!r}"))
+        return f"not ({words})" if self.negate else words
+
+
+class _Block(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(default="", max_length=200, description="What this block does, for people.")
+
+
+class IfBlock(_Block):
+    """Runs `steps` only if `condition` holds, else the `else` steps (none by default)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+
+    kind: Literal["if"] = "if"
+    condition: Condition
+    steps: list["Step"] = Field(min_length=1)
+    else_steps: list["Step"] = Field(default_factory=list, alias="else")
+
+
+class RepeatBlock(_Block):
+    """Runs `steps` again and again until `until` holds, checked before each iteration (so "click
+    Next until it is gone" stops on the last page). `max_iterations` is a required hard cap; when
+    it is reached and `until` still does not hold, `on_cap` says whether the run fails (default)
+    or goes on after the block."""
+
+    kind: Literal["repeat"] = "repeat"
+    until: Condition
+    max_iterations: int = Field(ge=1, le=1000, description="Hard cap on iterations (required).")
+    on_cap: Literal["fail", "stop"] = "fail"
+    steps: list["Step"] = Field(min_length=1)
+
+
 Step = Annotated[
     Union[
         GotoStep, ClickStep, FillStep, SelectStep, CheckStep, UploadStep, PressStep, WaitForStep, AssertStep,
-        ExtractStep, AgentStep,
+        ExtractStep, AgentStep, IfBlock, RepeatBlock,
     ],
     Field(discriminator="kind"),
 ]
+BLOCKS = (IfBlock, RepeatBlock)
+IfBlock.model_rebuild()
+RepeatBlock.model_rebuild()
 STEPS = TypeAdapter(list[Step])
 
 
@@ -356,88 +438,4 @@ class AutomationSpec(BaseModel):
 
     def sign_in_positions(self) -> list[int]:
         """Indices (in `steps`) of the steps marked as sign-in steps."""
-        return [i for i, step in enumerate(self.steps) if step.sign_in]
-
-
-def template_params(text: str) -> set[str]:
-    """Names of `{{param}}` placeholders in text (credential placeholders excluded)."""
-    return {m.group(1) for m in PARAM_RE.finditer(text)}
-
-
-def render(text: str, params: dict[str, Any]) -> str:
-    """Fill `{{param}}` placeholders; credential placeholders are left for the executor.
-
-    Parameter values are literal text. The check runs on the final assembled string: every
-    credential placeholder in it must stand whole in the template's own text. A value holding
-    `{{` or `}}`, or values that assemble into a placeholder with the text around them
-    (`{{first}}{{last}}` with first="{" and last="{credentials.NAME.password}}"), raise
-    ValueError: the step fails instead of typing a secret nobody put in the automation."""
-    parts: list[tuple[str, bool]] = []  # (text, is the template's own text)
-    position = 0
-    for match in PARAM_RE.finditer(text):
-        parts += [(text[position:match.start()], True), (_param_value(match.group(1), params), False)]
-        position = match.end()
-    parts.append((text[position:], True))
-    result, own, at = "", [], 0
-    for part, literal in parts:
-        if literal:
-            own.append((at, at + len(part)))
-        result, at = result + part, at + len(part)
-    for match in SECRET_RE.finditer(result):
-        if not any(start <= match.start() and match.end() <= end for start, end in own):
-            used = ", ".join(sorted(template_params(text)))
-            raise ValueError(f"parameters ({used}) would assemble a credential placeholder; "
-                             "parameter values are typed literally and may not form '{{credentials…}}'")
-    return result
-
-
-def _param_value(name: str, params: dict[str, Any]) -> str:
-    if name not in params:
-        raise KeyError(name)
-    value = str(params[name])
-    if "{{" in value or "}}" in value:
-        # A parameter must never smuggle in a credential placeholder (the executor would
-        # reveal it) nor a template of its own.
-        raise ValueError(f"parameter {name!r} may not contain '{{{{' or '}}}}'")
-    return value
-
-
-def placeholders(text: str) -> list[str]:
-    """Every placeholder the runtime acts on in text, in canonical form ("credentials.NAME.FIELD"
-    or the parameter's name), matched exactly as `render` and `SecretBox.reveal` match them
-    (whitespace such as a tab inside the braces included)."""
-    found = [f"credentials.{m.group(1)}.{m.group(2)}" for m in SECRET_RE.finditer(text)]
-    return found + [m.group(1) for m in PARAM_RE.finditer(text)]
-
-
-def render_step(step: BaseModel, params: dict[str, Any]) -> BaseModel:
-    """A copy of the step with parameters filled into every string field."""
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            return render(value, params)
-        if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [walk(v) for v in value]
-        return value
-
-    return type(step).model_validate(walk(step.model_dump(exclude_none=True)))
-
-
-def step_strings(step: BaseModel) -> list[str]:
-    """Every string in a step, for finding which parameters and credentials it uses."""
-    out: list[str] = []
-
-    def walk(value: Any) -> None:
-        if isinstance(value, str):
-            out.append(value)
-        elif isinstance(value, dict):
-            for v in value.values():
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    walk(step.model_dump(exclude_none=True))
-    return out
+        return [i for i, step in enumerate(self.steps) if getattr(step, "sign_in", None)]

@@ -81,9 +81,23 @@
     });
   }
 
+  // Blocks: a row is indented by the blocks open above it (if/repeat open one, end closes it,
+  // else sits at its if's level); recomputed after every change, as the server computes it.
+  function indentSteps() {
+    var depth = 0;
+    document.querySelectorAll(".steps-editor .step-row").forEach(function (row) {
+      var kind = row.dataset.kind;
+      if (kind === "end" || kind === "else") depth = Math.max(depth - 1, 0);
+      row.dataset.depth = depth;
+      row.style.setProperty("--depth", depth);
+      if (kind === "if" || kind === "repeat" || kind === "else") depth += 1;
+    });
+  }
+
   document.addEventListener("change", function (event) {
-    if (event.target.matches(".step-kind")) applyKind(event.target.closest(".step-row"));
+    if (event.target.matches(".step-kind")) { applyKind(event.target.closest(".step-row")); indentSteps(); }
   });
+  document.addEventListener("htmx:afterSwap", indentSteps);
 
   // Allowed domains: propose the start URL's host while the box is empty or still holds the
   // last proposal (the server proposes the same when the form is shown again).
@@ -108,8 +122,10 @@
         row.parentNode.insertBefore(row.nextElementSibling, row);
       }
       button.focus();
+      indentSteps();
     } else if (button.hasAttribute("data-step-remove")) {
       button.closest(".step-row").remove();
+      indentSteps();
     } else if (button.hasAttribute("data-row-remove")) {
       button.closest("tr").remove();
     } else if (button.hasAttribute("data-add-secret-row")) {

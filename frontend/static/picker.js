@@ -60,6 +60,10 @@
     clearTimeout(state.poll);
     state = {row: row, snapshot: null, base: list.dataset.pickerUrl, poll: null};
     var index = stepIndex(row);
+    var rows = Array.prototype.slice.call(document.querySelectorAll("#steps .step-row"));
+    var inBlock = rows.slice(0, rows.indexOf(row) + 1).some(function (r) {
+      return ["if", "else", "repeat", "end"].indexOf(r.dataset.kind) !== -1;
+    });
     $("picker-step").textContent = "for step " + (index + 1) + " (" + row.querySelector(".step-kind").value + ")";
     $("picker-error").hidden = true;
     $("picker-shot").hidden = true;
@@ -67,6 +71,10 @@
     $("picker-mark").hidden = true;
     setStatus("Opening the page on a worker…");
     dialog.showModal();
+    if (inBlock) {  // the picker replays a straight list of steps (docs/workflows.md)
+      showError("Pick on page works on the steps before the first block (if / repeat); type this target instead.");
+      return;
+    }
     api("POST", state.base, {step: index, kind: row.querySelector(".step-kind").value})
       .then(function (snapshot) { state.snapshot = snapshot; poll(); })
       .catch(function (error) { showError(error.message); });

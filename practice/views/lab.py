@@ -36,6 +36,21 @@ def extract_view(request: HttpRequest) -> HttpResponse:
     return render(request, "practice/lab/extract.html")
 
 
+RECORDS = [f"INV-{n:03d}" for n in range(1, 13)]  # 12 invoices, 5 a page: pages of 5, 5 and 2
+RECORDS_PER_PAGE = 5
+
+
+def records_view(request: HttpRequest) -> HttpResponse:
+    """``/lab/records?page=N``: a paginated list of invoices; "Next" is there on every page but the last."""
+    pages = -(-len(RECORDS) // RECORDS_PER_PAGE)
+    try:
+        page = min(max(int(request.GET.get("page", "1")), 1), pages)
+    except ValueError:
+        page = 1
+    shown = RECORDS[(page - 1) * RECORDS_PER_PAGE:page * RECORDS_PER_PAGE]
+    return render(request, "practice/lab/records.html", {"records": shown, "page": page, "pages": pages})
+
+
 _lookups: list[str] = []
 _lookups_lock = threading.Lock()
 

@@ -157,3 +157,20 @@ def test_a_rejected_or_blocked_run_says_so_beside_failed(owner_client, automatio
     listing = owner_client.get("/runs/").content.decode()
     assert listing.count("run-outcome") == 2 and ">blocked</span>" in listing
 
+
+
+def test_a_branch_decision_and_its_skipped_steps_show_on_the_run_page(owner_client, automation):
+    from venus_rpa.runs.models import Step
+
+    run = make_run(automation)
+    now = timezone.now()
+    Step.objects.create(run=run, index=0, kind="if", name="if text 'Filed' is visible: no, skipped", status="succeeded",
+                        action={"kind": "if", "condition": {"text_visible": "Filed"}},
+                        grounding={"flow": {"branch": "none", "holds": False}}, started_at=now)
+    Step.objects.create(run=run, index=1, kind="click", name="File it", status="skipped", started_at=now,
+                        action={"kind": "click", "target": {"text": "File it"}},
+                        error="skipped: the condition (text 'Filed' is visible) did not hold")
+    html = owner_client.get(f"/runs/{run.pk}/").content.decode()
+    assert "if text &#x27;Filed&#x27; is visible: no, skipped" in html
+    skipped = html.split('id="step-1"')[0].rsplit("<li", 1)[1] + html.split('id="step-1"')[1].split("</li>")[0]
+    assert 'step-skipped' in skipped and 'data-status="skipped"' in skipped and "did not hold" in skipped

@@ -338,6 +338,13 @@ def test_lab_pages_are_public_and_fixed(client: httpx.Client) -> None:
     assert "Blue mug" in extract and 'aria-label="Price">$12.50<' in extract
 
 
+def test_the_invoice_list_is_paginated_with_next_on_every_page_but_the_last(client: httpx.Client) -> None:
+    pages = [client.get(f"/lab/records?page={n}").text for n in (1, 2, 3)]
+    assert [p.count('class="invoice"') for p in pages] == [5, 5, 2]
+    assert [">Next</a>" in p for p in pages] == [True, True, False]
+    assert "INV-012" in pages[2] and "Page 3 of 3" in client.get("/lab/records?page=9").text
+
+
 def test_server_exits_cleanly_on_sigterm() -> None:
     port = free_port()
     proc = subprocess.Popen(

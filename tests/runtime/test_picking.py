@@ -207,3 +207,12 @@ def test_a_failing_step_and_a_time_out_say_which_step(host, practice_url):
     assert message.startswith("step 1 (Open the menu) failed") and "not found" in message
     spec["steps"] = spec["steps"][1:]
     assert failure(host, spec, step=1, timeout_s=2) == "the picker timed out after 2s while doing step 1 (wait_for)"
+
+
+def test_the_picker_refuses_a_step_in_or_after_a_block(host, practice_url):
+    block = {"kind": "if", "condition": {"text_visible": "Sign in"}, "steps": [{"kind": "click", "target": "x"}]}
+    spec = {"start_url": practice_url + "/login", "allowed_domains": ["127.0.0.1"],
+            "steps": [{"kind": "goto", "url": "/login"}, block, {"kind": "click", "target": "y"}]}
+    assert failure(host, spec, step=2) == "step 2 is an 'if' block; the picker works on the steps before the first block"
+    assert failure(host, spec, step=1).startswith("step 2 is an 'if' block")
+    assert snapshot(host, spec, step=0).url.endswith("/login")  # before the block: as before

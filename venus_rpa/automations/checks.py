@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from django.core.validators import slug_re
 from django.utils.text import slugify
 
-from workers import egress, patterns
+from workers import egress, flow, patterns
 from workers.sign_in import sign_in_credential, sign_in_domain
 from workers.steps import AutomationSpec, ExtractStep, GotoStep
 from workers.totp import TOTP_FIELD, TotpSecretError, normalise_secret
@@ -102,15 +102,15 @@ def definition_problems(spec: AutomationSpec) -> dict[str, list[str]]:
         problem = _where_problem(spec, spec.start_url)
         if problem:
             fields["start_url"] = [problem]
-    for index, step in enumerate(spec.steps):
+    for where, step, _ in flow.walk(spec.steps):  # steps inside blocks too ("steps.2.steps.0")
         if isinstance(step, GotoStep):
             problem = _where_problem(spec, step.url, relative_ok=True)
             if problem:
-                fields[f"steps.{index}.url"] = [problem]
+                fields[f"{where}.url"] = [problem]
         if isinstance(step, ExtractStep) and step.pattern:
             problem = patterns.check_pattern(step.pattern)
             if problem:
-                fields[f"steps.{index}.pattern"] = [problem]
+                fields[f"{where}.pattern"] = [problem]
     return fields
 
 

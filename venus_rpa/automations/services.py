@@ -19,7 +19,7 @@ from venus_rpa.automations import checks, governance
 from venus_rpa.automations.crypto import decrypt_json, encrypt_fields, encrypt_json
 from venus_rpa.automations.models import Automation, AutomationVersion, Credential, LoginSession
 from venus_rpa.core.errors import Conflict, InvalidInput
-from workers import egress, patterns
+from workers import egress, flow, patterns
 from workers.sign_in import state_permitted
 from workers.steps import SECRET_RE, AutomationSpec, template_params
 from workers.totp import TOTP_FIELD, normalise_secret
@@ -54,6 +54,8 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any]) -> 
     except PydanticValidationError as exc:
         raise InvalidInput("The automation definition is invalid.", fields=_pydantic_fields(exc)) from exc
     fields: dict[str, list[str]] = checks.definition_problems(spec)
+    for where, problems in flow.definition_problems(spec.steps).items():  # step values, blocks
+        fields.setdefault(where, []).extend(problems)
     domains = _allowed_domains_clean(data, fields)
     schema = data["param_schema"]
     try:

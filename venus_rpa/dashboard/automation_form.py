@@ -11,13 +11,12 @@ from django.http import QueryDict
 
 from venus_rpa.automations.models import Automation, AutomationVersion
 from venus_rpa.automations.services import DEFINITION_DEFAULTS
-from venus_rpa.dashboard import editor
+from venus_rpa.dashboard import blocks, editor
 from venus_rpa.dashboard.field_errors import field_label, json_field
 
 DEFAULT_STEP = {"kind": "goto", "url": "/"}
 DEFAULT_CAPTCHA = {"enabled": True, "solvers": ["local", "model", "human"], "max_attempts": 3}
 DEFAULT_LIMITS = {"max_steps": 100, "max_seconds": 600}
-STEP_KEY = re.compile(r"^steps\.(\d+)(?:\.(.*))?$")
 
 
 @dataclass
@@ -34,6 +33,7 @@ class AutomationEditor:
     output_schema_json: str = ""
     safety_json: str = ""
     errors: dict[str, list[str]] = field(default_factory=dict)
+    step_paths: dict[str, int] = field(default_factory=dict)  # "steps.1.steps.0" -> index in `steps`
 
     @property
     def param_mode(self) -> str:
@@ -52,7 +52,9 @@ class AutomationEditor:
         definition = version.definition() if version else dict(DEFINITION_DEFAULTS)
         form = cls(name=automation.name, slug=automation.slug, description=automation.description,
                    definition=definition)
-        form.steps = [editor.step_row_from_step(s) for s in definition["steps"]]
+        form.steps = blocks.rows_from_steps(definition["steps"])
+        _, form.step_paths = blocks.steps_from_rows(form.steps)
+        blocks.values_hints(definition["steps"], form.steps, form.step_paths)
         form.set_param_schema(definition["param_schema"])
         form.output_schema_json = editor.pretty(definition["output_schema"])
         form.safety_json = editor.pretty(definition.get("safety") or {})
@@ -81,6 +83,11 @@ class AutomationEditor:
 
     def _definition_from(self, data: QueryDict) -> dict[str, Any]:
         errors = self.errors
+        steps, self.step_paths = blocks.steps_from_rows(self.steps)
+        for row in self.steps:
+            for message in row.errors.get("", []):
+                errors.setdefault("steps", []).append(message)
+        blocks.values_hints(steps, self.steps, self.step_paths)
         if self.params is None:
             param_schema = json_field(self.param_json, "param_schema", errors)
         else:
@@ -97,7 +104,7 @@ class AutomationEditor:
             "start_url": data.get("start_url", "").strip(),
             "allowed_domains": [d for d in re.split(r"[\s,]+", data.get("allowed_domains", "")) if d],
             "goal": data.get("goal", "").strip(),
-            "steps": [editor.step_from_row(row) for row in self.steps],
+            "steps": steps,
             "param_schema": param_schema,
             "credentials": data.getlist("credentials"),
             "success_criteria": criteria,
@@ -116,17 +123,12 @@ class AutomationEditor:
         """Attach service field errors (`steps.2.click.target`, `limits.max_steps`...) to their
         rows and sections."""
         for key, messages in fields.items():
-            match = STEP_KEY.match(key)
-            if match and int(match.group(1)) < len(self.steps):
-                row = self.steps[int(match.group(1))]
-                rest = (match.group(2) or "").split(".")
-                if rest and rest[0] in editor.STEP_KINDS:  # pydantic names the union member
-                    rest = rest[1:]
-                row.errors.setdefault(rest[0] if rest else "", []).extend(messages)
-                key = ".".join(["steps", match.group(1), *rest]).rstrip(".")
-                self.errors.setdefault(key, []).extend(messages)
-            else:
-                self.errors.setdefault(key, []).extend(messages)
+            found = blocks.row_for_key(key, self.step_paths) if key.startswith("steps.") else None
+            if found is not None:  # steps inside blocks too: "steps.1.steps.0.value"
+                index, name = found
+                self.steps[index].errors.setdefault(name, []).extend(messages)
+                key = f"steps.{index}" + (f".{name}" if name else "")  # the row's number in the editor
+            self.errors.setdefault(key, []).extend(messages)
 
     def section_errors(self, prefix: str) -> list[str]:
         return [f"{k[len(prefix) + 1:]}: {m}" if k != prefix else m

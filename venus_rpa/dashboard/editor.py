@@ -19,7 +19,8 @@ from django.http import QueryDict
 from venus_rpa.dashboard.field_errors import json_object_read
 from workers.steps import TARGET_ROLES, CaptchaPolicy
 
-STEP_KINDS = ("goto", "click", "fill", "select", "check", "upload", "press", "wait_for", "assert", "extract", "agent")
+STEP_KINDS = ("goto", "click", "fill", "select", "check", "upload", "press", "wait_for", "assert", "extract", "agent",
+              "if", "else", "repeat", "end")  # the last four open, split and close blocks (dashboard.blocks)
 # The fields each kind takes besides name and timeout_s ("target?" is an optional target).
 KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "goto": ("url",),
@@ -31,12 +32,17 @@ KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "press": ("key", "target?"),
     "wait_for": ("target?", "text", "url_contains"),
     "assert": ("target?", "text", "url_contains", "absent"),
-    "extract": ("target", "into", "attribute", "all", "pattern"),
+    "extract": ("target", "into", "attribute", "all", "pattern", "append"),
     "agent": ("goal", "max_actions", "repeat_limit", "into"),
+    "if": ("condition", "target?"),  # the target fields name an element condition's element
+    "else": (),
+    "repeat": ("condition", "target?", "max_iterations", "on_cap"),
+    "end": (),
 }
+NOT_STEPS = ("if", "else", "repeat", "end")  # rows without a timeout or sign-in mark
 SIGN_IN_CHECK_KEYS = ("text_visible", "url_contains", "url_excludes", "timeout_s")
 TARGET_KEYS = ("text", "role", "name", "label", "placeholder", "css", "nth", "within", "near")
-BOOL_FIELDS = {"checked", "absent", "all"}
+BOOL_FIELDS = {"checked", "absent", "all", "append"}
 # Sent even when empty, so the service names the missing value on the right row.
 REQUIRED_TEXT = {"url", "value", "option", "filename", "key", "goal"}
 ROLES = TARGET_ROLES.__args__
@@ -62,6 +68,8 @@ def new_uid() -> str:
 
 def kinds_for(field_name: str) -> str:
     """Space-separated kinds that show a field (the template hides the others)."""
+    if field_name == "timeout_s":  # every step's; no block row's
+        return " ".join(k for k in STEP_KINDS if k not in NOT_STEPS)
     return " ".join(k for k, names in KIND_FIELDS.items() if field_name in names or f"{field_name}?" in names)
 
 
@@ -73,6 +81,8 @@ class StepRow:
     kind: str = "click"
     values: dict[str, Any] = field(default_factory=dict)
     errors: dict[str, list[str]] = field(default_factory=dict)
+    depth: int = 0  # how many blocks hold the row (set when rows are laid out or read back)
+    values_here: list[str] = field(default_factory=list)  # step values this step may use
 
     @property
     def error_list(self) -> list[str]:
@@ -97,7 +107,7 @@ def step_rows_from_post(data: QueryDict) -> list[StepRow]:
         prefix = f"s-{uid}-"
         values = {k[len(prefix):]: v for k, v in data.items() if k.startswith(prefix)}
         kind = values.pop("kind", "click")
-        for name in (*BOOL_FIELDS, "sign_in"):
+        for name in (*BOOL_FIELDS, "sign_in", "negate"):
             values[name] = values.get(name) == "on"
         rows.append(StepRow(uid=uid, kind=kind if kind in STEP_KINDS else "click", values=values))
     return rows

@@ -34,6 +34,7 @@ from venus_rpa.automations.crypto import decrypt_fields
 from venus_rpa.runs.models import ACTIVE, TERMINAL, ActionStatus, Run, RunStatus
 from venus_rpa.runs.queues import surface_queues
 from venus_rpa.runs.services import run_enqueue, run_finish
+from workers.flow import step_kinds
 from workers.journal import Resume
 
 log = logging.getLogger(__name__)
@@ -223,11 +224,11 @@ def _after_worker_lost(run: Run, stale_s: float) -> tuple[str, str]:
                           "done: it may or may not have taken effect, so it is not repeated; check the site")
     if run.status != RunStatus.RUNNING:
         return "failed", f"{lost} while waiting for a person"
-    if any(step.get("kind") == "agent" for step in run.version.steps):
+    if "agent" in step_kinds(run.version.steps):
         return "failed", f"{lost} (runs with agent steps are not retried: their actions are not journaled)"
     if run.attempt >= settings.VENUS_RUN_MAX_ATTEMPTS:
         return "failed", f"{lost}; gave up after {run.attempt} attempt(s)"
-    done = run.actions.filter(status=ActionStatus.DONE).order_by("-position").first()
+    done = run.actions.filter(status=ActionStatus.DONE).order_by("-done_at", "-position").first()
     where = f"after '{done.name or done.kind}', which was done" if done else "from the start"
     return "retried", f"{lost}; retrying (attempt {run.attempt + 1}) {where}"
 
@@ -235,7 +236,8 @@ def _after_worker_lost(run: Run, stale_s: float) -> tuple[str, str]:
 def run_resume_point(*, run: Run) -> Resume | None:
     """Where a retried run continues: right after its last action journaled as done, with the
     session (cookies, storage) and output it had then. None: start from the beginning."""
-    done = run.actions.filter(status=ActionStatus.DONE).order_by("-position").first()
+    # The latest done, not the highest position: inside a repeat block positions come round again.
+    done = run.actions.filter(status=ActionStatus.DONE).order_by("-done_at", "-position").first()
     if done is None:
         return None
     saved: dict[str, Any] = json.loads(decrypt_fields(done.session)["data"]) if done.session else {}

@@ -304,6 +304,12 @@ class ActionGuard:
             approval_key=approval_key(probe, summary, form),
         )
 
+    def new_iteration(self) -> None:
+        """A repeat block begins another iteration (`workers.flow`): its acts are new acts, so
+        nothing approved before counts for them (the same Send in the next iteration is asked again)."""
+        self._approved.clear()
+        self._carry = None
+
     def _remember(self, question: ReviewQuestion, facts: dict[str, Any]) -> None:
         """An approved action is not asked again on the same page (same control, same form values
         and amounts) in this run; any difference asks again."""

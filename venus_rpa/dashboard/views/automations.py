@@ -15,7 +15,7 @@ from venus_rpa.automations.models import Automation
 from venus_rpa.automations.selectors import automation_get, automation_list, credential_list
 from venus_rpa.automations.services import automation_create, automation_update, definition_validate
 from venus_rpa.core.errors import ServiceError
-from venus_rpa.dashboard import editor
+from venus_rpa.dashboard import blocks, editor
 from venus_rpa.dashboard.access import member_view, require_write
 from venus_rpa.dashboard.automation_form import AutomationEditor
 from venus_rpa.dashboard.diff import version_diff, version_lowerings
@@ -43,7 +43,7 @@ def automation_index(request: HttpRequest) -> HttpResponse:
 
 def _editor_context(request: HttpRequest, form: AutomationEditor, automation: Automation | None) -> dict:
     return {
-        "form": form, "automation": automation, "kinds": editor.STEP_KINDS, "roles": editor.ROLES,
+        "form": form, "automation": automation, "kinds": editor.STEP_KINDS, "roles": editor.ROLES, **blocks.ROW_CONTEXT,
         "param_types": editor.PARAM_TYPES, "solvers": editor.SOLVERS,
         "credentials": credential_list(workspace=request.access.workspace),
         "readonly": not request.access.can_write or bool(automation and automation.is_archived),
@@ -122,7 +122,7 @@ def step_row(request: HttpRequest) -> HttpResponse:
     kind = request.GET.get("kind", "click")
     row = editor.StepRow(uid=editor.new_uid(), kind=kind if kind in editor.STEP_KINDS else "click")
     return render(request, "dashboard/automations/_step_row.html",
-                  {"row": row, "kinds": editor.STEP_KINDS, "roles": editor.ROLES})
+                  {"row": row, "kinds": editor.STEP_KINDS, "roles": editor.ROLES, **blocks.ROW_CONTEXT})
 
 
 @member_view(write=True)

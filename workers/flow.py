@@ -1,0 +1,326 @@
+"""Values between steps and blocks of steps (`if` / `else`, bounded `repeat until`).
+
+Values: an `extract` step stores its value under `into`, an agent step its `Finished` content
+under `into` ("result" by default); later steps read it as `{{steps.NAME.value}}`, filled by the
+same mechanism and escaping rules as parameters (`workers.templating`). Values are the run's
+output, so they are scrubbed of vault secrets like any extracted data and shown in the trace.
+
+Contract:
+- `definition_problems(steps, params)` judges a definition at save: every value used is produced
+  by an earlier step on every path to it (after an `if`, only what both branches produce; after a
+  `repeat`, nothing its body produces, since it may run zero times), blocks nest at most
+  `MAX_BLOCK_DEPTH` deep, sign-in steps stay at the top level before any block, `url_matches`
+  patterns compile under the bounded engine. Errors are field errors keyed by the step's path
+  ("steps.3.steps.1") and name the step. `values_available` lists the names usable at each step.
+- `compile_program(steps)` flattens blocks into one list of steps and `Op`s (branches, jumps and
+  loop checks with absolute targets), so a run's position stays one integer: a continuation,
+  the action journal and crash retries resume inside a block exactly as at the top level. Loop
+  counters travel in `RunState.loops` / `Continuation.loops`.
+- `Flow.control(op, position)` runs one `Op` and returns the next position; it records a trace
+  line for each decision (which branch ran, each iteration) and a `skipped` record, with the
+  reason, for each step a branch not taken holds. Page conditions are read without acting
+  (through the executor's `assert`), so the safety and CAPTCHA gates see only the steps inside.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from workers import patterns, steps as S
+from workers.errors import EnvironmentLost, StepError
+from workers.run_state import RunFailed, RunState, StepRecord
+from workers.templating import fill_error, render, step_strings, template_values, values_context
+
+
+def produced(step: Any) -> str | None:
+    """The name of the value a step stores, if it stores one."""
+    if isinstance(step, S.ExtractStep):
+        return step.into
+    if isinstance(step, S.AgentStep):
+        return step.into or "result"
+    return None
+
+
+def walk(steps: list, path: str = "steps", depth: int = 0) -> Iterator[tuple[str, Any, int]]:
+    """Every step and block, nested ones included, with its path and block depth, in order."""
+    for index, step in enumerate(steps):
+        where = f"{path}.{index}"
+        yield where, step, depth
+        if isinstance(step, S.BLOCKS):
+            yield from walk(step.steps, f"{where}.steps", depth + 1)
+            if isinstance(step, S.IfBlock):
+                yield from walk(step.else_steps, f"{where}.else", depth + 1)
+
+
+def step_kinds(steps: list[dict[str, Any]]) -> set[str]:
+    """The kinds of a stored (JSON) step list, nested blocks' steps included."""
+    kinds: set[str] = set()
+    for step in steps:
+        if isinstance(step, dict):
+            kinds.add(str(step.get("kind")))
+            kinds |= step_kinds([*(step.get("steps") or []), *(step.get("else") or [])])
+    return kinds
+
+
+def plain_steps(steps: list) -> list:
+    """The steps that act or read (blocks left out), nested ones included."""
+    return [step for _, step, _ in walk(steps) if not isinstance(step, S.BLOCKS)]
+
+
+def _label(step: Any, where: str) -> str:
+    return f"step {step.name!r} ({where})" if step.name else f"the {step.kind} step at {where}"
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _condition(step: Any) -> S.Condition:
+    return step.condition if isinstance(step, S.IfBlock) else step.until
+
+
+class _Checker:
+    def __init__(self, params: set[str], all_values: dict[str, str]) -> None:
+        self.params, self.all_values = params, all_values
+        self.fields: dict[str, list[str]] = {}
+        self.available: dict[str, list[str]] = {}
+        self.seen_block = False
+
+    def add(self, where: str, message: str) -> None:
+        self.fields.setdefault(where, []).append(message)
+
+    def uses(self, where: str, label: str, names: set[str], available: set[str]) -> None:
+        for name in sorted(names - available):
+            if name not in self.all_values:
+                known = ", ".join(sorted(self.all_values)) or "none"
+                self.add(where, f"{_cap(label)} uses value {name!r}, but no step stores a value by that "
+                                f"name (values: {known}).")
+            else:
+                self.add(where, f"{_cap(label)} uses value {name!r} before it is stored on every path to "
+                                f"it (it is stored by {self.all_values[name]}); values available here: "
+                                f"{', '.join(sorted(available)) or 'none'}.")
+
+    def check(self, steps: list, path: str, available: set[str], depth: int) -> set[str]:
+        for index, step in enumerate(steps):
+            where = f"{path}.{index}"
+            label = _label(step, where)
+            self.available[where] = sorted(available)
+            if isinstance(step, S.BLOCKS):
+                self.block(step, where, label, available, depth)
+                continue
+            self.uses(where, label, {n for t in step_strings(step) for n in template_values(t)}, available)
+            if step.sign_in and (depth or self.seen_block):
+                self.add(f"{where}.sign_in", "Sign-in steps stay at the top level, before any block.")
+            if produced(step):
+                available = available | {produced(step)}
+        return available
+
+    def block(self, step: Any, where: str, label: str, available: set[str], depth: int) -> None:
+        self.seen_block = True
+        if depth + 1 > S.MAX_BLOCK_DEPTH:
+            self.add(where, f"{_cap(label)} nests blocks more than {S.MAX_BLOCK_DEPTH} deep.")
+            return
+        key = "condition" if isinstance(step, S.IfBlock) else "until"
+        condition = _condition(step)
+        if condition.value is not None:
+            self.uses(f"{where}.{key}.value", label, {condition.value}, available)
+        self.uses(f"{where}.{key}", label, {n for t in step_strings(condition) for n in template_values(t)}, available)
+        if condition.url_matches is not None and (problem := patterns.check_pattern(condition.url_matches)):
+            self.add(f"{where}.{key}.url_matches", problem)
+        inside = self.check(step.steps, f"{where}.steps", set(available), depth + 1)
+        if isinstance(step, S.IfBlock):
+            otherwise = self.check(step.else_steps, f"{where}.else", set(available), depth + 1)
+            available |= inside & otherwise  # the caller's set: what every path through the block stores
+
+
+def definition_problems(steps: list, *, params: set[str] | None = None) -> dict[str, list[str]]:
+    """Field errors of the values and blocks of a step list (see the module's contract)."""
+    all_values: dict[str, str] = {}
+    for where, step, _ in walk(steps):
+        if produced(step) and produced(step) not in all_values:
+            all_values[produced(step)] = _label(step, where)
+    checker = _Checker(params or set(), all_values)
+    checker.check(steps, "steps", set(), 0)
+    return checker.fields
+
+
+def values_available(steps: list) -> dict[str, list[str]]:
+    """Path of each step ("steps.2.steps.0") -> the value names it may use."""
+    checker = _Checker(set(), {})
+    checker.check(steps, "steps", set(), 0)
+    return checker.available
+
+
+# -- the flattened program -------------------------------------------------------------------------
+
+@dataclass
+class Op:
+    """A control point of the flattened program. `if`: go on if the condition holds, else to
+    `target` (the else branch or the block's end). `jump`: to `target` (the end of an if whose
+    then-branch ran; its else steps are recorded as skipped). `loop_start`: reset the counter.
+    `loop_check`: leave to `target` when `until` holds, fail or leave at the cap, else count an
+    iteration. `loop_back`: to the loop's check at `target`."""
+
+    kind: Literal["if", "jump", "loop_start", "loop_check", "loop_back"]
+    block: Any
+    path: str
+    target: int = 0
+
+
+def compile_program(steps: list, *, before: list = ()) -> list:
+    """`before` (the start URL's step), then the steps with blocks flattened into `Op`s;
+    positions and targets are indexes into this list."""
+    out: list = list(before)
+    _emit(steps, "steps", out)
+    return out
+
+
+def _emit(steps: list, path: str, out: list) -> None:
+    for index, step in enumerate(steps):
+        where = f"{path}.{index}"
+        if isinstance(step, S.IfBlock):
+            head = Op("if", step, where)
+            out.append(head)
+            _emit(step.steps, f"{where}.steps", out)
+            if step.else_steps:
+                jump = Op("jump", step, where)
+                out.append(jump)
+                head.target = len(out)
+                _emit(step.else_steps, f"{where}.else", out)
+                jump.target = len(out)
+            else:
+                head.target = len(out)
+        elif isinstance(step, S.RepeatBlock):
+            out.append(Op("loop_start", step, where))
+            check = Op("loop_check", step, where)
+            out.append(check)
+            at = len(out) - 1
+            _emit(step.steps, f"{where}.steps", out)
+            out.append(Op("loop_back", step, where, target=at))
+            check.target = len(out)
+        else:
+            out.append(step)
+
+
+class Flow:
+    """Runs the `Op`s of one run (see the module's contract)."""
+
+    def __init__(self, run: RunState, executor: Any) -> None:
+        self.run, self.executor = run, executor
+
+    async def control(self, op: Op, position: int) -> int:
+        if op.kind == "jump":
+            self._skipped(op.block.else_steps, "the condition held, so the else branch did not run")
+            return op.target
+        if op.kind == "loop_back":
+            return op.target
+        if op.kind == "loop_start":
+            self.run.loops[op.path] = 0
+            return position + 1
+        block, condition = op.block, _condition(op.block)
+        holds, evidence = await self.holds(condition, op)
+        if op.kind == "if":
+            branch = "then" if holds else ("else" if block.else_steps else "none")
+            self._record(op, f"if {condition.describe()}: {'yes' if holds else 'no'}, "
+                             + {"then": "ran its steps", "else": "ran the else branch", "none": "skipped"}[branch],
+                         {"branch": branch, "holds": holds, **evidence})
+            if not holds:
+                self._skipped(block.steps, f"the condition ({condition.describe()}) did not hold")
+            return position + 1 if holds else op.target
+        done = self.run.loops.get(op.path, 0)
+        if holds:
+            self._record(op, f"repeat until {condition.describe()}: done after {done} iteration(s)",
+                         {"iteration": done, "holds": True, **evidence})
+            return op.target
+        if done >= block.max_iterations:
+            message = f"repeat until {condition.describe()}: cap of {block.max_iterations} iteration(s) reached"
+            self._record(op, message, {"iteration": done, "holds": False, "cap_reached": True, **evidence},
+                         failed=block.on_cap == "fail")
+            if block.on_cap == "fail":
+                raise RunFailed(self.run.next_index - 1, block.name or "repeat", message)
+            return op.target
+        self.run.loops[op.path] = done + 1
+        if self.run.guard is not None:
+            self.run.guard.new_iteration()
+        self._record(op, f"repeat until {condition.describe()}: iteration {done + 1} of at most "
+                         f"{block.max_iterations}", {"iteration": done + 1, "holds": False, **evidence})
+        return position + 1
+
+    async def holds(self, condition: S.Condition, op: Op) -> tuple[bool, dict[str, Any]]:
+        """Whether the condition holds now, and what was seen (for the trace)."""
+        run = self.run
+        try:
+            to = render(condition.to, values_context(run.params, run.output))
+        except (KeyError, ValueError) as exc:
+            raise self._failed(op, fill_error(exc)) from None
+        if condition.value is not None:
+            if condition.value not in run.output:
+                raise self._failed(op, fill_error(KeyError(f"steps.{condition.value}.value")))
+            seen = run.output[condition.value]
+            result = compare(seen, condition.op, to)
+            evidence: dict[str, Any] = {"value": run.secrets.scrub_data(seen)}
+        elif condition.url_matches is not None:
+            url = run.env.location()
+            try:
+                result = patterns.search(condition.url_matches, url) is not None
+            except patterns.PatternTimeout as exc:
+                raise self._failed(op, str(exc)) from None
+            evidence = {"url": run.secrets.scrub(url)}
+        else:
+            check = S.AssertStep(text=condition.text_visible, target=condition.element,
+                                 timeout_s=max(condition.wait_s, 0.05))
+            try:
+                await self.executor.run(check)
+                result = True
+            except StepError:
+                result = False
+            except EnvironmentLost as exc:
+                raise self._failed(op, run.secrets.scrub(str(exc))) from None
+            evidence = {}
+        return result != condition.negate, evidence
+
+    def _record(self, op: Op, name: str, facts: dict[str, Any], *, failed: bool = False) -> None:
+        block = op.block
+        action = {"kind": block.kind, "block": op.path, **({"name": block.name} if block.name else {}),
+                  "condition": _condition(block).model_dump(mode="json", exclude_none=True)}
+        self.run.emit(StepRecord(0, block.kind, (block.name + ": " if block.name else "") + name[:180], action,
+                                 "failed" if failed else "succeeded", error=name if failed else "",
+                                 grounding={"flow": facts}, url=self.run.env.location(), started_at=time.time()))
+
+    def _failed(self, op: Op, error: str) -> RunFailed:
+        """The condition could not be checked: a failed record saying why, and the run's failure."""
+        message = f"the condition ({_condition(op.block).describe()}) could not be checked: {error}"
+        self._record(op, message, {}, failed=True)
+        return RunFailed(self.run.next_index - 1, op.block.name or op.block.kind, message)
+
+    def _skipped(self, steps: list, reason: str) -> None:
+        for step in steps:
+            self.run.emit(StepRecord(0, step.kind, step.name, step.model_dump(mode="json", exclude_none=True),
+                                     "skipped", error=f"skipped: {reason}", started_at=time.time()))
+
+
+def compare(seen: Any, op: str, to: str) -> bool:
+    """A step value compared with a literal; numbers compare as numbers when both sides are."""
+    text = seen if isinstance(seen, str) else ", ".join(map(str, seen)) if isinstance(seen, list) else str(seen)
+    if op == "is_empty":
+        return not (seen if isinstance(seen, list) else text.strip())
+    if op == "contains":
+        return to in seen if isinstance(seen, list) else to in text
+    left, right = _number(text), _number(to)
+    if op in ("greater_than", "less_than"):
+        if left is None or right is None:
+            return False
+        return left > right if op == "greater_than" else left < right
+    same = left == right if left is not None and right is not None else text.strip() == to.strip()
+    return same if op == "equals" else not same
+
+
+def _number(text: str) -> float | None:
+    cleaned = text.strip().replace(",", "").lstrip("$€£").strip()
+    try:
+        return float(cleaned)
+    except ValueError:
+        return None
