@@ -123,3 +123,40 @@ def test_an_object_and_a_verb_anywhere_in_the_label_make_a_commit(label, categor
 def test_an_object_without_a_committing_verb_is_not_a_commit(label):
     v = verdict(ActionContext(action_type="click", url="https://app.example.org/x", target=TargetInfo(role="button", name=label)))
     assert v.decision == "allow", v.reason
+
+
+@pytest.mark.parametrize("label, title, category", [
+    ("Deaktivieren", "Zwei-Faktor-Authentifizierung deaktivieren", "SEC"),  # the verb on the button, the object in the title
+    ("Click to sign", "Review and sign – Lease agreement", "LEGAL"),
+])
+def test_a_button_that_is_only_a_verb_acts_on_what_the_page_names(label, title, category):
+    v = verdict(ActionContext(action_type="click", url="https://app.example.org/x", page_title=title,
+                              target=TargetInfo(role="button", name=label)))
+    assert (v.category, v.decision) == (category, "review"), v.reason
+    bare = verdict(ActionContext(action_type="click", url="https://app.example.org/x", page_title="Benachrichtigungen",
+                                 target=TargetInfo(role="button", name=label)))
+    assert bare.decision == "allow", bare.reason
+
+
+def test_sending_a_code_to_the_users_own_masked_number_is_not_sending_a_message():
+    v = verdict(ActionContext(action_type="click", url="https://app.example.org/account/login/", page_title="Login",
+                              target=TargetInfo(role="button", name="Send text message to +*********67")))
+    assert v.decision == "allow", v.reason
+    plain = verdict(ActionContext(action_type="click", url="https://app.example.org/messages",
+                                  target=TargetInfo(role="button", name="Send text message to +33 6 12 34 56 78")))
+    assert plain.decision == "review", plain.reason
+
+
+def test_a_filter_chip_with_an_amount_removes_the_filter():
+    v = verdict(ActionContext(action_type="click", url="https://shop.example.org/search", target=TargetInfo(role="button", name="Price: under $100 ×")))
+    assert v.decision == "allow", v.reason
+
+
+@pytest.mark.parametrize("command, decision", [
+    ("rm --help\n", "allow"), ("git push --dry-run --force origin main\n", "allow"),
+    ("sudo shutdown -h now\n", "review"), ("git push --force origin main\n", "review"),
+])
+def test_a_command_that_only_prints_its_help_or_a_dry_run_changes_nothing(command, decision):
+    context = ActionContext(action_type="type", surface="desktop", window_title="dev@laptop: ~/repo",
+                            target=TargetInfo(role="terminal", name="terminal"), typed_text=command)
+    assert verdict(context).decision == decision

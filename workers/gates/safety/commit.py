@@ -55,8 +55,10 @@ def lead_in(v: View, final: Finding) -> str:
         return ""
     t = v.ctx.target
     kind = v.ctx.action_type
-    if t is None or t.scripted or t.hidden:
+    if t is None or t.hidden:
         return ""
+    if t.scripted:  # a script decides what it does; only a Reply / Forward still just opens a composer
+        return _composer(v, t, final) if kind in _CLICKS else ""
     if kind == "type" and not v.ctx.typed_text.endswith("\n") and field_kind(v) == "card" and _only_card(final):
         return ("Typing card details only fills the payment form; its submit is the commit, reviewed as a payment with the "
                 "values typed (card numbers masked).")
@@ -96,6 +98,12 @@ def _opener(v: View, t, final: Finding) -> str:
         return "Its label ends in an ellipsis: it opens a dialog that asks for the details; the commit is made there."
     if any(_OPENS_HINT.search(text) for text in (norm(attrs.get("title", "")), *(norm(n) for n in v.ctx.nearby_text[:3]))):
         return "It opens a sheet, dialog or menu (its hint says so); the commit, if any, is made there."
+    return _composer(v, t, final)
+
+
+def _composer(v: View, t, final: Finding) -> str:
+    """A Reply / Forward with no form, nothing typed and no composer open beside it opens one."""
+    label = norm(t.text or t.name or t.aria_label or t.content_desc)
     if (final.category == "SEND" and not t.form_method and not v.ctx.form_fields and not v.dialog
             and concepts.composer(label)
             and not any(_COMPOSING.search(norm(n)) for n in v.ctx.nearby_text[:4])):

@@ -94,3 +94,25 @@ def toggled(label: str, beside: str) -> tuple[str, str] | None:
         for category, obj, _ in _objects(text):
             return category, obj
     return None
+
+
+_FILLER = re.compile(r"^(?:click|tap|press|select) (?:here )?to ")  # "Click to sign"
+
+
+def bare_verb(label: str) -> bool:
+    """Is the label only a verb ("Deaktivieren", "Désactiver", "Tắt", "Click to sign")? Then what it
+    acts on is what the page, its title or its dialog names."""
+    label = _FILLER.sub("", label)
+    if not label or len(label.split()) > 4:
+        return False
+    letters = sum(ch.isalnum() for ch in label)
+    for _, obj, verbs in _compiled()[0]:
+        if any(_word(label, m) for m in obj.finditer(label)):
+            return False
+    covered = 0
+    for verbs in {id(v): v for _, _, v in _compiled()[0]}.values():
+        for verb in verbs:
+            for m in verb.finditer(label):
+                if _word(label, m):
+                    covered = max(covered, sum(ch.isalnum() for ch in m.group(0)))
+    return letters > 0 and covered >= 0.5 * letters

@@ -211,5 +211,5 @@ def recoverable(v, label: str) -> str:
         m = _UNDO_ITEM.search(norm(item)) or _TRASH.search(norm(item))
         if m:
             return m.group(0).strip(" .!。")
-    m = _TRASH.search(v.page_text_head)
+    m = _TRASH.search(v.dialog) or _TRASH.search(v.page_text_head)
     return m.group(0) if m else ""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from workers.gates.safety import compose, cues
+from workers.gates.safety import compose, cues, labels
 from workers.gates.safety.text import clip, hint_words
 from workers.gates.safety.verdict import MEANING, Evidence, Finding
 from workers.gates.safety.view import View
@@ -57,13 +57,23 @@ _CONTINUE_WITH = re.compile(
 _HINT_ATTRS = ("id", "name", "data-testid", "data-test", "data-action", "value", "formaction")
 
 
-def pair(v: View, label: str, source: str, verb: str) -> Finding | None:
-    """The label's object and verb (`compose`), on a control that can commit."""
-    found = compose.reading(label) if v.kind in _COMMITTING_KINDS else None
-    if found is None:
+def pair(v: View, label: str, source: str, verb: str, *, page: bool = True) -> Finding | None:
+    """The label's object and verb (`compose`), on a control that can commit; with `page`, a label
+    that is only a verb takes its object from the page."""
+    if v.kind not in _COMMITTING_KINDS:
         return None
-    category, said = found
-    return _found(category, f"{verb} '{clip(label, 60)}' {MEANING[category]} ('{said}').", "compose", source, said)
+    found = compose.reading(label)
+    if found is not None:
+        category, said = found
+        return _found(category, f"{verb} '{clip(label, 60)}' {MEANING[category]} ('{said}').", "compose", source, said)
+    if page and compose.bare_verb(label) and not labels.in_clause(label):  # "Deaktivieren" under "Zwei-Faktor-Authentifizierung deaktivieren"
+        page = " | ".join(filter(None, (v.dialog, v.titles, v.nearby)))
+        found = compose.paired_with_page(label, page)
+        if found is not None:
+            category, said = found
+            return _found(category, f"{verb} '{clip(label, 60)}' acts on what the page names ({said}): it {MEANING[category]}.",
+                          "compose.page", "page", said)
+    return None
 
 
 def unread(v: View, label: str, source: str, verb: str) -> Finding | None:
@@ -98,7 +108,7 @@ def unread(v: View, label: str, source: str, verb: str) -> Finding | None:
     if t.form_method.lower() == "post" and v.ctx.surface == "web":
         path = urlsplit(t.form_action or v.ctx.url).path
         cue = cues.url_cue("https://x" + path) if path else None
-        if cue and cue.category != "NONE":
+        if cue and cue.category not in ("NONE", "AUTH"):  # a sign-in is read from its password field (credentials_form)
             return _found(cue.category, f"{verb} '{clip(label, 60)}' submits to {clip(path, 50)}, which {MEANING[cue.category]}.",
                           f"cue.{cue.category}", "target.form_action", path)
     return None

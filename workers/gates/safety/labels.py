@@ -378,6 +378,8 @@ def read_label(label: str) -> LabelReading:
     kept = tuple(h for h in hits if not any(o.trigger != h.trigger and _inside(h, o) for o in hits))
     if not any(h.trigger for h in kept) and (_CONFIRM_SOMETHING.match(label) or i18n.matches(i18n.YES_COMMA, label)):
         return LabelReading(generic=Generic("confirm", "UNKNOWN"))
+    if not kept and label.rstrip().endswith(("×", "✕", "✖", "⨯")):  # a filter chip's remove mark ("Ár: 10 000 Ft alatt ×")
+        return LabelReading(hits=(LabelHit("NONE", 1, label, 0, len(label), False),))
     if (not kept and (amount := concepts.CURRENCY_AMOUNT.search(label))
             and size(label[:amount.start()] + " " + label[amount.end():]) <= 2):
         # A control that names an amount and a word or two at most ("Payer 42,00 €", "₩12,000"): paying it.

@@ -54,13 +54,21 @@ def judge_label(v: View, label: str, source: str, *, verb: str = "Clicking") -> 
         return fallback.unread(v, label, source, verb) or \
             finding("NONE", 1, f"{verb} '{clip(label, 60)}' has no consequential wording.", ev("label.plain", source, label))
     if (not best.trigger and best.category == "NONE" and best.level <= 1 and not labels.in_clause(label)
-            and (found := fallback.pair(v, label, source, verb))):
+            and (found := fallback.pair(v, label, source, verb, page=False))):
         return found  # a local word ("Endring", "Change") beside an object and verb that commit ("Bekreft endring av flyvning")
     return _from_hit(v, best, label, source, verb)
 
 
+# A phone number or address shown masked ("+*********67", "j•••@example.com"): the user's own, as sign-in
+# pages show it when they offer to send a code there.
+_MASKED_CONTACT = re.compile(r"[*•·x]{3,}\s?\d{2,4}\b|\b\w[*•]{3,}@")
+
+
 def _from_hit(v: View, hit: LabelHit, label: str, source: str, verb: str) -> Finding:
     evidence = ev(f"label.{hit.category}" if hit.trigger else f"label.{hit.category}.R{hit.level}", source, hit.text)
+    if hit.category == "SEND" and hit.trigger and _MASKED_CONTACT.search(label):
+        return finding("AUTH", 2, f"{verb} '{clip(label, 60)}' sends a one-time code to the user's own masked number or address.",
+                       evidence, ev("cue.masked_contact", source, label))
     if hit.category == "DEL" and hit.trigger and (bin_ := cues.recoverable(v, label)):
         return finding("DEL", 2, f"{verb} '{clip(label, 60)}' moves it to the trash, where it can be restored ('{clip(bin_, 40)}').",
                        evidence, ev("cue.recoverable", "nearby_text", bin_))
@@ -89,6 +97,9 @@ def resolve_generic(v: View, generic: Generic, label: str, source: str, *, verb:
         cue = cues.find_cue(text, strong_only=strong)
         if cue and generic.kind == "progress" and name == "nearby_text" and cue.category == "DEL":
             cue = None  # "Save" or "Next" stores or moves on; a "delete" beside it is another control's word
+        if cue and cue.category == "DEL" and (bin_ := cues.recoverable(v, label)):
+            return finding("DEL", 2, f"{verb} '{label}' moves it to the trash, where it can be restored ('{clip(bin_, 40)}').",
+                           said, ev("cue.recoverable", name, bin_))
         if cue:
             return finding(cue.category, 3, f"{verb} '{label}' confirms what its {name.split('_')[0]} is about: "
                            f"it {MEANING[cue.category]} ('{cue.text}').", said, ev(f"cue.{cue.category}", name, cue.text))

@@ -43,7 +43,7 @@ _READ_ONLY = re.compile(
     r"^(?:ls|ll|dir|cat|type|pwd|cd|echo|head|tail|less|more|grep|rg|egrep|wc|sort|uniq|cut|awk|sed -n|tree|find|which|where|"
     r"whoami|id|hostname|uname|date|uptime|df|du|free|ps|top|htop|env|printenv|history|clear|cls|man|help|file|stat|"
     r"python3? --version|node -v|node --version|java -version|ping|nslookup|dig|ip a|ifconfig|ipconfig|"
-    r"git (?:status|log|diff|show|branch|fetch|remote|blame|config --get)|kubectl (?:get|describe|logs)|docker (?:ps|images|logs)|"
+    r"git (?:status|log|diff|show|branch|fetch|remote|blame|config --get)|adb (?:devices|version|get-state|get-serialno)|kubectl (?:get|describe|logs)|docker (?:ps|images|logs)|"
     r"systemctl status|journalctl|get-childitem|get-content|get-process|select-string)\b")
 
 
@@ -77,8 +77,13 @@ def judge_command(command: str) -> ShellJudgement | None:
     return whole if whole.level > worst.level or (whole.level == worst.level == 3 and whole.category == "INSTALL") else worst
 
 
+_INSPECT_ONLY = re.compile(r"(?:^|\s)(?:--help|--version|--dry-run|-whatif)(?:\s|$)|^man\s")
+
+
 def _judge_segment(segment: str) -> ShellJudgement:
     low = segment.lower()
+    if _INSPECT_ONLY.search(low) and not any(rx.search(low) for _, rx in _R4):
+        return ShellJudgement("NONE", 1, segment)  # `rm --help`, `git push --dry-run --force`: prints, changes nothing
     for category, rx in _R4:
         if rx.search(low):
             return ShellJudgement(category, 4, segment)
