@@ -246,7 +246,8 @@ class Runner:
                     continue
                 location_before = env.location()
                 done = await self._explicit(run, executor, step, output)
-                run.page_steps = [*run.page_steps, done] if env.location() == location_before else []
+                kept = [] if getattr(done, "append", False) else [done]  # a CAPTCHA replay must not append twice
+                run.page_steps = [*run.page_steps, *kept] if env.location() == location_before else []
                 if sign_in.ends(position):
                     await self._sign_in_save(sign_in, env)
                 position += 1
