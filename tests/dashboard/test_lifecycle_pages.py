@@ -91,8 +91,11 @@ def test_a_webhook_is_deleted_only_after_confirming(personas, owner_client, auto
                                      name="Inbox")
     confirm = owner_client.get(f"/webhooks/{hook.pk}/delete/").content.decode()
     assert "Delete webhook Inbox?" in confirm and "answers 404" in confirm
+    assert 'name="confirm" value="delete"' in confirm  # what its Delete button sends
     assert WebhookTrigger.objects.filter(pk=hook.pk).exists()
-    assert owner_client.post(f"/webhooks/{hook.pk}/delete/").status_code == 302
+    assert owner_client.post(f"/webhooks/{hook.pk}/delete/").status_code == 302  # no confirmation: nothing deleted
+    assert WebhookTrigger.objects.filter(pk=hook.pk).exists()
+    assert owner_client.post(f"/webhooks/{hook.pk}/delete/", {"confirm": "delete"}).status_code == 302
     assert not WebhookTrigger.objects.filter(pk=hook.pk).exists()
     assert personas.workspace.audit_events.filter(action="webhook_deleted").count() == 1
 

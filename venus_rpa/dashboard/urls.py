@@ -53,7 +53,6 @@ urlpatterns = [
     path("devices/_workers/", devices.device_workers, name="device-workers"),
     path("devices/android/", devices.device_android, name="device-android"),
     *triggers.urlpatterns,
-    *([path("schedules/<int:schedule_id>/delete/", deletes.schedule_delete_view, name="schedule-delete"),
-       path("webhooks/<int:trigger_id>/delete/", deletes.webhook_delete_view, name="webhook-delete")]
+    *([path("schedules/<int:schedule_id>/delete/", deletes.schedule_delete_view, name="schedule-delete")]
       if triggers.triggers_available() else []),
 ]

@@ -15,7 +15,7 @@ from venus_rpa.core.errors import ServiceError
 from venus_rpa.dashboard.access import member_view
 
 
-def _confirm(request: HttpRequest, *, title: str, points: list[str], cancel: str, error: str = "") -> HttpResponse:
+def confirm_page(request: HttpRequest, *, title: str, points: list[str], cancel: str, error: str = "") -> HttpResponse:
     return render(request, "dashboard/confirm.html", {
         "title": title, "points": points, "confirm": "Delete", "danger": True, "cancel_url": reverse(cancel),
         "error": error}, status=409 if error else 200)
@@ -32,10 +32,10 @@ def credential_delete_view(request: HttpRequest, name: str) -> HttpResponse:
         try:
             credential_delete(credential=credential, user=request.user)
         except ServiceError as exc:
-            return _confirm(request, title=title, points=points, cancel="dashboard:credentials", error=exc.message)
+            return confirm_page(request, title=title, points=points, cancel="dashboard:credentials", error=exc.message)
         messages.success(request, f"Deleted credential {name}.")
         return redirect("dashboard:credentials")
-    return _confirm(request, title=title, points=points, cancel="dashboard:credentials")
+    return confirm_page(request, title=title, points=points, cancel="dashboard:credentials")
 
 
 @member_view(write=True)
@@ -48,21 +48,6 @@ def schedule_delete_view(request: HttpRequest, schedule_id: int) -> HttpResponse
         services.schedule_delete(schedule=schedule, user=request.user)
         messages.success(request, f"Deleted schedule {schedule.name}.")
         return redirect("dashboard:schedules")
-    return _confirm(request, title=f"Delete schedule {schedule.name}?", cancel="dashboard:schedules", points=[
+    return confirm_page(request, title=f"Delete schedule {schedule.name}?", cancel="dashboard:schedules", points=[
         f"No more runs of {schedule.automation.name} start at “{schedule.cron}” ({schedule.timezone}).",
         "Runs it started keep their history. To stop it for a while instead, pause it."])
-
-
-@member_view(write=True)
-@require_http_methods(["GET", "POST"])
-def webhook_delete_view(request: HttpRequest, trigger_id: int) -> HttpResponse:
-    from venus_rpa.triggers import selectors, services
-
-    trigger = selectors.webhook_trigger_get(workspace=request.access.workspace, trigger_id=trigger_id)
-    if request.method == "POST":
-        services.webhook_trigger_delete(trigger=trigger, user=request.user)
-        messages.success(request, f"Deleted webhook {trigger.name}.")
-        return redirect("dashboard:webhooks")
-    return _confirm(request, title=f"Delete webhook {trigger.name}?", cancel="dashboard:webhooks", points=[
-        "Its URL answers 404 from now on: senders that still call it get an error.",
-        f"Runs of {trigger.automation.name} it started keep their history."])

@@ -15,7 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
 from django.views.decorators.debug import sensitive_variables
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from venus_rpa.dashboard.access import member_view
 
@@ -81,16 +81,22 @@ def webhook_toggle(request: HttpRequest, trigger_id: int) -> HttpResponse:
 
 
 @member_view(write=True)
-@require_POST
+@require_http_methods(["GET", "POST"])
 def webhook_delete(request: HttpRequest, trigger_id: int) -> HttpResponse:
+    """GET: the confirmation page; POST (from it, or the webhook page's "Delete webhook…"): delete, audited."""
+    from venus_rpa.dashboard.views.deletes import confirm_page
     from venus_rpa.triggers import services
 
     trigger = _trigger(request, trigger_id)
+    if request.method == "GET":
+        return confirm_page(request, title=f"Delete webhook {trigger.name}?", cancel="dashboard:webhooks", points=[
+            "Its URL answers 404 from now on: senders that still call it get an error.",
+            f"Runs of {trigger.automation.name} it started keep their history."])
     if request.POST.get("confirm") != "delete":
         messages.error(request, "Not deleted: confirm with the Delete webhook button.")
         return redirect("dashboard:webhook-detail", trigger_id=trigger.pk)
     name = trigger.name
-    services.webhook_trigger_delete(trigger=trigger)
+    services.webhook_trigger_delete(trigger=trigger, user=request.user)
     messages.success(request, f"Webhook {name} deleted; its URL now answers 404. Runs it started are kept.")
     return redirect("dashboard:webhooks")
 
