@@ -17,20 +17,27 @@ def _centre(page, locator) -> tuple[int, int]:
     return round(x), round(y)
 
 
+def _sign_in(page, base: str, points: dict[str, tuple[int, int]]) -> dict[str, float]:
+    """Measure the sign-in controls into `points`, sign in as demo; the Password box in pixels."""
+    page.goto(base + "/login")
+    for label in ("Username", "Password"):
+        points[label] = _centre(page, page.get_by_label(label))
+    points["Sign in"] = _centre(page, page.get_by_role("button", name="Sign in"))
+    password_box = page.get_by_label("Password").bounding_box()
+    page.get_by_label("Username").fill("demo")
+    page.get_by_label("Password").fill("demo-password")
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_text("Step 1 of 2").wait_for()
+    return password_box
+
+
 def practice_layout(base: str) -> dict[str, tuple[int, int]]:
     """Centres of the login and expense-form controls."""
     points: dict[str, tuple[int, int]] = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport=VIEWPORT)
-        page.goto(base + "/login")
-        for label in ("Username", "Password"):
-            points[label] = _centre(page, page.get_by_label(label))
-        points["Sign in"] = _centre(page, page.get_by_role("button", name="Sign in"))
-        page.get_by_label("Username").fill("demo")
-        page.get_by_label("Password").fill("demo-password")
-        page.get_by_role("button", name="Sign in").click()
-        page.get_by_text("Step 1 of 2").wait_for()
+        _sign_in(page, base, points)
         for label in ("Title", "Amount", "Date", "Category"):
             points[label] = _centre(page, page.get_by_label(label))
         points["Next"] = _centre(page, page.get_by_role("button", name="Next"))
@@ -45,15 +52,7 @@ def effects_layout(base: str) -> tuple[dict[str, tuple[int, int]], dict[str, flo
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport=VIEWPORT)
-        page.goto(base + "/login")
-        for label in ("Username", "Password"):
-            points[label] = _centre(page, page.get_by_label(label))
-        points["Sign in"] = _centre(page, page.get_by_role("button", name="Sign in"))
-        password_box = page.get_by_label("Password").bounding_box()
-        page.get_by_label("Username").fill("demo")
-        page.get_by_label("Password").fill("demo-password")
-        page.get_by_role("button", name="Sign in").click()
-        page.get_by_text("Step 1 of 2").wait_for()
+        password_box = _sign_in(page, base, points)
         page.goto(base + "/lab/effects")  # signed in, as the run is (the page header differs)
         points["Preview"] = _centre(page, page.locator("#decoy"))
         points["Save draft"] = _centre(page, page.locator("#save-draft"))
