@@ -160,3 +160,18 @@ def test_a_command_that_only_prints_its_help_or_a_dry_run_changes_nothing(comman
     context = ActionContext(action_type="type", surface="desktop", window_title="dev@laptop: ~/repo",
                             target=TargetInfo(role="terminal", name="terminal"), typed_text=command)
     assert verdict(context).decision == decision
+
+
+def test_a_generic_confirm_reads_its_dialogs_verb_in_any_language():
+    v = verdict(ActionContext(action_type="click", url="https://code.example.org/gist/41", dialog_text="Підтвердіть видалення цього запису",
+                              target=TargetInfo(role="button", name="OK")))
+    assert (v.category, v.decision) == ("DEL", "review"), v.reason
+
+
+def test_run_beside_a_destructive_query_is_judged_by_the_query():
+    context = ActionContext(action_type="click", url="https://db.example.org/sql", nearby_text=["DROP TABLE customers_archive;"],
+                            target=TargetInfo(role="button", name="Run query"))
+    assert verdict(context).decision == "review"
+    harmless = ActionContext(action_type="click", url="https://db.example.org/sql", nearby_text=["SELECT count(*) FROM orders;"],
+                             target=TargetInfo(role="button", name="Run query"))
+    assert verdict(harmless).decision == "allow"

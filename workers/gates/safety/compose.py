@@ -42,7 +42,10 @@ def _compiled() -> tuple[list[tuple[str, re.Pattern[str], tuple[re.Pattern[str],
 def _word(label: str, m: re.Match[str]) -> bool:
     """A real match: not empty, and not Thai ปิด ("off") read inside เปิด ("on")."""
     text = m.group(0)
-    return bool(text.strip()) and not (text.startswith("ปิด") and m.start() > 0 and label[m.start() - 1] == "เ")
+    before = label[m.start() - 1] if m.start() > 0 else ""
+    if text.startswith(("公開", "公开")) and before in ("非", "不"):  # 非公開 / 不公开: private
+        return False
+    return bool(text.strip()) and not (text.startswith("ปิด") and before == "เ")
 
 
 def reading(label: str) -> tuple[str, str] | None:
@@ -116,3 +119,30 @@ def bare_verb(label: str) -> bool:
                 if _word(label, m):
                     covered = max(covered, sum(ch.isalnum() for ch in m.group(0)))
     return letters > 0 and covered >= 0.5 * letters
+
+
+# What a dialog's verb alone commits, when its confirm button ("OK", "Ano", "실행") says nothing itself.
+_VERB_ALONE = {"erase": "DEL", "pay": "PAY", "install": "INSTALL", "stop": "SYS", "sign_accept": "LEGAL"}
+
+
+def dialog_reading(text: str) -> tuple[str, str] | None:
+    """(category, what was found) for a confirmation dialog's text: an object and verb pair, else
+    a verb that commits on its own ("Confirmer la suppression", "Підтвердіть видалення")."""
+    found = reading(text)
+    if found is not None or not text or not DATA.exists():
+        return found
+    verbs = json.loads(DATA.read_text(encoding="utf-8"))["verbs"]
+    for name, category in _VERB_ALONE.items():
+        m = next((m for m in _verb(name, verbs).finditer(text) if _word(text, m)), None)
+        if m is not None:
+            return category, m.group(0).strip()
+    return None
+
+
+@lru_cache(maxsize=8)
+def _verb_rx(name: str, forms: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(union(list(forms)))
+
+
+def _verb(name: str, verbs: dict) -> re.Pattern[str]:
+    return _verb_rx(name, tuple(_forms(verbs[name])))

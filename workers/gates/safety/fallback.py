@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from workers.gates.safety import compose, cues, labels
+from workers.gates.safety import compose, cues, labels, shell
 from workers.gates.safety.text import clip, hint_words
 from workers.gates.safety.verdict import MEANING, Evidence, Finding
 from workers.gates.safety.view import View
@@ -39,7 +39,7 @@ _IDENTIFIERS = [
                         r"unsubscribe|cancel subscription|terminate)\b")),
     ("SEC", re.compile(r"\b(?:password|passwd|2fa|mfa|otp|totp|two factor|recovery|backup codes?|security|firewall|"
                        r"disable protection)\b")),
-    ("DEL", re.compile(r"\b(?:delete|destroy|purge|wipe|erase|remove|trash|drop)\b")),
+    ("DEL", re.compile(r"\b(?:delete|destroy|purge|wipe|erase|remove|drop)\b")),  # not "trash": moving there is undone
     ("PAY", re.compile(r"\b(?:pay|payment|checkout|purchase|buy|order|transfer|refund|charge)\b")),
     ("BOOK", re.compile(r"\b(?:book|booking|reserve|reservation|appointment|rebook|reschedule)\b")),
     ("SYS", re.compile(r"\b(?:reboot|restart|shutdown|shut down|stop instance|terminate|deploy|rollback)\b")),
@@ -53,7 +53,11 @@ _CONTINUE_WITH = re.compile(
     r"doorgaan met|verder met|kontynuuj z|kontynuuj przez|продолжить с|продолжить через|продовжити з|продовжити через|"
     r"ile devam et|fortsätt med|pokračovat s|pokračovat přes|fortsæt med|fortsett med|jatka palvelulla|jatka käyttäen|"
     r"folytatás|continuă cu|συνέχεια με|المتابعة باستخدام|متابعة باستخدام|המשך עם|के साथ जारी रखें|lanjutkan dengan|"
-    r"tiếp tục với|ดำเนินการต่อด้วย|teruskan dengan)\s+\S|\S.*(?:で続行|로 계속|으로 계속|继续$|繼續$)")
+    r"tiếp tục với|ดำเนินการต่อด้วย|teruskan dengan)\s+\S|\S.*(?:で続行|で続ける|で始める|로 계속|으로 계속|로 시작하기|으로 시작하기|继续$|繼續$)")
+# "Run", "Execute" in the lexicon languages: the command or query shown beside it is what it does.
+_RUN = re.compile(r"^(?:run|execute|ausführen|exécuter|ejecutar|esegui|executar|uitvoeren|wykonaj|uruchom|выполнить|запустить|"
+                  r"виконати|запустити|çalıştır|kör|spustit|kør|kjør|suorita|futtatás|futtat|rulează|execută|εκτέλεση|تشغيل|تنفيذ|"
+                  r"הפעל|הרץ|चलाएं|jalankan|chạy|thực thi|เรียกใช้|実行|运行|执行|실행)\b|^(?:実行|运行|执行|실행)")
 _HINT_ATTRS = ("id", "name", "data-testid", "data-test", "data-action", "value", "formaction")
 
 
@@ -93,6 +97,12 @@ def unread(v: View, label: str, source: str, verb: str) -> Finding | None:
     t = v.ctx.target
     if t is None:
         return None
+    if _RUN.match(label):  # "Run query" beside "DROP TABLE customers_archive;": the command it runs decides
+        for text in v.ctx.nearby_text[:4]:
+            judged = shell.judge_command(text)
+            if judged is not None and judged.known and judged.level >= 3:
+                return _found(judged.category, f"{verb} '{clip(label, 60)}' runs '{clip(judged.segment, 60)}', which "
+                              f"{MEANING[judged.category]}.", f"shell.{judged.category}", "nearby_text", judged.segment)
     if _CONTINUE_WITH.match(label) and any(c and c.category == "AUTH" for c in (cues.url_cue(v.ctx.url), cues.find_cue(v.titles))):
         return _found("AUTH", f"{verb} '{clip(label, 60)}' on a sign-in page signs in through another account.",
                       "cue.sso", source, label)

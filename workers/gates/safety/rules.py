@@ -103,6 +103,10 @@ def resolve_generic(v: View, generic: Generic, label: str, source: str, *, verb:
         if cue:
             return finding(cue.category, 3, f"{verb} '{label}' confirms what its {name.split('_')[0]} is about: "
                            f"it {MEANING[cue.category]} ('{cue.text}').", said, ev(f"cue.{cue.category}", name, cue.text))
+    said_dialog = compose.dialog_reading(v.dialog) if v.dialog and generic.kind == "confirm" else None
+    if said_dialog is not None:
+        return finding(said_dialog[0], 3, f"{verb} '{label}' confirms what its dialog asks ({said_dialog[1]}): it "
+                       f"{MEANING[said_dialog[0]]}.", said, ev("compose.dialog", "dialog_text", said_dialog[1]))
     pair = compose.paired_with_page(label, " | ".join(filter(None, (v.dialog, v.titles, v.nearby))))
     if pair is not None:
         return finding(pair[0], 3, f"{verb} '{label}' acts on what the page names ({pair[1]}): it {MEANING[pair[0]]}.",

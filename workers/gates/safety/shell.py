@@ -44,7 +44,7 @@ _READ_ONLY = re.compile(
     r"whoami|id|hostname|uname|date|uptime|df|du|free|ps|top|htop|env|printenv|history|clear|cls|man|help|file|stat|"
     r"python3? --version|node -v|node --version|java -version|ping|nslookup|dig|ip a|ifconfig|ipconfig|"
     r"git (?:status|log|diff|show|branch|fetch|remote|blame|config --get)|adb (?:devices|version|get-state|get-serialno)|kubectl (?:get|describe|logs)|docker (?:ps|images|logs)|"
-    r"systemctl status|journalctl|get-childitem|get-content|get-process|select-string)\b")
+    r"systemctl status|journalctl|get-\w+|select-string|apt(?:-get)? (?:list|show|search|policy)|apt-cache|dpkg -l)\b")
 
 
 @dataclass(frozen=True)
