@@ -129,20 +129,19 @@ def dialog_reading(text: str) -> tuple[str, str] | None:
     """(category, what was found) for a confirmation dialog's text: an object and verb pair, else
     a verb that commits on its own ("Confirmer la suppression", "Підтвердіть видалення")."""
     found = reading(text)
-    if found is not None or not text or not DATA.exists():
+    if found is not None or not text:
         return found
-    verbs = json.loads(DATA.read_text(encoding="utf-8"))["verbs"]
-    for name, category in _VERB_ALONE.items():
-        m = next((m for m in _verb(name, verbs).finditer(text) if _word(text, m)), None)
+    for category, rx in _verbs_alone():
+        m = next((m for m in rx.finditer(text) if _word(text, m)), None)
         if m is not None:
             return category, m.group(0).strip()
     return None
 
 
-@lru_cache(maxsize=8)
-def _verb_rx(name: str, forms: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(union(list(forms)))
-
-
-def _verb(name: str, verbs: dict) -> re.Pattern[str]:
-    return _verb_rx(name, tuple(_forms(verbs[name])))
+@lru_cache(maxsize=1)
+def _verbs_alone() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The lone-verb patterns, compiled once per process (not read from disk per decision)."""
+    if not DATA.exists():
+        return ()
+    verbs = json.loads(DATA.read_text(encoding="utf-8"))["verbs"]
+    return tuple((category, re.compile(union(_forms(verbs[name])))) for name, category in _VERB_ALONE.items())
