@@ -13,7 +13,7 @@ from workers.gates.safety import ActionContext, classify
 from workers.gates.safety import concepts, labels
 
 TAXONOMY = {"PAY", "DEL", "SEND", "SHARE", "AUTH", "SEC", "INSTALL", "ACCT", "BOOK", "LEGAL", "SYS", "NONE"}
-KINDS = {"trigger", "nav", "local", "code", "codeverb", "negation", "dismiss", "composer", "r2"}
+KINDS = {"trigger", "nav", "local", "code", "codeverb", "negation", "dismiss", "composer", "r2", "callverb"}
 REQUIRED = set("en zh ja ko de fr es it pt nl pl ru uk tr sv cs da no fi hu ro el ar he hi id vi th ms".split()) - {"en", "zh"}
 
 

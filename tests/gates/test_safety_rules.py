@@ -290,7 +290,7 @@ def _benchmark():
 # measured once. Their misses are closed only through concept lexicons and structural cues, never by
 # writing their strings into the rules, so each has a floor rather than the release target; the
 # precision targets hold on the whole split.
-FORMER_FLOORS = {"h2-": (339, 0.95), "h3-": (306, 0.96), "h4-": (370, 0.99), "h5-": (383, 0.98), "h6-": (400, 0.93), "h7-": (396, 0.95)}  # s21: 0.972, 0.981; h4 0.845 scored, 0.990 at s21-s2; h5 0.854, h6 0.873, h7 0.928 scored
+FORMER_FLOORS = {"h2-": (339, 0.95), "h3-": (306, 0.96), "h4-": (370, 0.99), "h5-": (383, 0.98), "h6-": (400, 0.93), "h7-": (396, 0.95), "h8-": (434, 0.97)}  # s21: 0.972, 0.981; h4 0.845 scored, 0.990 at s21-s2; h5 0.854, h6 0.873, h7 0.928, h8 0.906 scored
 LANGS = ("en", "zh", "de", "fr", "es", "it", "pt", "nl", "pl", "ru", "uk", "tr", "cs", "sv", "ja", "ko", "ar", "id", "vi",
          "hi", "hu", "th", "ro", "fi", "el", "he", "da", "no", "ms")  # the 29 of concepts.json
 

@@ -127,7 +127,7 @@ def test_an_object_without_a_committing_verb_is_not_a_commit(label):
 
 @pytest.mark.parametrize("label, title, category", [
     ("Deaktivieren", "Zwei-Faktor-Authentifizierung deaktivieren", "SEC"),  # the verb on the button, the object in the title
-    ("Click to sign", "Review and sign – Lease agreement", "LEGAL"),
+    ("Désactiver", "Désactiver la validation en deux étapes", "SEC"),  # "Click to sign" is an e-signature on its own since the s23 e_sign concept
 ])
 def test_a_button_that_is_only_a_verb_acts_on_what_the_page_names(label, title, category):
     v = verdict(ActionContext(action_type="click", url="https://app.example.org/x", page_title=title,

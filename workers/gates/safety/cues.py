@@ -187,8 +187,9 @@ def hint_cue(words: str) -> Cue | None:
 
 
 # The screen says a deletion lands in a trash or can be undone: "Moved to Trash. Undo", a Trash folder
-# beside a mailbox's Delete, "30 天内可恢复". Never for a label that says it is permanent or empties the bin,
-# nor when the label, dialog or text beside it says the act is final ("cannot be undone" holds "undo").
+# beside a mailbox's Delete, "30 天内可恢复", a label that moves it there. Never for a label that says it is
+# permanent or empties the bin, nor when the label, dialog or text beside it says the act is final ("cannot be
+# undone" holds "undo"), nor on a page that is the trash itself.
 _TRASH = re.compile(
     r"\b(?:trash|bin|recycle bin|wastebasket|deleted items|papierkorb|corbeille|papelera|cestino|lixeira|lixo|prullenbak|kosz|"
     r"корзин\w*|кошик\w*|çöp kutusu|papperskorg\w*|koš|papirkurv\w*|roskakori\w*|lomtár\w*|coș\w* de gunoi|κάδο\w*|"
@@ -201,12 +202,26 @@ _FINAL = re.compile(r"\b(?:permanent\w*|forever|empty|irreversibl\w*|cannot|can'
                     r"nem |nu |δεν|لا |לא |नहीं|tidak|không|skip\w*)\b|永久|彻底|徹底|完全|清空|无法|無法|不可|できません|ません|않|없|ไม่|영구|비우기")
 
 
+def _inside_trash(v) -> bool:
+    """The page is the trash itself: its title names it, or its address goes on past a trash segment
+    (`/documents/trash/empty/`; `/documents/5512/trash/` is the move to the trash)."""
+    if _TRASH.search(v.titles):
+        return True
+    segments = [norm(s) for s in urlsplit(v.ctx.url or "").path.split("/") if s]
+    return any(_TRASH.fullmatch(s) for s in segments[:-1])
+
+
 def recoverable(v, label: str) -> str:
     """The words that say a Delete lands in a trash or can be undone, or ""."""
     from workers.gates.safety import compose
 
-    if any(_FINAL.search(t) or compose.irreversible(t) for t in (label, v.dialog, v.nearby)) or _TRASH.search(label):
+    if any(_FINAL.search(t) or compose.irreversible(t) for t in (label, v.dialog, v.nearby)):
         return ""
+    if _inside_trash(v):  # deleting what is already in the bin, or the bin itself, is final
+        return ""
+    m = _TRASH.search(label)  # "In den Papierkorb legen", "Move to Trash" (emptying it said a final word above)
+    if m and (m.group(0) != "bin" or re.search(r"\b(?:to|the|in|into) bin\b", label)):  # German "ich bin sicher"
+        return m.group(0)
     for item in v.ctx.nearby_text[:6]:
         m = _UNDO_ITEM.search(norm(item)) or _TRASH.search(norm(item))
         if m:

@@ -10,7 +10,12 @@ wording we know, the rule layer asks, in order:
    ("endgültig", "cannot be undone", "数据丢失"): a person decides;
 3. the developer's identifiers on the control (`name="bulk_action.public"`, `id="btn-deactivate"`):
    written in English whatever the UI language;
-4. the address a POST form submits to (`/user/register`), for a submit button.
+4. the address a POST form submits to (`/user/register`), for a submit button (a submit whose form names
+   no method submits to its page: the confirmation page `/folder/14/delete/`);
+5. the dialog it answers, when its word echoes the dialog's ("Ouvrir" under "…l'ouvrir ?").
+
+Before any of it, a call button ("Llamar", "Ara") places a call only beside a phone number, and a
+label opening with a refusal and a comma ("Nein, zurück") declines.
 
 Each answer is a reviewable commit (R3) with its evidence; none can lower a finding. A control
 that dismisses, shows or navigates never reaches here (its label is read first).
@@ -18,11 +23,12 @@ that dismisses, shows or navigates never reaches here (its label is read first).
 
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import urlsplit
 
-from workers.gates.safety import compose, cues, labels, shell
-from workers.gates.safety.text import clip, hint_words
+from workers.gates.safety import compose, concepts, cues, labels, shell
+from workers.gates.safety.text import clip, hint_words, norm
 from workers.gates.safety.verdict import MEANING, Evidence, Finding
 from workers.gates.safety.view import View
 
@@ -80,12 +86,92 @@ def pair(v: View, label: str, source: str, verb: str, *, page: bool = True) -> F
     return None
 
 
+def answers_dialog(v: View, label: str, verb: str) -> Finding | None:
+    """A control of a dialog that states a consequential act ("macOS cannot verify the developer of
+    'Tool.app'. Open it anyway?", "Allow this app to make changes to your device?") answers it: its
+    own word ("Open", "Add to browser", "Yes, I'm sure") is only the reply. Dismissals are read before."""
+    asked = v.dialog or (v.nearby if re.search(r"[?？]", v.nearby) else "")  # an app's dialog read as the text beside its buttons
+    if v.kind not in _COMMITTING_KINDS or not asked or labels.in_clause(label) or not _echoes(label, asked):
+        return None
+    cue = cues.find_cue(asked, strong_only=True)
+    if cue is not None and cue.category not in ("NONE", "UNKNOWN"):
+        return _found(cue.category, f"{verb} '{clip(label, 60)}' answers a dialog about '{clip(cue.text, 40)}': it "
+                      f"{MEANING[cue.category]}.", f"cue.dialog.{cue.category}", "dialog_text" if v.dialog else "nearby_text", cue.text)
+    said = compose.dialog_reading(asked)
+    if said is not None:
+        return _found(said[0], f"{verb} '{clip(label, 60)}' answers what its dialog asks ({said[1]}): it {MEANING[said[0]]}.",
+                      "compose.dialog", "dialog_text", said[1])
+    return None
+
+
+_SCRIPT_RUN = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")  # Thai, kana, han, hangul: no spaces
+
+
+@functools.cache
+def _refusal_words() -> frozenset[str]:
+    """Single-word negations and dismissals of the concept lexicon ("không", "nie", "nein"): a dialog's
+    question may hold them too ("… không?"), so they echo nothing."""
+    return frozenset(norm(f) for c in concepts.concepts() if c["kind"] in ("negation", "dismiss")
+                     for _, f in concepts.forms(c) if " " not in f.strip() and "*" not in f)
+
+
+def refuses(label: str) -> bool:
+    """A label that opens with a refusal and a comma ("Ei, vie minut takaisin", "Nein, zurück", "Không, giữ lại")
+    declines whatever follows."""
+    head, comma, _ = label.partition(",")
+    return bool(comma) and head.strip() in _refusal_words()
+
+
+def _echoes(label: str, dialog: str) -> bool:
+    """The reply repeats the dialog's own verb or noun ("Ouvrir" to "…voulez-vous vraiment l'ouvrir ?",
+    "브라우저에 추가" to "추가하시겠습니까?"), as the button that does what the dialog asks does; a refusal
+    in words no lexicon holds ("Zostaw", "先不了") says something else."""
+    for word in re.findall(r"\w+", label):
+        if word in _refusal_words():
+            continue
+        if _SCRIPT_RUN.fullmatch(word):
+            if any(word[i:i + 2] in dialog for i in range(len(word) - 1)):
+                return True
+        elif len(word) >= 4 and word[:max(4, len(word) - 3)] in dialog:
+            return True
+    return False
+
+
+_PHONE = re.compile(r"(?:^|\s|\|)\+?\(?\d[\d ()./-]{6,}\d")
+
+
+@functools.cache
+def _call_verbs() -> frozenset[str]:
+    return frozenset(normalise for c in concepts.concepts() if c["kind"] == "callverb"
+                     for _, f in concepts.forms(c) if (normalise := concepts.normalise_form(f)))
+
+
+def phone_call(v: View, label: str, source: str, verb: str) -> Finding | None:
+    """A call button beside a phone number ("Ara" under "+90 532 …", "Llamar") places a call: the same word
+    may mean something harmless elsewhere (Turkish "ara" is also "search"), so only the number beside it decides."""
+    if v.kind not in _COMMITTING_KINDS or label not in _call_verbs():
+        return None
+    number = next((m.group(0).strip(" |") for text in (v.nearby, v.dialog, v.titles) if (m := _PHONE.search(text))), None)
+    if number is None:
+        return None
+    return _found("SEND", f"{verb} '{clip(label, 60)}' calls {clip(number, 30)}: it {MEANING['SEND']}.", "cue.phone_call",
+                  source, number)
+
+
+def _submits(t) -> bool:
+    """The control submits its form: a POST form, or a submit input or button whose form's method is not given."""
+    method = t.form_method.lower()
+    return method == "post" or (not method and (t.input_type == "submit" or t.attributes.get("type") == "submit"))
+
+
 def unread(v: View, label: str, source: str, verb: str) -> Finding | None:
     """A commit finding for a label no lexicon reads, or None when nothing around it says one."""
     if v.kind not in _COMMITTING_KINDS:
         return None
     if paired := pair(v, label, source, verb):
         return paired
+    if answered := answers_dialog(v, label, verb):
+        return answered
     for text, where in ((label, source), (v.dialog, "dialog_text"), (v.nearby, "nearby_text")):
         marker = compose.irreversible(text)
         if marker:
@@ -115,7 +201,7 @@ def unread(v: View, label: str, source: str, verb: str) -> Finding | None:
         if m:
             return _found(category, f"{verb} '{clip(label, 60)}' (a control its page names '{m.group(0)}') {MEANING[category]}.",
                           f"hint.{category}", "target.attributes", m.group(0))
-    if t.form_method.lower() == "post" and v.ctx.surface == "web":
+    if _submits(t) and v.ctx.surface == "web":  # a confirmation page's submit (`/folder/14/delete/`) is the commit
         path = urlsplit(t.form_action or v.ctx.url).path
         cue = cues.url_cue("https://x" + path) if path else None
         if cue and cue.category not in ("NONE", "AUTH"):  # a sign-in is read from its password field (credentials_form)

@@ -22,11 +22,13 @@ _FILE_MANAGER = re.compile(r"file explorer|explorer|finder|\bfiles\b|nautilus|do
 _SELECT_ALL = re.compile(r"ctrl\+a|cmd\+a|select all|全选")
 _MAIL = re.compile(r"mail|outlook|thunderbird|compose|邮件|邮箱|写信")
 _RUN_DIALOG = re.compile(r"^(?:run|运行)$")
+# A field a page names as a command box ("Run dialog", "Terminal"): what is typed there is a command line.
+_COMMAND_BOX = re.compile(r"\b(?:run dialog|run box|terminal|command line|command prompt|powershell|console)\b|运行窗口|终端|命令行")
 
 
 def fake_captcha(v: View) -> bool:
     """A page that asks a 'human check' to be passed by pasting a command (ClickFix)."""
-    text = " ".join(norm(x) for x in (v.ctx.page_text, v.ctx.dialog_text, v.ctx.hidden_text))
+    text = " ".join([*(norm(x) for x in (v.ctx.page_text, v.ctx.dialog_text, v.ctx.hidden_text)), v.titles, v.nearby])
     return bool(_FAKE_CHECK.search(text) and _PASTE_STEPS.search(text))
 
 
@@ -35,6 +37,9 @@ def judge_type(v: View) -> list[Finding]:
     kind = field_kind(v)
     if kind == "terminal" or _RUN_DIALOG.match(norm(v.ctx.window_title)):
         return [judge_shell(v, text)]
+    named = " ".join(label for _, label in v.labels)
+    if _COMMAND_BOX.search(named) or (fake_captcha(v) and (judged := judge_command(text)) is not None and judged.known):
+        return [judge_shell(v, text)]  # a command typed where a fake "human check" or the field's name says it runs
     out: list[Finding] = []
     placeholder = values.has_placeholder(text)
     if placeholder:

@@ -27,6 +27,7 @@ _TOGGLE_NOUNS = [
     ("SHARE", re.compile(r"\bpublic\b|location sharing|share (?:my )?location|公开|位置共享|共享位置")),
 ]
 _SHARE_ROLES = re.compile(r"\b(?:owner|editor|admin|administrator|can edit|can comment|full access|manager)\b|可编辑|管理员|所有者|可管理")
+_TOGGLED_CATEGORIES = {"SEC", "SHARE", "PAY", "INSTALL", "LEGAL"}  # what a switch can turn on by its setting's name
 _WITHDRAWABLE = {"LEGAL", "SHARE", "INSTALL", "PAY", "SEND", "ACCT", "AUTH"}
 
 
@@ -42,10 +43,12 @@ def finding(category: str, level: int, reason: str, *evidence: Evidence, **kw) -
 
 def judge_label(v: View, label: str, source: str, *, verb: str = "Clicking") -> Finding:
     """What one label says the control does."""
+    if call := fallback.phone_call(v, label, source, verb):
+        return call
     reading = labels.read_label(label)
     if reading.info:
         return finding("NONE", 1, f"'{clip(label, 60)}' reads as help or an article, not a command.", ev("label.info", source, label))
-    if reading.dismiss:
+    if reading.dismiss or fallback.refuses(label):
         return finding("NONE", 1, f"'{clip(label, 60)}' dismisses or declines.", ev("label.dismiss", source, label))
     if reading.generic is not None:
         return resolve_generic(v, reading.generic, label, source, verb=verb)
@@ -249,6 +252,11 @@ def judge_toggle(v: View, checked: bool | None) -> Finding:
                 break
     if category is None and (pair := compose.toggled(" | ".join(label for _, label in v.labels), v.nearby)):
         category, evidence = pair[0], [ev("compose", "target.name", pair[1])]
+    if category is None and size(v.label) <= 2 and v.nearby:
+        # A switch labelled only "On" / "Увімкнути": the setting it turns on is named beside it ("USB debugging").
+        named = [h for h in labels.triggers_in(v.nearby.split(" | ")[0]) if h.category in _TOGGLED_CATEGORIES]
+        if named:
+            category, evidence = named[0].category, [ev(f"toggle.{named[0].category}", "nearby_text", named[0].text)]
     if category is None or category in ("UNKNOWN", "NONE"):
         return finding("NONE", 1, f"Setting '{clip(v.label, 60)}' is a local option.", *evidence)
     if checked is False and category in _WITHDRAWABLE:
