@@ -339,6 +339,12 @@ VENUS_MAX_PIXELS = env_int("VENUS_MAX_PIXELS", 0)  # 0: send screenshots at full
 VENUS_PROMPT_DIR = env_str("VENUS_PROMPT_DIR")
 VENUS_NAV_TEMPERATURE = env_float("VENUS_NAV_TEMPERATURE", 0.6)
 VENUS_NAV_MAX_TOKENS = env_int("VENUS_NAV_MAX_TOKENS", 4096)
+# Judge models that vote on a finished run's whole trace (issue 16, docs/verification.md): a JSON
+# list of {"name", "url", "model", "api_key_env"}; operator-set only (an automation names judges, never
+# URLs). With a model server configured, "ui-venus" (the same server) is always available.
+VENUS_JUDGES = env_str("VENUS_JUDGES")
+VENUS_JUDGE_TIMEOUT = env_float("VENUS_JUDGE_TIMEOUT", 60.0)
+VENUS_JUDGE_SCREENSHOTS = env_int("VENUS_JUDGE_SCREENSHOTS", 3)
 VENUS_ANSWER_TIMEOUT_SECONDS = env_float("VENUS_ANSWER_TIMEOUT_SECONDS", 3600.0)
 VENUS_CAPTCHA_REVIEW_SECONDS = env_float("VENUS_CAPTCHA_REVIEW_SECONDS", 900.0)
 # Durable waits: how long a run waiting for a person (a risky-action review, a CAPTCHA, the agent's

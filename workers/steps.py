@@ -10,6 +10,7 @@ types. Blocks (`if`, `repeat`) hold steps of their own (`workers.flow` runs them
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
@@ -276,6 +277,9 @@ RepeatBlock.model_rebuild()
 STEPS = TypeAdapter(list[Step])
 
 
+_JUDGE_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,39}")
+
+
 class SuccessCriteria(BaseModel):
     """How the run's verdict is decided after the last step. Every set field must hold."""
 
@@ -284,6 +288,22 @@ class SuccessCriteria(BaseModel):
     url_contains: str | None = None
     text_visible: str | None = None
     output_valid: bool = Field(default=True, description="Extracted output must match the output schema.")
+    judges: list[str] = Field(
+        default_factory=list, max_length=5,
+        description="Judge models (names of the platform's VENUS_JUDGES) that vote on the whole trace after these checks.")
+    judge_rule: Literal["unanimous", "majority", "any_fail"] = Field(
+        default="majority", description="How the judges' votes combine; a disagreement marks the run 'needs a look'.")
+
+    @field_validator("judges")
+    @classmethod
+    def _distinct_judges(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not _JUDGE_NAME.fullmatch(name):
+                raise ValueError(f"{name[:60]!r} is not a judge's name: pick one of the platform's judges (a name such as "
+                                 "'ui-venus', never a URL)")
+        if len(set(value)) != len(value):
+            raise ValueError("each judge may be named once")
+        return value
 
 
 class CaptchaPolicy(BaseModel):

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import time
 
 import httpx
@@ -7,6 +8,11 @@ import pytest
 
 from tests.helpers.fake_model import FakeModel
 from tests.helpers.worker import celery_worker
+
+
+def judges_config(model_server) -> str:
+    """A second judge, "strict", served by the same test double (the first is "ui-venus" itself)."""
+    return json.dumps([{"name": "strict", "url": model_server.url, "model": model_server.model}])
 
 
 @pytest.fixture(scope="session")
@@ -29,7 +35,7 @@ def worker(django_db_setup, django_db_blocker, tmp_path_factory, model_server):
     with the model test double."""
     log = tmp_path_factory.mktemp("worker") / "worker.log"
     env = {"VENUS_MODEL_URL": model_server.url, "VENUS_MODEL": model_server.model, "VENUS_MODEL_TRIES": "2",
-           "VENUS_MODEL_TIMEOUT": "10"}
+           "VENUS_MODEL_TIMEOUT": "10", "VENUS_JUDGES": judges_config(model_server)}
     with celery_worker(log_path=log, extra_env=env) as proc:
         yield proc
     print(f"worker log: {log}")

@@ -234,6 +234,6 @@ def test_check_prompts_loads_every_surface(tmp_path):
 def test_documented_slots_cover_our_and_the_official_names_and_appear_in_the_module_docs():
     slots = documented_slots()
     names = {name for slot in slots for name in (slot.placeholder, *slot.aliases)}
-    assert names == {"{task}", "{user_task}", "{current_date}", "{password}", "{sudo_password}", "{instruction}"}
+    assert names == {"{task}", "{user_task}", "{current_date}", "{password}", "{sudo_password}", "{instruction}", "{goal}"}
     for name in names:
         assert f"`{name}`" in prompts.__doc__

@@ -19,6 +19,7 @@ from venus_rpa.automations import checks, governance
 from venus_rpa.automations.crypto import decrypt_json, encrypt_fields, encrypt_json
 from venus_rpa.automations.models import Automation, AutomationVersion, Credential, LoginSession
 from venus_rpa.core.errors import Conflict, InvalidInput
+from venus_rpa.core.judges import judge_names, unknown_judges
 from workers import egress, flow, patterns
 from workers.sign_in import state_permitted
 from workers.steps import SECRET_RE, AutomationSpec, template_params
@@ -88,6 +89,10 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any]) -> 
     if missing:
         fields.setdefault("success_criteria", []).append(
             f"Uses parameter(s) not in the parameter schema: {', '.join(missing)}")
+    if spec.success_criteria.judges and (unknown := unknown_judges(spec.success_criteria.judges)):
+        offered = ", ".join(judge_names()) or "none (set VENUS_JUDGES or VENUS_MODEL_URL)"
+        fields.setdefault("success_criteria", []).append(
+            f"Unknown judge(s): {', '.join(unknown)}. Judges this platform offers: {offered}.")
     if any(SECRET_RE.search(t) for t in criteria_texts):
         fields.setdefault("success_criteria", []).append(
             "A success criterion may not use a credential: it would be compared, and shown, in clear.")

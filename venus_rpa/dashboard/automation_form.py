@@ -11,6 +11,7 @@ from django.http import QueryDict
 
 from venus_rpa.automations.models import Automation, AutomationVersion
 from venus_rpa.automations.services import DEFINITION_DEFAULTS
+from venus_rpa.core.judges import judge_names
 from venus_rpa.dashboard import blocks, editor
 from venus_rpa.dashboard.field_errors import field_label, json_field
 
@@ -98,6 +99,9 @@ class AutomationEditor:
         for key in ("url_contains", "text_visible"):
             if data.get(key, "").strip():
                 criteria[key] = data[key].strip()
+        if judges := [j for j in data.getlist("judges") if j]:
+            criteria["judges"] = judges
+            criteria["judge_rule"] = data.get("judge_rule", "majority")
         solvers = [data.get(f"captcha_solver_{i}", "") for i in range(1, len(editor.SOLVERS) + 1)]
         return {
             "surface": data.get("surface", "web"),
@@ -172,3 +176,9 @@ class AutomationEditor:
     @property
     def criteria(self) -> dict[str, Any]:
         return {"output_valid": True, **(self.definition.get("success_criteria") or {})}
+
+    @property
+    def judge_choices(self) -> list[tuple[str, bool]]:
+        """The platform's judges (and any the automation names that it no longer offers), ticked when chosen."""
+        chosen = list(self.criteria.get("judges") or [])
+        return [(name, name in chosen) for name in dict.fromkeys([*judge_names(), *chosen])]

@@ -48,6 +48,9 @@ REQUIRED_TEXT = {"url", "value", "option", "filename", "key", "goal"}
 ROLES = TARGET_ROLES.__args__
 PARAM_TYPES = ("string", "integer", "number", "boolean", "date")
 SOLVERS = CaptchaPolicy.model_fields["solvers"].annotation.__args__[0].__args__
+# How judge votes combine (workers.judges), in words.
+JUDGE_RULES = (("majority", "majority: more pass than fail"), ("unanimous", "unanimous: every judge says pass"),
+               ("any_fail", "any fail: one fail is a fail"))
 
 
 def domain_proposed(start_url: str) -> str:

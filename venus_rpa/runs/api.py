@@ -116,6 +116,8 @@ class RunFilterSerializer(SearchSerializer):
     status = serializers.ChoiceField(choices=RunStatus.choices, required=False)
     automation = serializers.SlugField(max_length=80, required=False, help_text="The automation's slug.")
     trigger = serializers.ChoiceField(choices=Trigger.choices, required=False)
+    needs_a_look = serializers.BooleanField(required=False, allow_null=True, default=None,
+                                            help_text="Only runs whose judges or criteria disagree (true), or the others (false).")
 
 
 class RunListApi(APIView):
@@ -130,6 +132,9 @@ class RunListApi(APIView):
             automation_slug=filters.validated_data.get("automation"), trigger=filters.validated_data.get("trigger"),
             search=filters.validated_data.get("q", ""),
         )
+        look = filters.validated_data.get("needs_a_look")
+        if look is not None:
+            runs = runs.filter(verdict__needs_a_look=True) if look else runs.exclude(verdict__needs_a_look=True)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(runs, request, view=self)
         return paginator.get_paginated_response(RunOutSerializer(page, many=True).data)

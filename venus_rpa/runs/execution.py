@@ -27,6 +27,7 @@ from django.utils import timezone
 from venus_rpa.automations.sessions import login_sessions_for
 from venus_rpa.runs.events import apublish_run_event, publish_run_event, step_event
 from venus_rpa.runs.journal import JournalingRecorder
+from venus_rpa.runs.judging import judge_with
 from venus_rpa.runs.models import Run, RunStatus, Step
 from venus_rpa.runs.ports import ReviewPort, review_port
 from venus_rpa.runs.hosts import host_for, hosts, hosts_close, register_host
@@ -413,6 +414,7 @@ def _drive(run: Run, *, resume: Continuation | None) -> None:
 
     async def go():
         recorder = DjangoRecorder(run_id, secrets=secrets, pending=resume.wait if resume else None)
+        recorder.judge = judge_with(run, spec)  # trace-level judges, when the automation names some
         try:
             return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder, resume=resume or retry,
                                     sessions=sessions, run_id=run_id)

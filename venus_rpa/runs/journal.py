@@ -48,16 +48,30 @@ class JournalingRecorder:
             status=ActionStatus.DONE if entry.status == "done" else ActionStatus.FAILED,
             url_after=entry.url_after[:2000], session=session, next_index=entry.next_index, done_at=timezone.now())
 
+    # Set by the caller: the trace-level judges (venus_rpa.runs.judging), asked before the final
+    # transaction so the run ends with their votes; they return the result with its verdict completed.
+    judge = None
+
     async def finish(self, records: list[StepRecord], result: RunResult) -> None:
-        """Store the final step records and the run's terminal state in one transaction."""
+        """Ask the judges (when set), then store the final step records and the run's terminal state in
+        one transaction."""
+        if self.judge is not None:
+            result = await self.judge(self, records, result)
         saved = await self._db(self._finish, records, result)
         for step in saved:
             await apublish_run_event(self.run_id, {"type": "run.step", "step": step_event(step)})
+
+    def _scrub_verdict(self, verdict: dict) -> dict:
+        """Page evidence loses fragments of secrets too; the judges' words are model text, scrubbed of
+        whole values only (as thoughts are), so "pass" survives a password that contains it."""
+        judged = {k: verdict[k] for k in ("judges", "look_reason") if k in verdict}
+        rest = {k: v for k, v in verdict.items() if k not in judged}
+        return {**self.secrets.scrub_data(rest), **self.secrets.scrub_data(judged, fragments=False)}
 
     def _finish(self, records: list[StepRecord], result: RunResult) -> list[Step]:
         scrub = self.secrets.scrub_data
         with transaction.atomic():
             saved = [self._save_step(record) for record in records]
             run_finish(run_id=self.run_id, status=result.status, reason=self.secrets.scrub(result.reason),
-                       output=scrub(result.output), verdict=scrub(result.verdict))
+                       output=scrub(result.output), verdict=self._scrub_verdict(result.verdict))
         return saved

@@ -8,7 +8,7 @@ the official prompts; measure any wording change on the evaluation suite before 
 
 Overrides: when `VENUS_PROMPT_DIR` (or the `prompt_dir` argument) names a folder, a file
 `<folder>/<surface>.txt` there replaces the built-in template of that surface; surfaces with
-no file keep ours. Surfaces: browser, mobile, desktop, captcha, grounding.
+no file keep ours. Surfaces: browser, mobile, desktop, captcha, grounding, judge.
 
 Slots, filled by literal search and replace only (templates may hold other braces, which are
 left alone; nothing in a template is ever formatted or evaluated):
@@ -19,6 +19,7 @@ left alone; nothing in a template is ever formatted or evaluated):
 | `{current_date}` | | browser | today's date, as the caller writes it |
 | `{password}` | `{sudo_password}` | desktop | a secret *placeholder token*; the executor puts the real value in when a Type action contains the token |
 | `{instruction}` | | grounding (required) | the element description, per call (`fill_instruction`) |
+| `{goal}` | | judge (required) | the automation's goal, for a judge model voting on a whole trace |
 
 Startup checks (`load_prompt`, `check_prompts`): the file is readable, valid UTF-8, not empty,
 and holds the required slot; otherwise a `PromptError` names the file and the problem. Every
@@ -36,7 +37,7 @@ from pathlib import Path
 from workers.errors import ConfigurationError
 
 PROMPT_DIR_ENV = "VENUS_PROMPT_DIR"
-PROMPT_SURFACES = ("browser", "mobile", "desktop", "captcha", "grounding")
+PROMPT_SURFACES = ("browser", "mobile", "desktop", "captcha", "grounding", "judge")
 NAVIGATION_SURFACES = ("browser", "mobile", "desktop")
 BUILTIN_DIR = Path(__file__).parent / "prompt_packs"
 
@@ -75,9 +76,10 @@ SLOTS = (
         "a secret placeholder token the executor replaces when typing",
     ),
     Slot("{instruction}", (), ("grounding",), True, "the description of the element to locate"),
+    Slot("{goal}", (), ("judge",), True, "the automation's goal, for a judge model reading the whole trace"),
 )
 # Slots load_prompt fills, by the keyword argument that supplies them.
-_FILLED = {"{task}": "task", "{user_task}": "task", "{current_date}": "current_date",
+_FILLED = {"{task}": "task", "{user_task}": "task", "{goal}": "task", "{current_date}": "current_date",
            "{password}": "password", "{sudo_password}": "password"}
 _FILL_RE = re.compile("|".join(re.escape(name) for name in _FILLED))
 

@@ -44,7 +44,7 @@ def automation_index(request: HttpRequest) -> HttpResponse:
 def _editor_context(request: HttpRequest, form: AutomationEditor, automation: Automation | None) -> dict:
     return {
         "form": form, "automation": automation, "kinds": editor.STEP_KINDS, "roles": editor.ROLES, **blocks.ROW_CONTEXT,
-        "param_types": editor.PARAM_TYPES, "solvers": editor.SOLVERS,
+        "param_types": editor.PARAM_TYPES, "solvers": editor.SOLVERS, "judge_rules": editor.JUDGE_RULES,
         "credentials": credential_list(workspace=request.access.workspace),
         "readonly": not request.access.can_write or bool(automation and automation.is_archived),
     }

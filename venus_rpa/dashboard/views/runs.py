@@ -40,7 +40,10 @@ def runs_filtered(request: HttpRequest):
         runs = runs.filter(created_at__date__gte=since)
     if until:
         runs = runs.filter(created_at__date__lte=until)
-    current = {"q": search_text(request), "status": status or "", "trigger": trigger or "",
+    look = query.get("look") == "1"
+    if look:  # the judges or the criteria disagree (issue 16): a person should look
+        runs = runs.filter(verdict__needs_a_look=True)
+    current = {"q": search_text(request), "status": status or "", "trigger": trigger or "", "look": "1" if look else "",
                "automation": query.get("automation", ""), "since": since.isoformat() if since else "",
                "until": until.isoformat() if until else ""}
     return runs, current
