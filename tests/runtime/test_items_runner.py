@@ -1,0 +1,94 @@
+"""Items in the run loop (`workers.runner.Runner` + `workers.flow` + `workers.items`) in a real
+Chromium against the practice site, without a worker: one run works through its items, a
+condition skips one, a failed one does not stop the others (unless the block says so), items
+already done are never run again, and each item's records carry its number."""
+
+from __future__ import annotations
+
+import httpx
+
+from tests.helpers import runtime
+from tests.helpers.runtime import run_spec
+from workers import steps as S
+from workers.items import Item
+
+browser = runtime.browser  # one Chromium for the module
+
+
+def spec(base_url: str, **each) -> S.AutomationSpec:
+    body = [
+        {"kind": "goto", "url": "/api/lookups"},
+        {"kind": "if", "name": "Already looked up", "condition": {"text_visible": "{{item.account}}", "wait_s": 0.2},
+         "steps": [{"kind": "skip_item", "reason": "already looked up"}]},
+        {"kind": "goto", "url": "/lab/lookup"},
+        {"kind": "fill", "name": "Account number", "target": "Account number", "value": "{{item.account}}"},
+        {"kind": "click", "target": {"role": "button", "name": "Look up"}},
+        {"kind": "assert", "name": "Check the page", "text": "{{item.expect}}", "timeout_s": 0.5},
+        {"kind": "extract", "target": {"css": "h1"}, "into": "heading"},
+    ]
+    return S.AutomationSpec.model_validate({
+        "start_url": base_url + "/lab/lookup", "allowed_domains": ["127.0.0.1"],
+        "steps": [{"kind": "for_each", "name": "Every account", "steps": body, **each}]})
+
+
+def items(*rows: tuple[str, str]) -> list[Item]:
+    return [Item(n, {"account": account, "expect": expect}, of=len(rows)) for n, (account, expect) in
+            enumerate(rows, start=1)]
+
+
+def lookups(browser) -> list[str]:
+    return httpx.get(browser.base_url + "/api/lookups").json()
+
+
+def reset(browser) -> None:
+    httpx.post(browser.base_url + "/api/reset")
+
+
+def final(recorder) -> dict[int, tuple[str, str]]:
+    out: dict[int, tuple[str, str]] = {}
+    for record in recorder.items:
+        out[record.number] = (record.status, record.error)
+    return out
+
+
+def test_each_item_runs_once_a_condition_skips_one_and_a_failed_one_does_not_stop_the_others(browser):
+    reset(browser)
+    httpx.get(browser.base_url + "/lab/lookup", params={"account": "ACC-2-FILED"})
+    result, recorder, _ = run_spec(browser, spec(browser.base_url), params={}, items=items(
+        ("ACC-1", "Looked up"), ("ACC-2-FILED", "Looked up"), ("ACC-3", "No such text"), ("ACC-4", "Looked up")))
+    assert result.status == "failed"
+    assert result.reason.startswith("1 of 4 item(s) failed (item 3 of 4: ")
+    statuses = final(recorder)
+    assert {n: s for n, (s, _) in statuses.items()} == {1: "succeeded", 2: "skipped", 3: "failed", 4: "succeeded"}
+    assert statuses[2][1] == "already looked up" and "No such text" in statuses[3][1]
+    assert lookups(browser) == ["ACC-2-FILED", "ACC-1", "ACC-3", "ACC-4"]  # each once; the filed one not again
+    ends = [r for r in recorder.items if r.status == "succeeded"]
+    assert all(r.output.get("heading") for r in ends)
+    by_item = {r.item for r in recorder.records if r.kind == "fill"}
+    assert by_item == {1, 3, 4}
+    assert [r.index for r in recorder.records] == list(range(len(recorder.records)))
+
+
+def test_items_already_done_are_never_run_again(browser):
+    reset(browser)
+    done = items(("ACC-A", "Looked up"), ("ACC-B", "Looked up"), ("ACC-C", "Looked up"))
+    done[0].status, done[2].status = "succeeded", "failed"
+    result, recorder, _ = run_spec(browser, spec(browser.base_url), params={}, items=done)
+    assert lookups(browser) == ["ACC-B"]
+    assert result.status == "failed"  # item 3 stays failed from before
+    assert [(r.number, r.status) for r in recorder.items] == [(2, "running"), (2, "succeeded")]
+
+
+def test_stop_on_failure_fails_the_run_at_the_first_failed_item(browser):
+    reset(browser)
+    result, recorder, _ = run_spec(browser, spec(browser.base_url, stop_on_failure=True), params={}, items=items(
+        ("ACC-X", "No such text"), ("ACC-Y", "Looked up")))
+    assert result.status == "failed"
+    assert "item 1 of 2 failed and the block stops on the first failure" in result.reason
+    assert lookups(browser) == ["ACC-X"]
+    assert [(r.number, r.status) for r in recorder.items] == [(1, "running"), (1, "failed")]
+
+
+def test_a_run_without_items_for_a_for_each_block_fails_with_a_reason(browser):
+    result, _, _ = run_spec(browser, spec(browser.base_url), params={}, items=[])
+    assert result.status == "failed" and "given none" in result.reason
