@@ -28,7 +28,10 @@ NOT_FOUND = "No such run in this workspace."
 
 
 def rerun_label(run: Run) -> str:
-    """“Retry” for a run that did not succeed, “Re-run” for one that did."""
+    """“Retry” for a run that did not succeed, “Re-run” for one that did; “Retry failed items” for a
+    run with items (its succeeded items are never run again)."""
+    if run.item_columns:
+        return "Retry failed items"
     return "Retry" if run.status in RETRYABLE else "Re-run"
 
 
