@@ -260,3 +260,18 @@ def test_item_fields_and_skip_item_outside_a_for_each_block_are_field_errors(own
     twice = payload(simple_definition(steps=[each, each]), slug="twice")
     error = assert_error(owner.post(LIST, twice, format="json"), 400)
     assert "at most one for_each block" in error["fields"]["steps.1"][0]
+
+
+@pytest.mark.django_db
+def test_a_signed_webhook_starts_a_run_with_its_items_and_bad_items_start_nothing(owner, items_automation):
+    from tests.triggers.test_webhooks import body_of, post_hook
+
+    hook = owner.post("/api/webhooks/", {"automation": "items", "name": "Sheet drop"}, format="json").json()
+    response = post_hook(hook, body_of({"items_file": base64.b64encode(xlsx_bytes(ROWS)).decode()}))
+    assert response.status_code == 202, response.json()
+    run = Run.objects.get(pk=response.json()["run_id"])
+    assert run.trigger == "webhook" and run.params == {}
+    assert list(run.items.values_list("data", flat=True)) == ROWS
+    bad = post_hook(hook, body_of({"items": [{"title": "no other columns"}]}))
+    assert "Missing column(s) amount, category, date" in assert_error(bad, 400)["fields"]["items"][0]
+    assert Run.objects.count() == 1
