@@ -90,7 +90,7 @@
       if (kind === "end" || kind === "else") depth = Math.max(depth - 1, 0);
       row.dataset.depth = depth;
       row.style.setProperty("--depth", depth);
-      if (kind === "if" || kind === "repeat" || kind === "else") depth += 1;
+      if (kind === "if" || kind === "repeat" || kind === "for_each" || kind === "else") depth += 1;
     });
   }
 

@@ -89,3 +89,27 @@ def test_retrying_failed_items_with_the_fixed_sheet(editor_client, viewer_client
     again = editor_client.post(f"/runs/{run.pk}/items/retry/", follow=True)
     assert "no failed items left to retry" in again.content.decode()
     assert Run.objects.count() == 2
+
+
+def test_a_for_each_block_round_trips_through_the_editor_rows(editor_client, personas):
+    from tests.dashboard.test_editor import _as_post
+    from venus_rpa.automations.services import automation_create
+    from venus_rpa.dashboard.automation_form import AutomationEditor
+
+    definition = {"start_url": "http://127.0.0.1:9/", "allowed_domains": ["127.0.0.1"], "steps": [
+        {"kind": "goto", "url": "/login"},
+        {"kind": "for_each", "name": "Every row", "stop_on_failure": True, "steps": [
+            {"kind": "if", "condition": {"text_visible": "{{item.title}}"},
+             "steps": [{"kind": "skip_item", "reason": "already filed"}]},
+            {"kind": "fill", "target": "Title", "value": "{{item.title}}"}]}]}
+    automation = automation_create(workspace=personas.workspace, user=personas.owner, slug="rows", name="Rows",
+                                   definition=definition)
+    form = AutomationEditor.from_version(automation, automation.current_version)
+    assert [(r.kind, r.depth) for r in form.steps] == [
+        ("goto", 0), ("for_each", 0), ("if", 1), ("skip_item", 2), ("end", 1), ("fill", 1), ("end", 0)]
+    html = editor_client.get("/automations/rows/").content.decode()
+    assert 'name="s-' in html and "Stop the run at the first failed item" in html
+    response = editor_client.post("/automations/rows/", _as_post(form))
+    assert response.status_code == 302, response.content.decode()[:3000]
+    automation.refresh_from_db()
+    assert automation.current_version.number == 1  # nothing changed: the block came back as it was
