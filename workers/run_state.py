@@ -105,7 +105,9 @@ class RecordPipe:
     async def _drain(self) -> None:
         while (record := await self.queue.get()) is not None:
             if isinstance(record, ItemRecord):
-                await self.recorder.record_item(record)
+                record_item = getattr(self.recorder, "record_item", None)  # optional: runs without items
+                if record_item is not None:
+                    await record_item(record)
             else:
                 await self.recorder.record_step(record)
 

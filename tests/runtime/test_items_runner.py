@@ -1,16 +1,23 @@
 """Items in the run loop (`workers.runner.Runner` + `workers.flow` + `workers.items`) in a real
 Chromium against the practice site, without a worker: one run works through its items, a
 condition skips one, a failed one does not stop the others (unless the block says so), items
-already done are never run again, and each item's records carry its number."""
+already done are never run again, each item's records carry its number, and a review raised in an
+item names it (the recorder without `record_item` of the gate's tests still works)."""
 
 from __future__ import annotations
+
+import json
 
 import httpx
 
 from tests.helpers import runtime
+from tests.helpers.gate import ReviewRecorder, secrets as gate_secrets
 from tests.helpers.runtime import run_spec
+from venus_rpa.core.demo import demo_expense_items_definition
 from workers import steps as S
+from workers.gates.guard import SafetyGate
 from workers.items import Item
+from workers.runner import Runner
 
 browser = runtime.browser  # one Chromium for the module
 
@@ -92,3 +99,25 @@ def test_stop_on_failure_fails_the_run_at_the_first_failed_item(browser):
 def test_a_run_without_items_for_a_for_each_block_fails_with_a_reason(browser):
     result, _, _ = run_spec(browser, spec(browser.base_url), params={}, items=[])
     assert result.status == "failed" and "given none" in result.reason
+
+
+
+def test_a_review_raised_inside_an_item_names_the_item(browser):
+    definition = demo_expense_items_definition(browser.base_url)
+    steps = json.loads(json.dumps(definition["steps"]).replace("practice-login", "acme"))
+    spec = S.AutomationSpec.model_validate({
+        "start_url": definition["start_url"], "allowed_domains": ["127.0.0.1"], "steps": steps,
+        # Sending the form is not pre-approved here: each item's form waits for a reviewer.
+        "safety": {"pre_approved": [["AUTH", "sign in"], ["SHARE", "receipt"]]}})
+    rows = [{"title": f"INV-77{n} Review me", "amount": "3.50", "date": "2026-11-20", "category": "Meals"}
+            for n in (1, 2)]
+    recorder = ReviewRecorder()
+    runner = Runner({"web": browser.host}, safety=SafetyGate(hold_s=600))
+    result = browser.run(runner.run(spec, params={}, secrets=gate_secrets(), recorder=recorder,
+                                    items=[Item(n, row, of=2) for n, row in enumerate(rows, start=1)]))
+    assert result.status == "succeeded", result.reason
+    # One review per item (its Next; the approval covers the rest of that act), each naming its item.
+    assert [q.description for q in recorder.questions] == ["item 1 of 2: Click the button 'Next'",
+                                                          "item 2 of 2: Click the button 'Next'"]
+    assert [(q.step["item"], q.step["item_number"]) for q in recorder.questions] == [("item 1 of 2", 1),
+                                                                                   ("item 2 of 2", 2)]
