@@ -232,11 +232,12 @@ class Runner:
             agent_resume, flow = None, F.Flow(run, executor, steps)
             if resume is not None:
                 position, agent_resume = resume.position, resume.agent
-                await self._restore(run, executor, resume)
+                run.loops = dict(resume.loops)
                 if not resume.wait and flow.inside_item(position):  # a lost worker or browser, mid-item
                     position = flow.abandon_item()
-                flow.resume_item(position)
+                flow.resume_item(position)  # before the page's fields are typed again: they may use the item
                 run.item_output = dict(resume.item_output) if run.item is not None else {}
+                await self._restore(run, executor, resume)
             while position < len(steps):
                 step = steps[position]
                 try:

@@ -113,7 +113,8 @@ class ListRecorder:
 
 
 def run_spec(browser: Browser, spec: S.AutomationSpec, recorder: ListRecorder | None = None, *,
-             params: dict | None = None, heartbeat_s: float = 5.0, items: list[Item] | None = None):
+             params: dict | None = None, heartbeat_s: float = 5.0, items: list[Item] | None = None,
+             resume: Any = None):
     """Run spec through the production Runner on the module's pool: (result, recorder, seconds)."""
     recorder = recorder or ListRecorder()
     typed: RunRecorder = recorder  # ListRecorder implements the protocol structurally
@@ -121,6 +122,6 @@ def run_spec(browser: Browser, spec: S.AutomationSpec, recorder: ListRecorder | 
     result = browser.run(
         Runner({"web": browser.host}, heartbeat_s=heartbeat_s).run(
             spec, params={"user": "demo"} if params is None else params, secrets=local_secrets(), recorder=typed,
-            items=items)
+            items=items, resume=resume)
     )
     return result, recorder, time.monotonic() - t0
