@@ -113,3 +113,23 @@ def test_a_for_each_block_round_trips_through_the_editor_rows(editor_client, per
     assert response.status_code == 302, response.content.decode()[:3000]
     automation.refresh_from_db()
     assert automation.current_version.number == 1  # nothing changed: the block came back as it was
+
+
+def test_the_items_table_is_a_live_fragment_for_members_only(editor_client, outsider_client, items_automation):
+    run = ended_run(editor_client)
+    fragment = editor_client.get(f"/runs/{run.pk}/items/", HTTP_HX_REQUEST="true")
+    assert fragment.status_code == 200 and fragment.content.decode().lstrip().startswith('<section class="card" id="run-items">')
+    assert editor_client.get(f"/runs/{run.pk}/items/")["Location"] == f"/runs/{run.pk}/"
+    assert outsider_client.get(f"/runs/{run.pk}/items/", HTTP_HX_REQUEST="true").status_code == 404
+    assert 'data-items-url="/runs/%d/items/"' % run.pk in editor_client.get(f"/runs/{run.pk}/").content.decode()
+
+
+def test_an_anonymous_visitor_is_sent_to_sign_in(editor_client, items_automation):
+    from django.test import Client
+
+    run = ended_run(editor_client)
+    for url in (f"/runs/{run.pk}/items.csv", f"/runs/{run.pk}/items/"):
+        response = Client().get(url)
+        assert response.status_code == 302 and "/login" in response["Location"]
+    assert Client().post(f"/runs/{run.pk}/items/retry/").status_code == 302
+    assert Run.objects.count() == 1

@@ -34,6 +34,7 @@ urlpatterns = [
     path("runs/<int:run_id>/cancel/", runs.run_cancel_view, name="run-cancel"),
     path("runs/<int:run_id>/retry/", bulk.run_retry_view, name="run-retry"),
     path("runs/<int:run_id>/items/retry/", items.run_items_retry_view, name="run-items-retry"),
+    path("runs/<int:run_id>/items/", runs.run_items_fragment, name="run-items"),
     path("runs/<int:run_id>/items.<str:fmt>", items.run_items_download, name="run-items-download"),
     path("runs/bulk/", bulk.runs_bulk_view, name="runs-bulk"),
     path("runs/<int:run_id>/answer/", runs.run_answer_view, name="run-answer"),

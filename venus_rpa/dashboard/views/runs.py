@@ -90,6 +90,15 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 
 
 @member_view()
+def run_items_fragment(request: HttpRequest, run_id: int) -> HttpResponse:
+    """The items table of the live page (re-fetched on item events); opened directly, the run's page."""
+    run = run_get(workspace=request.access.workspace, run_id=run_id)
+    if not request.htmx:
+        return redirect("dashboard:run-detail", run_id=run.pk)
+    return render(request, "dashboard/runs/_items.html", {**_run_context(request, run), **_items_context(run)})
+
+
+@member_view()
 def run_summary(request: HttpRequest, run_id: int) -> HttpResponse:
     """The status/verdict/question panel of the live page (re-fetched on status events)."""
     run = run_get(workspace=request.access.workspace, run_id=run_id)
