@@ -275,3 +275,17 @@ def test_a_signed_webhook_starts_a_run_with_its_items_and_bad_items_start_nothin
     bad = post_hook(hook, body_of({"items": [{"title": "no other columns"}]}))
     assert "Missing column(s) amount, category, date" in assert_error(bad, 400)["fields"]["items"][0]
     assert Run.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_the_command_line_starts_a_run_with_a_sheet_and_refuses_a_bad_one(items_automation, tmp_path):
+    from django.core.management import CommandError, call_command
+
+    sheet = tmp_path / "expenses.xlsx"
+    sheet.write_bytes(xlsx_bytes(ROWS))
+    call_command("run_automation", "items", "--items", str(sheet), stdout=io.StringIO())
+    assert Run.objects.get().items.count() == 5
+    sheet.write_bytes(b"%PDF-1.4")
+    with pytest.raises(CommandError, match="not a CSV or XLSX sheet"):
+        call_command("run_automation", "items", "--items", str(sheet), stdout=io.StringIO())
+    assert Run.objects.count() == 1
