@@ -346,7 +346,8 @@ class Flow:
                 result = False
             except EnvironmentLost as exc:
                 raise self._failed(op, run.secrets.scrub(str(exc))) from None
-            evidence = {}
+            # What was looked for, once filled in ("INV-0007 Taxi" for "{{item.title}}").
+            evidence = {"text": run.secrets.scrub(check.text)} if check.text != condition.text_visible else {}
         return result != condition.negate, evidence
 
     # -- items (workers.items) -------------------------------------------------------------------

@@ -73,6 +73,8 @@ def test_each_item_runs_once_a_condition_skips_one_and_a_failed_one_does_not_sto
     assert lookups(browser) == ["ACC-2-FILED", "ACC-1", "ACC-3", "ACC-4"]  # each once; the filed one not again
     ends = [r for r in recorder.items if r.status == "succeeded"]
     assert all(r.output.get("heading") for r in ends)
+    checks = [r.grounding["flow"] for r in recorder.records if r.kind == "if"]
+    assert [c["text"] for c in checks] == ["ACC-1", "ACC-2-FILED", "ACC-3", "ACC-4"]  # the filled-in text
     by_item = {r.item for r in recorder.records if r.kind == "fill"}
     assert by_item == {1, 3, 4}
     assert [r.index for r in recorder.records] == list(range(len(recorder.records)))
