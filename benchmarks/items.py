@@ -13,6 +13,9 @@ with items holds one worker slot for all its rows, so the fair comparison is per
 Figures:
 - `items_per_min`: rows of the sheet handled per minute by its one run (created → finished);
 - `separate_runs_per_min`: the same rows as 25 runs of one row, first created → last finished;
+- `cpu_s_per_item` / `cpu_s_per_separate_run`: CPU seconds of the worker and every Chromium it
+  started (its cpuacct cgroup, as `throughput.py` measures) per row in each mode; unlike the rates
+  they do not move when other processes share the machine (null where cgroups cannot be made);
 - `per_item_overhead_ms`: mean per item of (its time from running to done) − (the act and observe
   time of its steps): the loop's own bookkeeping per item (condition reads, item records);
 - `items`: the sheet run's items by status; `retried_ok`: failed rows that succeeded when retried
@@ -34,6 +37,7 @@ import time
 from pathlib import Path
 
 from _stack import practice_site, setup_django, start_postgres
+from throughput import CpuMeter
 
 CATEGORIES = ["Travel", "Meals", "Lodging", "Office supplies", "Other"]
 FILED = (4, 12, 21)
@@ -109,12 +113,14 @@ def filed(practice_url: str) -> list[str]:
     return [e["title"] for e in httpx.get(practice_url + "/api/expenses").json()]
 
 
-def series(automation, prefix: str, *, separate: bool) -> tuple[list[int], float]:
+def series(automation, prefix: str, *, separate: bool, meter) -> tuple[list[int], float, float | None]:
     sheet = rows(prefix)
     wait([start(automation, [sheet[n - 1] for n in FILED])], timeout=300)  # filed beforehand: skipped later
+    cpu_before = meter.read()
     ids = [start(automation, [row]) for row in sheet] if separate else [start(automation, sheet)]
     wait(ids, timeout=60 * 30)
-    return ids, span_minutes(ids)
+    cpu = meter.read() - cpu_before if cpu_before is not None else None
+    return ids, span_minutes(ids), cpu
 
 
 def main() -> None:
@@ -141,14 +147,17 @@ def main() -> None:
         automation = automation_create(workspace=Workspace.objects.get(slug="demo"), user=None, slug="expense-sheet",
                                        name="Expense sheet", definition=demo_expense_items_definition(base))
         env = {"VENUS_HEARTBEAT_SECONDS": "5", "VENUS_HEARTBEAT_STALE_SECONDS": "60", "LOG_LEVEL": "WARNING"}
-        with celery_worker(name="bench-items", concurrency=args.slots, extra_env=env, log_path=logs / "worker.log"):
+        with celery_worker(name="bench-items", concurrency=args.slots, extra_env=env,
+                           log_path=logs / "worker.log") as proc:
+            meter = CpuMeter(proc.pid, "items")  # before the first Chromium starts
             wait([start(automation, rows("WARM")[:1])], timeout=300)  # imports, Chromium, first connections
-            separate_ids, separate_min = series(automation, "SEP", separate=True)
-            (sheet_id,), sheet_min = series(automation, "ONE", separate=False)
+            separate_ids, separate_min, separate_cpu = series(automation, "SEP", separate=True, meter=meter)
+            (sheet_id,), sheet_min, sheet_cpu = series(automation, "ONE", separate=False, meter=meter)
             sheet_run = Run.objects.get(pk=sheet_id)
             retry = run_items_retry(run=sheet_run, user=None, corrected=ItemsInput(file=xlsx(rows("ONE", fixed=True)),
                                                                                   field="items_file"))
             wait([retry.pk], timeout=600)
+        meter.close()
         titles = filed(base)
     counts = run_items_summary(run=sheet_run)
     separate_statuses: dict[str, int] = {}
@@ -160,6 +169,8 @@ def main() -> None:
         "benchmark": "items", "cores": os.cpu_count(), "worker_slots": args.slots,
         "items_per_min": round(items_per_min, 1), "separate_runs_per_min": round(separate_per_min, 1),
         "speedup": round(items_per_min / separate_per_min, 2),
+        "cpu_s_per_item": round(sheet_cpu / 25, 2) if sheet_cpu is not None else None,
+        "cpu_s_per_separate_run": round(separate_cpu / 25, 2) if separate_cpu is not None else None,
         "per_item_overhead_ms": overhead_ms(sheet_id),
         "items": {"total": counts["total"], "succeeded": counts["succeeded"], "skipped": counts["skipped"],
                   "failed": counts["failed"], "pending": counts["pending"],
