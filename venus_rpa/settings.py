@@ -277,6 +277,10 @@ VENUS_RUN_MAX_ATTEMPTS = env_int("VENUS_RUN_MAX_ATTEMPTS", 2)
 # agent workers' total concurrency so the dispatcher, not Celery's FIFO, picks who goes next).
 VENUS_RUNS_PER_WORKSPACE = env_int("VENUS_RUNS_PER_WORKSPACE", 8)
 VENUS_RUNS_PER_WORKSPACE_MAX = env_int("VENUS_RUNS_PER_WORKSPACE_MAX", 64)
+# Runs with items (runs.items, docs/workflows.md): at most this many items per run, and an items
+# file (CSV/XLSX) of at most this many bytes.
+VENUS_ITEMS_MAX = env_int("VENUS_ITEMS_MAX", 1000)
+VENUS_ITEMS_FILE_MAX_BYTES = env_int("VENUS_ITEMS_FILE_MAX_BYTES", 1024 * 1024)
 VENUS_RUNS_MAX_ACTIVE = env_int("VENUS_RUNS_MAX_ACTIVE", 0)
 VENUS_CHROMIUM_PATH = env_str("VENUS_CHROMIUM_PATH", "/usr/bin/chromium")
 VENUS_HEADLESS = env_bool("VENUS_HEADLESS", True)

@@ -63,6 +63,7 @@ class Continuation:
     agent: dict[str, Any] | None = None  # the agent step's state (`workers.agent`)
     kept: dict[str, Any] = field(default_factory=dict)  # an environment kept running for the run (its host's handle)
     loops: dict[str, int] = field(default_factory=dict)  # repeat blocks under way: path -> iterations begun
+    item_output: dict[str, Any] = field(default_factory=dict)  # the values the item under way stored (workers.items)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -31,8 +31,9 @@ from typing import Any, Literal
 
 from workers import patterns, steps as S
 from workers.errors import EnvironmentLost, StepError
+from workers.items import next_item, summary
 from workers.run_state import RunFailed, RunState, StepRecord
-from workers.templating import fill_error, render, step_strings, template_values, values_context
+from workers.templating import fill_error, render, step_strings, template_items, template_values
 
 
 def produced(step: Any) -> str | None:
@@ -66,8 +67,23 @@ def step_kinds(steps: list[dict[str, Any]]) -> set[str]:
 
 
 def plain_steps(steps: list) -> list:
-    """The steps that act or read (blocks left out), nested ones included."""
-    return [step for _, step, _ in walk(steps) if not isinstance(step, S.BLOCKS)]
+    """The steps that act or read (blocks and control steps left out), nested ones included."""
+    return [step for _, step, _ in walk(steps) if not isinstance(step, (*S.BLOCKS, *S.CONTROL))]
+
+
+def for_each_block(steps: list) -> S.ForEachBlock | None:
+    """The automation's `for_each` block (at most one, at the top level), if it has one."""
+    return next((step for step in steps if isinstance(step, S.ForEachBlock)), None)
+
+
+def item_fields_used(steps: list) -> set[str]:
+    """The item fields (`{{item.FIELD}}`) a step list uses, conditions included."""
+    used: set[str] = set()
+    for _, step, _ in walk(steps):
+        strings = step_strings(_condition(step)) if isinstance(step, (S.IfBlock, S.RepeatBlock)) else (
+            [] if isinstance(step, (S.ForEachBlock, *S.CONTROL)) else step_strings(step))
+        used |= {name for text in strings for name in template_items(text)}
+    return used
 
 
 def _label(step: Any, where: str) -> str:
@@ -88,6 +104,8 @@ class _Checker:
         self.fields: dict[str, list[str]] = {}
         self.available: dict[str, list[str]] = {}
         self.seen_block = False
+        self.in_each = False  # inside the for_each block: item fields and skip_item are allowed
+        self.seen_each = False
 
     def add(self, where: str, message: str) -> None:
         self.fields.setdefault(where, []).append(message)
@@ -108,10 +126,18 @@ class _Checker:
             where = f"{path}.{index}"
             label = _label(step, where)
             self.available[where] = sorted(available)
+            if isinstance(step, S.ForEachBlock):
+                self.for_each(step, where, label, available, depth)
+                continue
             if isinstance(step, S.BLOCKS):
                 self.block(step, where, label, available, depth)
                 continue
+            if isinstance(step, S.SkipItemStep):
+                if not self.in_each:
+                    self.add(where, f"{_cap(label)} skips an item, but it is not inside a for_each block.")
+                continue
             self.uses(where, label, {n for t in step_strings(step) for n in template_values(t)}, available)
+            self.items(where, label, step_strings(step))
             if step.sign_in and (depth or self.seen_block):
                 self.add(f"{where}.sign_in", "Sign-in steps stay at the top level, before any block.")
             if produced(step):
@@ -128,12 +154,29 @@ class _Checker:
         if condition.value is not None:
             self.uses(f"{where}.{key}.value", label, {condition.value}, available)
         self.uses(f"{where}.{key}", label, {n for t in step_strings(condition) for n in template_values(t)}, available)
+        self.items(f"{where}.{key}", label, step_strings(condition))
         if condition.url_matches is not None and (problem := patterns.check_pattern(condition.url_matches)):
             self.add(f"{where}.{key}.url_matches", problem)
         inside = self.check(step.steps, f"{where}.steps", set(available), depth + 1)
         if isinstance(step, S.IfBlock):
             otherwise = self.check(step.else_steps, f"{where}.else", set(available), depth + 1)
             available |= inside & otherwise  # the caller's set: what every path through the block stores
+
+
+    def items(self, where: str, label: str, strings: list[str]) -> None:
+        used = sorted({name for text in strings for name in template_items(text)})
+        if used and not self.in_each:
+            self.add(where, f"{_cap(label)} uses item field(s) {', '.join(used)} outside a for_each block "
+                            "(an item exists only inside one).")
+
+    def for_each(self, step: Any, where: str, label: str, available: set[str], depth: int) -> None:
+        self.seen_block = True
+        if depth or self.seen_each:
+            self.add(where, f"{_cap(label)}: an automation has at most one for_each block, at the top level.")
+            return
+        self.seen_each = self.in_each = True
+        self.check(step.steps, f"{where}.steps", set(available), depth + 1)  # nothing it stores is kept after it
+        self.in_each = False
 
 
 def definition_problems(steps: list, *, params: set[str] | None = None) -> dict[str, list[str]]:
@@ -162,9 +205,14 @@ class Op:
     `target` (the else branch or the block's end). `jump`: to `target` (the end of an if whose
     then-branch ran; its else steps are recorded as skipped). `loop_start`: reset the counter.
     `loop_check`: leave to `target` when `until` holds, fail or leave at the cap, else count an
-    iteration. `loop_back`: to the loop's check at `target`."""
+    iteration. `loop_back`: to the loop's check at `target`.
+    `each_start`: the item cursor goes to the first item. `each_next`: start the next item still
+    to run, or leave to `target` when none is left. `each_done`: the item's steps all ran, it
+    succeeded; back to `each_next` at `target`. `skip`: the item is skipped (a `skip_item` step);
+    back to `each_next` at `target`."""
 
-    kind: Literal["if", "jump", "loop_start", "loop_check", "loop_back"]
+    kind: Literal["if", "jump", "loop_start", "loop_check", "loop_back", "each_start", "each_next", "each_done",
+                  "skip"]
     block: Any
     path: str
     target: int = 0
@@ -178,18 +226,18 @@ def compile_program(steps: list, *, before: list = ()) -> list:
     return out
 
 
-def _emit(steps: list, path: str, out: list) -> None:
+def _emit(steps: list, path: str, out: list, each: int = -1) -> None:
     for index, step in enumerate(steps):
         where = f"{path}.{index}"
         if isinstance(step, S.IfBlock):
             head = Op("if", step, where)
             out.append(head)
-            _emit(step.steps, f"{where}.steps", out)
+            _emit(step.steps, f"{where}.steps", out, each)
             if step.else_steps:
                 jump = Op("jump", step, where)
                 out.append(jump)
                 head.target = len(out)
-                _emit(step.else_steps, f"{where}.else", out)
+                _emit(step.else_steps, f"{where}.else", out, each)
                 jump.target = len(out)
             else:
                 head.target = len(out)
@@ -198,9 +246,19 @@ def _emit(steps: list, path: str, out: list) -> None:
             check = Op("loop_check", step, where)
             out.append(check)
             at = len(out) - 1
-            _emit(step.steps, f"{where}.steps", out)
+            _emit(step.steps, f"{where}.steps", out, each)
             out.append(Op("loop_back", step, where, target=at))
             check.target = len(out)
+        elif isinstance(step, S.ForEachBlock):
+            out.append(Op("each_start", step, where))
+            check = Op("each_next", step, where)
+            out.append(check)
+            at = len(out) - 1
+            _emit(step.steps, f"{where}.steps", out, at)
+            out.append(Op("each_done", step, where, target=at))
+            check.target = len(out)
+        elif isinstance(step, S.SkipItemStep):
+            out.append(Op("skip", step, where, target=each))
         else:
             out.append(step)
 
@@ -208,10 +266,16 @@ def _emit(steps: list, path: str, out: list) -> None:
 class Flow:
     """Runs the `Op`s of one run (see the module's contract)."""
 
-    def __init__(self, run: RunState, executor: Any) -> None:
+    def __init__(self, run: RunState, executor: Any, program: list = ()) -> None:
         self.run, self.executor = run, executor
+        heads = [(at, op) for at, op in enumerate(program) if isinstance(op, Op) and op.kind == "each_next"]
+        self.each_at, self.each = heads[0] if heads else (-1, None)
+        self.each_end = self.each.target if self.each is not None else -1
+        self.each_values = {produced(s) for s in plain_steps(self.each.block.steps)} - {None} if self.each else set()
 
     async def control(self, op: Op, position: int) -> int:
+        if op.kind in ("each_start", "each_next", "each_done", "skip"):
+            return self._items(op, position)
         if op.kind == "jump":
             self._skipped(op.block.else_steps, "the condition held, so the else branch did not run")
             return op.target
@@ -253,7 +317,7 @@ class Flow:
         """Whether the condition holds now, and what was seen (for the trace)."""
         run = self.run
         try:
-            to = render(condition.to, values_context(run.params, run.output))
+            to = render(condition.to, run.context())
         except (KeyError, ValueError) as exc:
             raise self._failed(op, fill_error(exc)) from None
         if condition.value is not None:
@@ -270,8 +334,11 @@ class Flow:
                 raise self._failed(op, str(exc)) from None
             evidence = {"url": run.secrets.scrub(url)}
         else:
-            check = S.AssertStep(text=condition.text_visible, target=condition.element,
-                                 timeout_s=max(condition.wait_s, 0.05))
+            try:  # the text or target may name an item field or a value ("{{item.reference}}")
+                check = S.render_step(S.AssertStep(text=condition.text_visible, target=condition.element,
+                                                   timeout_s=max(condition.wait_s, 0.05)), run.context())
+            except (KeyError, ValueError) as exc:
+                raise self._failed(op, fill_error(exc)) from None
             try:
                 await self.executor.run(check)
                 result = True
@@ -279,13 +346,96 @@ class Flow:
                 result = False
             except EnvironmentLost as exc:
                 raise self._failed(op, run.secrets.scrub(str(exc))) from None
-            evidence = {}
+            # What was looked for, once filled in ("INV-0007 Taxi" for "{{item.title}}").
+            evidence = {"text": run.secrets.scrub(check.text)} if check.text != condition.text_visible else {}
         return result != condition.negate, evidence
+
+    # -- items (workers.items) -------------------------------------------------------------------
+    def _items(self, op: Op, position: int) -> int:
+        run = self.run
+        if op.kind == "each_start":
+            run.loops[op.path] = 0
+            return position + 1
+        if op.kind == "each_done":
+            self._close("succeeded")
+            return op.target
+        if op.kind == "skip":
+            item = run.item
+            self._record(op, f"{item.label() if item else 'item'} skipped: {op.block.reason}",
+                         {"item": item.number if item else None, "skipped": True})
+            self._close("skipped", op.block.reason)
+            return op.target
+        cursor = next_item(run.items, run.loops.get(op.path, 0))
+        for name in self.each_values:  # an item never sees what the previous one stored
+            run.output.pop(name, None)
+        if cursor is None:
+            counts = summary(run.items)
+            self._record(op, "for each item: done ({succeeded} succeeded, {skipped} skipped, {failed} failed, "
+                             "{pending} not run) of {total}".format(**counts), {"items": counts})
+            return op.target
+        run.loops[op.path] = cursor + 1
+        item = run.items[cursor]
+        item.status, run.item, run.item_output = "running", item, {}
+        if run.guard is not None:
+            run.guard.new_iteration()  # an approval given for one item does not cover the next
+        run.item_event(item, "running")
+        self._record(op, f"for each item: {item.label()}", {"item": item.number, "of": item.of})
+        return position + 1
+
+    def _close(self, status: str, error: str = "") -> None:
+        run, item = self.run, self.run.item
+        if item is None:
+            return
+        item.status, item.error = status, error
+        run.item_event(item, status, error=error, output=run.secrets.scrub_data(run.item_output))
+        run.item, run.item_output = None, {}
+
+    def item_failed(self, error: str) -> int:
+        """The current item failed (a step failed, a condition could not be checked): record it and
+        go on with the next item, or fail the run when the block says `stop_on_failure`."""
+        item = self.run.item
+        assert item is not None and self.each is not None  # noqa: S101 -- only called inside an item
+        self._close("failed", error)
+        if self.each.block.stop_on_failure:
+            raise RunFailed(self.run.next_index - 1, self.each.block.name or "for each item",
+                            f"{item.label()} failed and the block stops on the first failure: {error}")
+        return self.each_at
+
+    def abandon_item(self) -> int:
+        """A run retried after its worker (or browser) was lost inside an item: the item under way
+        may be partly done, so it is failed, in doubt, never run again blindly; the run goes on
+        with the next item. Returns the position of `each_next`."""
+        run = self.run
+        for item in run.items:
+            if item.status == "running":
+                run.item = item
+                self._close("failed", "the worker running this item was lost; it may be partly done: check it, "
+                                      "then retry it")
+        return self.each_at
+
+    def inside_item(self, position: int) -> bool:
+        return self.each_at < position < self.each_end
+
+    def resume_item(self, position: int) -> None:
+        """A run resumed inside the for_each block (parked, or retried after a lost worker): the
+        item under way is the one the cursor last took, or, when the cursor was lost with the
+        worker, the first item not yet done."""
+        run = self.run
+        if self.each is None or not self.inside_item(position) or run.item is not None:
+            return
+        cursor = run.loops.get(self.each.path)
+        at = cursor - 1 if cursor else next_item(run.items, 0)
+        if at is None or at >= len(run.items):
+            return
+        run.loops[self.each.path] = at + 1
+        run.item = run.items[at]
+        run.item.status = "running"
 
     def _record(self, op: Op, name: str, facts: dict[str, Any], *, failed: bool = False) -> None:
         block = op.block
         action = {"kind": block.kind, "block": op.path, **({"name": block.name} if block.name else {}),
-                  "condition": _condition(block).model_dump(mode="json", exclude_none=True)}
+                  **({"condition": _condition(block).model_dump(mode="json", exclude_none=True)}
+                     if isinstance(block, (S.IfBlock, S.RepeatBlock)) else {})}
         self.run.emit(StepRecord(0, block.kind, (block.name + ": " if block.name else "") + name[:180], action,
                                  "failed" if failed else "succeeded", error=name if failed else "",
                                  grounding={"flow": facts}, url=self.run.env.location(), started_at=time.time()))

@@ -16,9 +16,11 @@ from workers import steps as S
 from workers.durable import Continuation
 from workers.gates.guard import ActionGuard
 from workers.gates.review import ReviewDecision, ReviewQuestion
+from workers.items import Item, ItemRecord
 from workers.journal import ActionEntry
 from workers.secrets import SecretBox
 from workers.sign_in import LoginSessions
+from workers.templating import values_context
 
 Status = Literal["succeeded", "failed", "cancelled", "timed_out", "parked"]
 
@@ -41,6 +43,7 @@ class StepRecord:
     model_ms: float = 0.0
     thought: str = ""
     model: dict[str, Any] = field(default_factory=dict)
+    item: int | None = None  # the number of the item (workers.items) the step ran for
 
 
 @dataclass
@@ -83,7 +86,8 @@ class RunRecorder(Protocol):
         ...
 
     # Optional: `finish(records, result)` stores the held final records and the run's terminal
-    # state in one transaction; `action_intent` / `action_done` journal actions (workers.journal).
+    # state in one transaction; `action_intent` / `action_done` journal actions (workers.journal);
+    # `record_item(ItemRecord)` stores an item's status (workers.items; needed by runs with items).
 
 
 class RecordPipe:
@@ -93,17 +97,22 @@ class RecordPipe:
 
     def __init__(self, recorder: RunRecorder) -> None:
         self.recorder = recorder
-        self.queue: asyncio.Queue[StepRecord | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[StepRecord | ItemRecord | None] = asyncio.Queue()
         self.held: list[StepRecord] = []
         self.hold = False
         self.task = asyncio.create_task(self._drain())
 
     async def _drain(self) -> None:
         while (record := await self.queue.get()) is not None:
-            await self.recorder.record_step(record)
+            if isinstance(record, ItemRecord):
+                record_item = getattr(self.recorder, "record_item", None)  # optional: runs without items
+                if record_item is not None:
+                    await record_item(record)
+            else:
+                await self.recorder.record_step(record)
 
-    def put(self, record: StepRecord) -> None:
-        if self.hold and hasattr(self.recorder, "finish"):
+    def put(self, record: StepRecord | ItemRecord) -> None:
+        if self.hold and hasattr(self.recorder, "finish") and not isinstance(record, ItemRecord):
             self.held.append(record)
         else:
             self.queue.put_nowait(record)
@@ -209,13 +218,32 @@ class RunState:
     last_done: ActionEntry | None = None  # the last journaled action done (a crash retry goes on after it)
     current_step: Any = None  # the explicit step in progress, as listed in the automation
     loops: dict[str, int] = field(default_factory=dict)  # repeat block path -> iterations begun (workers.flow)
+    items: list[Item] = field(default_factory=list)  # the run's items (workers.items), in order
+    item: Item | None = None  # the item whose iteration is under way
+    item_output: dict[str, Any] = field(default_factory=dict)  # the values its steps stored
 
     def emit(self, record: StepRecord) -> StepRecord:
         record.index = self.next_index
         self.next_index += 1
+        if self.item is not None and record.item is None:
+            record.item = self.item.number
+            if record.status == "succeeded" and record.output:
+                self.item_output.update(record.output)
         scrub_record(record, self.secrets)
         self.pipe.put(record)
         return record
+
+    def context(self) -> dict[str, Any]:
+        """What `{{…}}` placeholders are filled from now: parameters, step values, the item's fields."""
+        return values_context(self.params, self.output, self.item.data if self.item is not None else None)
+
+    def gate_facts(self) -> dict[str, Any]:
+        """What a review raised now says of where it is: the item it belongs to."""
+        return {"item": self.item.label(), "item_number": self.item.number} if self.item is not None else {}
+
+    def item_event(self, item: Item, status: str, *, error: str = "", output: dict[str, Any] | None = None) -> None:
+        self.pipe.put(ItemRecord(item.number, status, error=self.secrets.scrub(error)[:2000],  # type: ignore[arg-type]
+                                 output=output or {}))
 
     async def watched(self, step: Any, work: Awaitable[StepRecord]) -> StepRecord:
         """One explicit step's work under its watchdog (`step_watchdog_s`, paused while a person

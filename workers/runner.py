@@ -55,10 +55,11 @@ from workers.durable import Continuation, Parked
 from workers.envs.base import Host, StepExecutor
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.gates.guard import STEP, GateRefused, SafetyGate
+from workers.items import Item, failed_reason
 from workers.journal import ActionEntry, Resume
 from workers.secrets import SecretBox, scrubbing_logs
 from workers.sign_in import LoginSessions, SignInBlock, SignInFailed, sign_in_plan
-from workers.templating import fill_error, values_context
+from workers.templating import fill_error
 from workers.verdict import verdict
 
 from workers.run_state import (RecordPipe, RunClock, RunFailed, RunRecorder, RunResult, RunState, StepBudget,
@@ -83,11 +84,13 @@ class Runner:
 
     async def run(self, spec: S.AutomationSpec, *, params: dict[str, Any], secrets: SecretBox,
                   recorder: RunRecorder, resume: Continuation | Resume | None = None,
-                  sessions: LoginSessions | None = None, run_id: int | None = None) -> RunResult:
+                  sessions: LoginSessions | None = None, run_id: int | None = None,
+                  items: list[Item] | None = None) -> RunResult:
         """`resume`: a parked run's continuation (workers.durable), or where a retried run continues
         after its last done action (workers.journal). `sessions`: where sign-in sessions are kept
         (workers.sign_in); without it the sign-in block always runs. `run_id`: the platform's id
-        of the run, for hosts that lease a device or display to it."""
+        of the run, for hosts that lease a device or display to it. `items`: the run's items with
+        their statuses so far, for its `for_each` block (workers.items)."""
         if isinstance(resume, Resume):
             resume = Continuation(wait={}, position=resume.position, next_index=resume.next_index,
                                   output=dict(resume.output), session=resume.storage_state or {}, url=resume.url)
@@ -95,15 +98,19 @@ class Runner:
             self._preflight(spec)
         except ConfigurationError as exc:
             return RunResult("failed", str(exc))
+        if F.for_each_block(spec.steps) is not None and not items:
+            return RunResult("failed", "this automation works through items (a for_each block), but the run was "
+                                       "given none: start it with a JSON array of items or a CSV/XLSX file")
         secrets.default_domains = list(spec.allowed_domains)
         with scrubbing_logs(secrets):
-            return await self._run(spec, params, secrets, recorder, resume, sessions, run_id)
+            return await self._run(spec, params, secrets, recorder, resume, sessions, run_id, items or [])
 
     async def _run(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
                    recorder: RunRecorder, resume: Continuation | None,
-                   sessions: LoginSessions | None = None, run_id: int | None = None) -> RunResult:
+                   sessions: LoginSessions | None = None, run_id: int | None = None,
+                   items: list[Item] = ()) -> RunResult:
         run = RunState(spec, params, secrets, RecordPipe(recorder), recorder, RunClock(), sessions=sessions,
-                   host=self.hosts[spec.surface], run_id=run_id)
+                       host=self.hosts[spec.surface], run_id=run_id, items=list(items))
         work = asyncio.create_task(self._run_on_host(run, resume))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
         result: RunResult | None = None
@@ -177,6 +184,7 @@ class Runner:
             start = self._after_last_done(run, resume)
             run.page_steps, run.captchas_solved, run.guard = [], set(), None
             run.output.clear()  # the new attempt starts from the output saved with its starting point
+            run.item = None
 
     @staticmethod
     def _after_last_done(run: RunState, resume: Continuation | None) -> Continuation | None:
@@ -221,37 +229,51 @@ class Runner:
             grounder = self.agent.ground if (self.agent and spec.model_grounding) else None
             executor = run.host.explicit_executor(env, start_url=spec.start_url, grounder=grounder, guard=run.guard)
             executor.before_act = lambda step, risk: self._intend(run, step, risk)
-            agent_resume, flow = None, F.Flow(run, executor)
+            agent_resume, flow = None, F.Flow(run, executor, steps)
             if resume is not None:
                 position, agent_resume = resume.position, resume.agent
+                run.loops = dict(resume.loops)
+                if not resume.wait and flow.inside_item(position):  # a lost worker or browser, mid-item
+                    position = flow.abandon_item()
+                flow.resume_item(position)  # before the page's fields are typed again: they may use the item
+                run.item_output = dict(resume.item_output) if run.item is not None else {}
                 await self._restore(run, executor, resume)
             while position < len(steps):
                 step = steps[position]
-                if isinstance(step, F.Op):
-                    position = await flow.control(step, position)
-                    continue
-                if position == len(steps) - 1:  # the last step's record and the result land together
-                    run.pipe.hold = True
-                if position and agent_resume is None:  # the gate looks at every page the run has opened
-                    await self._gate_and_replay(run, executor, run.page_steps, output)
-                if sign_in.starts(position) and agent_resume is None and await sign_in.still_signed_in(env):
-                    position, run.page_steps = sign_in.plan.last + 1, []
-                    continue
-                if isinstance(step, S.AgentStep):
-                    output.update(await self._agent_step(run, step, agent_resume))
-                    agent_resume, run.page_steps = None, []
+                try:
+                    if isinstance(step, F.Op):
+                        position = await flow.control(step, position)
+                        continue
+                    if position == len(steps) - 1:  # the last step's record and the result land together
+                        run.pipe.hold = True
+                    if position and agent_resume is None:  # the gate looks at every page the run has opened
+                        await self._gate_and_replay(run, executor, run.page_steps, output)
+                    if sign_in.starts(position) and agent_resume is None and await sign_in.still_signed_in(env):
+                        position, run.page_steps = sign_in.plan.last + 1, []
+                        continue
+                    if isinstance(step, S.AgentStep):
+                        output.update(await self._agent_step(run, step, agent_resume))
+                        agent_resume, run.page_steps = None, []
+                        if sign_in.ends(position):
+                            await self._sign_in_save(sign_in, env)
+                        position += 1
+                        continue
+                    location_before = env.location()
+                    done = await self._explicit(run, executor, step, output)
+                    kept = [] if getattr(done, "append", False) else [done]  # a CAPTCHA replay must not append twice
+                    run.page_steps = [*run.page_steps, *kept] if env.location() == location_before else []
                     if sign_in.ends(position):
                         await self._sign_in_save(sign_in, env)
                     position += 1
-                    continue
-                location_before = env.location()
-                done = await self._explicit(run, executor, step, output)
-                kept = [] if getattr(done, "append", False) else [done]  # a CAPTCHA replay must not append twice
-                run.page_steps = [*run.page_steps, *kept] if env.location() == location_before else []
-                if sign_in.ends(position):
-                    await self._sign_in_save(sign_in, env)
-                position += 1
+                except RunFailed as exc:
+                    if run.item is None:
+                        raise
+                    # A failed item ends its own iteration; the next item goes on (workers.items).
+                    position = flow.item_failed(str(exc))
+                    agent_resume, run.page_steps = None, []
             await self._gate_and_replay(run, executor, run.page_steps, output)
+            if any(item.status == "failed" for item in run.items):
+                return RunResult("failed", failed_reason(run.items, {i.number: i.error for i in run.items}), output)
             return await verdict(spec, env, output, run.params)
         except RunFailed as exc:
             return RunResult("failed", str(exc), output)
@@ -262,7 +284,7 @@ class Runner:
                 page_steps=[s.model_dump(mode="json", exclude_none=True) for s in run.page_steps],
                 captchas_solved=sorted(run.captchas_solved),
                 session=saved.session, session_storage=saved.extra, url=saved.location, agent=parked.agent,
-                kept=saved.kept)
+                kept=saved.kept, item_output=run.secrets.scrub_data(run.item_output))
             raise
         finally:
             await env.close()
@@ -311,7 +333,7 @@ class Runner:
         try:
             for step in run.page_steps:
                 if step.kind in ("fill", "select", "check", "upload"):
-                    await executor.run(S.render_step(step, values_context(run.params, run.output)))
+                    await executor.run(S.render_step(step, run.context()))
         finally:
             executor.guard = guard
 
@@ -359,7 +381,7 @@ class Runner:
         assert self.agent is not None  # noqa: S101 -- type narrowing: agent steps are refused without one
         label = step.name or "agent step"
         try:
-            step = S.render_step(step, values_context(run.params, run.output))
+            step = S.render_step(step, run.context())
         except (KeyError, ValueError) as exc:
             message = fill_error(exc)
             record = run.emit(StepRecord(0, "agent", step.name, step.model_dump(exclude_none=True), "failed",
@@ -393,7 +415,8 @@ class Runner:
             async def before_action(self, action, *, thought: str = ""):
                 if run.guard is None:
                     return None
-                run.guard.step = {"index": run.next_index, "name": label, "kind": "agent", "goal": step.goal[:500]}
+                run.guard.step = {"index": run.next_index, "name": label, "kind": "agent", "goal": step.goal[:500],
+                                 **run.gate_facts()}
                 return await run.guard.check_action(run.env, action, thought=thought, budgets=(budget,))
 
         try:
@@ -416,7 +439,7 @@ class Runner:
         started = time.time()
         t0 = time.perf_counter()
         try:
-            step = S.render_step(step, values_context(run.params, run.output))
+            step = S.render_step(step, run.context())
         except (KeyError, ValueError) as exc:
             error = fill_error(exc)
             return StepRecord(0, step.kind, step.name, step.model_dump(exclude_none=True), "failed",
@@ -424,7 +447,7 @@ class Runner:
         record = StepRecord(0, step.kind, step.name, step.model_dump(exclude_none=True), "succeeded",
                             started_at=started)
         if run.guard is not None:
-            run.guard.step = {"index": run.next_index, "name": step.name, "kind": step.kind}
+            run.guard.step = {"index": run.next_index, "name": step.name, "kind": step.kind, **run.gate_facts()}
         try:
             outcome = await executor.run(step)
             record.grounding, record.output = outcome.grounding, scrub_output(outcome.output, secrets)

@@ -264,16 +264,41 @@ class RepeatBlock(_Block):
     steps: list["Step"] = Field(min_length=1)
 
 
+class ForEachBlock(_Block):
+    """Runs `steps` once per item of the run's items (a JSON array or a CSV/XLSX sheet given at
+    launch), each item with its own status, error and output; `{{item.FIELD}}` is the current
+    item's FIELD. A failed item ends its own iteration and the next item goes on, unless
+    `stop_on_failure` (then the run fails at the first failed item; the items not reached stay
+    pending and can be retried). At most one per automation, at the top level."""
+
+    kind: Literal["for_each"] = "for_each"
+    stop_on_failure: bool = Field(default=False, description="Fail the run at the first failed item.")
+    steps: list["Step"] = Field(min_length=1)
+
+
+class SkipItemStep(BaseModel):
+    """Inside a `for_each` block (usually in an `if`): ends the current item's iteration with the
+    status `skipped` and `reason` ("already filed"); the next item goes on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["skip_item"] = "skip_item"
+    name: str = Field(default="", max_length=200, description="What this step does, for people.")
+    reason: str = Field(default="skipped by a condition", min_length=1, max_length=300)
+
+
 Step = Annotated[
     Union[
         GotoStep, ClickStep, FillStep, SelectStep, CheckStep, UploadStep, PressStep, WaitForStep, AssertStep,
-        ExtractStep, AgentStep, IfBlock, RepeatBlock,
+        ExtractStep, AgentStep, IfBlock, RepeatBlock, ForEachBlock, SkipItemStep,
     ],
     Field(discriminator="kind"),
 ]
-BLOCKS = (IfBlock, RepeatBlock)
+BLOCKS = (IfBlock, RepeatBlock, ForEachBlock)
+CONTROL = (SkipItemStep,)  # steps that neither act nor read: the flow carries them out (workers.flow)
 IfBlock.model_rebuild()
 RepeatBlock.model_rebuild()
+ForEachBlock.model_rebuild()
 STEPS = TypeAdapter(list[Step])
 
 

@@ -3,9 +3,10 @@
 One mechanism fills both kinds of value a step can use:
 - `{{param}}`: the run's parameter `param`;
 - `{{steps.NAME.value}}`: the value a previous step stored under NAME (an `extract` step's
-  `into`, an agent step's `into`, "result" by default), see `workers.flow`.
-The caller passes one mapping: parameters by name, step values under "steps.NAME.value"
-(`values_context`). Both are literal text and follow the same escaping rules (`render`).
+  `into`, an agent step's `into`, "result" by default), see `workers.flow`;
+- `{{item.FIELD}}`: inside a `for_each` block, the current item's FIELD (a column of the sheet).
+The caller passes one mapping: parameters by name, step values under "steps.NAME.value", item
+fields under "item.FIELD" (`values_context`). Both are literal text and follow the same escaping rules (`render`).
 `{{credentials.NAME.FIELD}}` placeholders stay in every record and are replaced by the secret
 only when the executor types (`workers.secrets`).
 """
@@ -18,9 +19,10 @@ from typing import Any
 from pydantic import BaseModel
 
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-PARAM_RE = re.compile(r"\{\{\s*((?:steps\." + NAME + r"\.value)|" + NAME + r")\s*\}\}")
+PARAM_RE = re.compile(r"\{\{\s*((?:steps\." + NAME + r"\.value)|(?:item\." + NAME + r")|" + NAME + r")\s*\}\}")
 SECRET_RE = re.compile(r"\{\{\s*credentials\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\s*\}\}")
 VALUE_PREFIX, VALUE_SUFFIX = "steps.", ".value"
+ITEM_PREFIX = "item."
 
 
 def value_key(name: str) -> str:
@@ -28,9 +30,16 @@ def value_key(name: str) -> str:
     return f"{VALUE_PREFIX}{name}{VALUE_SUFFIX}"
 
 
-def values_context(params: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
-    """The mapping `render` fills from: the run's parameters and the step values stored so far."""
-    return {**params, **{value_key(name): value for name, value in values.items()}}
+def values_context(params: dict[str, Any], values: dict[str, Any],
+                   item: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The mapping `render` fills from: the run's parameters, the step values stored so far and,
+    inside a `for_each` block, the current item's fields."""
+    return {**params, **{value_key(name): value for name, value in values.items()},
+            **{ITEM_PREFIX + name: value for name, value in (item or {}).items()}}
+
+
+def _item_field(key: str) -> str | None:
+    return key[len(ITEM_PREFIX):] if key.startswith(ITEM_PREFIX) else None
 
 
 def _value_name(key: str) -> str | None:
@@ -41,7 +50,13 @@ def _value_name(key: str) -> str | None:
 
 def template_params(text: str) -> set[str]:
     """Names of `{{param}}` placeholders in text (step values and credentials excluded)."""
-    return {m.group(1) for m in PARAM_RE.finditer(text) if _value_name(m.group(1)) is None}
+    return {m.group(1) for m in PARAM_RE.finditer(text)
+            if _value_name(m.group(1)) is None and _item_field(m.group(1)) is None}
+
+
+def template_items(text: str) -> set[str]:
+    """Names FIELD of the `{{item.FIELD}}` placeholders in text."""
+    return {name for m in PARAM_RE.finditer(text) if (name := _item_field(m.group(1))) is not None}
 
 
 def template_values(text: str) -> set[str]:
@@ -55,6 +70,9 @@ def fill_error(exc: KeyError | ValueError) -> str:
         name = _value_name(str(exc.args[0]))
         if name is not None:
             return f"value {name!r} is not set: no step has stored it yet in this run ({{{{steps.{name}.value}}}})"
+        field = _item_field(str(exc.args[0]))
+        if field is not None:
+            return f"the item has no field {field!r} ({{{{item.{field}}}}})"
         return f"parameter {exc.args[0]!r} is not set"
     return str(exc)
 
@@ -94,8 +112,8 @@ def _param_value(key: str, params: dict[str, Any]) -> str:
     if "{{" in value or "}}" in value:
         # A parameter or a step value must never smuggle in a credential placeholder (the
         # executor would reveal it) nor a template of its own.
-        name = _value_name(key)
-        what = f"value {name!r}" if name is not None else f"parameter {key!r}"
+        name, field = _value_name(key), _item_field(key)
+        what = f"value {name!r}" if name is not None else f"item field {field!r}" if field else f"parameter {key!r}"
         raise ValueError(f"{what} may not contain '{{{{' or '}}}}'")
     return value
 

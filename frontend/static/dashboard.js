@@ -90,7 +90,7 @@
       if (kind === "end" || kind === "else") depth = Math.max(depth - 1, 0);
       row.dataset.depth = depth;
       row.style.setProperty("--depth", depth);
-      if (kind === "if" || kind === "repeat" || kind === "else") depth += 1;
+      if (kind === "if" || kind === "repeat" || kind === "for_each" || kind === "else") depth += 1;
     });
   }
 
@@ -228,7 +228,9 @@
     };
     socket.onmessage = function (message) {
       var event = JSON.parse(message.data);
-      if (event.type === "run.step") {
+      if (event.type === "run.item") {
+        self.refreshItems();  // an item's status changed: its row (and the counts) come again
+      } else if (event.type === "run.step") {
         self.fetchSteps();
         // A worker claiming the run sends no status event: the first step says it runs.
         var summary = document.getElementById("run-summary");
@@ -276,6 +278,16 @@
     var count = list.querySelectorAll("li.step").length;
     document.getElementById("step-count").textContent = String(count);
     document.getElementById("no-steps").hidden = count > 0;
+  };
+
+  // Item events come twice per item: coalesce them into one fetch of the table every 500 ms.
+  LiveRun.prototype.refreshItems = function () {
+    var self = this;
+    if (!window.htmx || !document.getElementById("run-items") || this.itemsTimer) return;
+    this.itemsTimer = setTimeout(function () {
+      self.itemsTimer = null;
+      htmx.ajax("GET", self.root.dataset.itemsUrl, {target: "#run-items", swap: "outerHTML"});
+    }, 500);
   };
 
   LiveRun.prototype.refreshSummary = function () {

@@ -62,7 +62,7 @@
     var index = stepIndex(row);
     var rows = Array.prototype.slice.call(document.querySelectorAll("#steps .step-row"));
     var inBlock = rows.slice(0, rows.indexOf(row) + 1).some(function (r) {
-      return ["if", "else", "repeat", "end"].indexOf(r.dataset.kind) !== -1;
+      return ["if", "else", "repeat", "for_each", "end"].indexOf(r.dataset.kind) !== -1;
     });
     $("picker-step").textContent = "for step " + (index + 1) + " (" + row.querySelector(".step-kind").value + ")";
     $("picker-error").hidden = true;

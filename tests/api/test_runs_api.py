@@ -264,7 +264,7 @@ def test_run_detail_includes_steps_in_order_and_never_secrets(owner, queued_run)
     assert [s["index"] for s in body["steps"]] == [0, 1]
     step = body["steps"][1]
     assert set(step) == {"index", "kind", "name", "status", "error", "thought", "action", "grounding", "output",
-                         "url", "screenshot", "started_at", "act_ms", "observe_ms", "model_ms", "model"}
+                         "url", "screenshot", "started_at", "act_ms", "observe_ms", "model_ms", "model", "item"}
     assert step["kind"] == "fill"
     assert step["name"] == "Type the password"
     assert step["action"]["value"] == placeholder

@@ -24,6 +24,7 @@ from workers.gates.context import build_context
 from workers.gates.guard import SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.gates.safety import SafetyPolicy, classify
+from workers.items import ItemRecord
 from workers.runner import RunResult, Runner, StepRecord
 from workers.secrets import Credential, SecretBox
 
@@ -89,9 +90,13 @@ class ReviewRecorder:
     opened: dict[str, float] = field(default_factory=dict)
     decided_at: list[float] = field(default_factory=list)
     pending: str = ""  # a resumed run's review: the first question filed gets it back
+    items: list[ItemRecord] = field(default_factory=list)
 
     async def record_step(self, record: StepRecord) -> None:
         self.records.append(record)
+
+    async def record_item(self, record: ItemRecord) -> None:
+        self.items.append(record)
 
     async def heartbeat(self) -> bool:
         return True

@@ -23,6 +23,7 @@ from workers.envs.browser import BrowserConfig, BrowserEnvironment
 from workers.envs.pool import BrowserPool
 from workers.errors import StepError
 from workers.executor import ExplicitExecutor
+from workers.items import Item, ItemRecord
 from workers.runner import Runner, RunRecorder, StepRecord
 from workers.secrets import Credential, SecretBox
 
@@ -98,9 +99,13 @@ class ListRecorder:
     alive: bool = True
     records: list[StepRecord] = field(default_factory=list)
     heartbeats: int = 0
+    items: list[ItemRecord] = field(default_factory=list)
 
     async def record_step(self, record: StepRecord) -> None:
         self.records.append(record)
+
+    async def record_item(self, record: ItemRecord) -> None:
+        self.items.append(record)
 
     async def heartbeat(self) -> bool:
         self.heartbeats += 1
@@ -108,14 +113,15 @@ class ListRecorder:
 
 
 def run_spec(browser: Browser, spec: S.AutomationSpec, recorder: ListRecorder | None = None, *,
-             params: dict | None = None, heartbeat_s: float = 5.0):
+             params: dict | None = None, heartbeat_s: float = 5.0, items: list[Item] | None = None,
+             resume: Any = None):
     """Run spec through the production Runner on the module's pool: (result, recorder, seconds)."""
     recorder = recorder or ListRecorder()
     typed: RunRecorder = recorder  # ListRecorder implements the protocol structurally
     t0 = time.monotonic()
     result = browser.run(
         Runner({"web": browser.host}, heartbeat_s=heartbeat_s).run(
-            spec, params={"user": "demo"} if params is None else params, secrets=local_secrets(), recorder=typed
-        )
+            spec, params={"user": "demo"} if params is None else params, secrets=local_secrets(), recorder=typed,
+            items=items, resume=resume)
     )
     return result, recorder, time.monotonic() - t0

@@ -84,3 +84,39 @@ def demo_signed_in_expense_definition(practice_url: str) -> dict:
         "sign_in": {"credential": PRACTICE_CREDENTIAL,
                     "check": {"text_visible": "Sign out", "url_excludes": "/login"}},
     }
+
+
+def demo_expense_items_definition(practice_url: str) -> dict:
+    """File one expense per row of a sheet in one run (docs/workflows.md, "Items"): sign in once,
+    then for each item open the expense list, skip the item when its title is already there, and
+    file it; a row the form refuses (a bad amount or date) fails alone at "Step 2 of 2". Columns:
+    title, amount, date, category."""
+    definition = demo_expense_definition(practice_url)
+    sign_in, form, submit = definition["steps"][:4], definition["steps"][4:9], definition["steps"][9:]
+    item = {"title": "{{item.title}}", "amount": "{{item.amount}}", "date": "{{item.date}}",
+            "category": "{{item.category}}"}
+    form = [{**step, **({"value": item[step["target"].lower()]} if "value" in step else {}),
+             **({"option": item["category"]} if "option" in step else {})} for step in form]
+    submit = [{**step, "content": "Receipt: {{item.title}}, {{item.amount}} on {{item.date}}"}
+              if step["kind"] == "upload" else {**step, "value": "Filed by Venus RPA"} if step.get("target") == "Notes"
+              else step for step in submit]
+    return {
+        **definition,
+        "goal": "Sign in and file one expense report per row of the sheet",
+        "param_schema": {"type": "object", "properties": {}, "additionalProperties": False},
+        "steps": [
+            *sign_in,
+            {"kind": "for_each", "name": "Every row", "steps": [
+                {"kind": "goto", "name": "Open the expense list", "url": "/expenses"},
+                {"kind": "if", "name": "Already filed", "condition": {"text_visible": "{{item.title}}", "wait_s": 0.2},
+                 "steps": [{"kind": "skip_item", "reason": "already filed"}]},
+                {"kind": "goto", "name": "Open the form", "url": "/expenses/new"},
+                *form,
+                {"kind": "wait_for", "name": "Wait for step 2", "text": "Step 2 of 2", "timeout_s": 3},
+                *submit,
+            ]},
+        ],
+        "output_schema": {},
+        "success_criteria": {},
+        "limits": {"max_steps": 50, "max_seconds": 1800},
+    }

@@ -18,7 +18,7 @@ from venus_rpa.dashboard import editor
 from workers import flow
 from workers.steps import STEPS, Condition
 
-BLOCK_KINDS = ("if", "repeat")
+BLOCK_KINDS = ("if", "repeat", "for_each")
 MARKERS = ("else", "end")
 CONDITION_KINDS = ("text_visible", "element", "url_matches", "value")
 CONDITION_OPS = Condition.model_fields["op"].annotation.__args__
@@ -33,6 +33,9 @@ def condition_key(kind: str) -> str:
 
 
 def block_row(step: dict[str, Any], depth: int) -> editor.StepRow:
+    if step["kind"] == "for_each":  # no condition: it runs once per item of the run
+        return editor.StepRow(uid=editor.new_uid(), kind="for_each", depth=depth, values={
+            "name": step.get("name", ""), "stop_on_failure": bool(step.get("stop_on_failure"))})
     condition = step.get(condition_key(step["kind"])) or {}
     chosen = next((k for k in CONDITION_KINDS if condition.get(k) is not None), "text_visible")
     values: dict[str, Any] = {"name": step.get("name", ""), "cond_kind": chosen, "negate": bool(condition.get("negate")),
@@ -53,6 +56,10 @@ def block_row(step: dict[str, Any], depth: int) -> editor.StepRow:
 def block_from_row(row: editor.StepRow) -> dict[str, Any]:
     """The block's own fields (its steps are added by `steps_from_rows`)."""
     values = row.values
+    if row.kind == "for_each":
+        name = str(values.get("name", "")).strip()
+        return {"kind": "for_each", **({"name": name} if name else {}),
+                **({"stop_on_failure": True} if values.get("stop_on_failure") else {})}
     chosen = values.get("cond_kind") if values.get("cond_kind") in CONDITION_KINDS else "text_visible"
     condition: dict[str, Any] = {}
     if chosen == "element":

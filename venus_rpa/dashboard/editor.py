@@ -20,7 +20,7 @@ from venus_rpa.dashboard.field_errors import json_object_read
 from workers.steps import TARGET_ROLES, CaptchaPolicy
 
 STEP_KINDS = ("goto", "click", "fill", "select", "check", "upload", "press", "wait_for", "assert", "extract", "agent",
-              "if", "else", "repeat", "end")  # the last four open, split and close blocks (dashboard.blocks)
+              "skip_item", "if", "else", "repeat", "for_each", "end")  # if … end open, split and close blocks (dashboard.blocks)
 # The fields each kind takes besides name and timeout_s ("target?" is an optional target).
 KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "goto": ("url",),
@@ -37,12 +37,14 @@ KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "if": ("condition", "target?"),  # the target fields name an element condition's element
     "else": (),
     "repeat": ("condition", "target?", "max_iterations", "on_cap"),
+    "for_each": ("stop_on_failure",),
+    "skip_item": ("reason",),
     "end": (),
 }
-NOT_STEPS = ("if", "else", "repeat", "end")  # rows without a timeout or sign-in mark
+NOT_STEPS = ("if", "else", "repeat", "for_each", "skip_item", "end")  # rows without a timeout or sign-in mark
 SIGN_IN_CHECK_KEYS = ("text_visible", "url_contains", "url_excludes", "timeout_s")
 TARGET_KEYS = ("text", "role", "name", "label", "placeholder", "css", "nth", "within", "near")
-BOOL_FIELDS = {"checked", "absent", "all", "append"}
+BOOL_FIELDS = {"checked", "absent", "all", "append", "stop_on_failure"}
 # Sent even when empty, so the service names the missing value on the right row.
 REQUIRED_TEXT = {"url", "value", "option", "filename", "key", "goal"}
 ROLES = TARGET_ROLES.__args__
@@ -122,9 +124,9 @@ def step_from_row(row: StepRow) -> dict[str, Any]:
     step: dict[str, Any] = {"kind": row.kind}
     if str(values.get("name", "")).strip():
         step["name"] = str(values["name"]).strip()
-    if str(values.get("timeout_s", "")).strip():
+    if str(values.get("timeout_s", "")).strip() and row.kind not in NOT_STEPS:
         step["timeout_s"] = str(values["timeout_s"]).strip()
-    if values.get("sign_in"):
+    if values.get("sign_in") and row.kind not in NOT_STEPS:
         step["sign_in"] = True
     for name in KIND_FIELDS[row.kind]:
         optional = name.endswith("?")

@@ -14,8 +14,10 @@ from typing import Any
 from django.http import QueryDict
 
 from venus_rpa.core.errors import InvalidInput
-from venus_rpa.core.parsers import json_loads_bounded
+from venus_rpa.core.parsers import json_error_text, json_loads_bounded
 from venus_rpa.dashboard.field_errors import errors_place
+from venus_rpa.runs import items as run_items
+from venus_rpa.runs.items import ItemsInput
 from venus_rpa.runs.services import params_validate
 
 
@@ -119,3 +121,24 @@ def attach_errors(fields: list[ParamField], errors: dict[str, list[str]]) -> lis
     for param in fields:
         param.errors.extend(placed.get(param.name, []))
     return rest
+
+
+def launcher_items(request) -> ItemsInput | None:
+    """The items of a launch form: the uploaded sheet (CSV/XLSX), else the JSON array typed in
+    (runs.items checks them; a problem is an error on the form and no run starts)."""
+    upload = request.FILES.get("items_file")
+    if upload is not None:
+        limit = run_items.limits().file_bytes
+        return ItemsInput(file=upload.read(limit + 1), field="items_file")  # past the limit: refused by size
+    text = request.POST.get("items_json", "").strip()
+    if not text:
+        return None
+    try:
+        return ItemsInput(array=json_loads_bounded(text), field="items_json")
+    except ValueError as exc:
+        raise InvalidInput("The items are not valid JSON.", fields={"items_json": [json_error_text(exc)]}) from None
+
+
+def items_limits() -> dict[str, int]:
+    limits = run_items.limits()
+    return {"rows": limits.rows, "kib": limits.file_bytes // 1024}

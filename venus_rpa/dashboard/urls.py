@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from venus_rpa.dashboard.views import (
-    automations, bulk, credentials, deletes, devices, home, lifecycle, reviews, runs, triggers, workspace,
+    automations, bulk, credentials, deletes, devices, home, items, lifecycle, reviews, runs, triggers, workspace,
 )
 
 app_name = "dashboard"
@@ -33,6 +33,9 @@ urlpatterns = [
     path("runs/<int:run_id>/steps/<int:index>/", runs.run_step, name="run-step"),
     path("runs/<int:run_id>/cancel/", runs.run_cancel_view, name="run-cancel"),
     path("runs/<int:run_id>/retry/", bulk.run_retry_view, name="run-retry"),
+    path("runs/<int:run_id>/items/retry/", items.run_items_retry_view, name="run-items-retry"),
+    path("runs/<int:run_id>/items/", runs.run_items_fragment, name="run-items"),
+    path("runs/<int:run_id>/items.<str:fmt>", items.run_items_download, name="run-items-download"),
     path("runs/bulk/", bulk.runs_bulk_view, name="runs-bulk"),
     path("runs/<int:run_id>/answer/", runs.run_answer_view, name="run-answer"),
     path("runs/<int:run_id>/trace.zip", runs.run_trace, name="run-trace"),

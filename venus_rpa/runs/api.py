@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from django.core.files.uploadedfile import UploadedFile
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -13,8 +17,9 @@ from venus_rpa.core.bulk import BulkInSerializer, BulkOutSerializer
 from venus_rpa.core.pagination import Pagination, SearchSerializer
 from venus_rpa.core.schema import ERROR_409
 from venus_rpa.core.serializers import StrictSerializer
-from venus_rpa.runs import reruns, selectors, services
-from venus_rpa.runs.models import Artifact, Run, RunStatus, Step, Trigger
+from venus_rpa.core.parsers import json_error_text, json_loads_bounded
+from venus_rpa.runs import items, reruns, selectors, services
+from venus_rpa.runs.models import Artifact, Run, RunItem, RunStatus, Step, Trigger
 
 
 class StepOutSerializer(serializers.ModelSerializer):
@@ -23,7 +28,7 @@ class StepOutSerializer(serializers.ModelSerializer):
     class Meta:
         model = Step
         fields = ["index", "kind", "name", "status", "error", "thought", "action", "grounding", "output", "url",
-                  "screenshot", "started_at", "act_ms", "observe_ms", "model_ms", "model"]
+                  "screenshot", "started_at", "act_ms", "observe_ms", "model_ms", "model", "item"]
 
     def get_screenshot(self, step: Step) -> str | None:
         if not step.screenshot:
@@ -87,20 +92,78 @@ class ArtifactOutSerializer(serializers.ModelSerializer):
 class RunDetailOutSerializer(RunOutSerializer):
     retries = serializers.PrimaryKeyRelatedField(many=True, read_only=True,
                                                  help_text="Runs started as retries or re-runs of this one.")
+    items_summary = serializers.SerializerMethodField(
+        help_text="For a run with items: how many are in each status, and retried (null otherwise). "
+                  "The items themselves: GET /api/runs/{id}/items/.")
     steps = StepOutSerializer(many=True, read_only=True)
     artifacts = ArtifactOutSerializer(many=True, read_only=True,
                                       help_text="Files the run produced (e.g. the spreadsheet a desktop run saved).")
 
     class Meta(RunOutSerializer.Meta):
-        fields = RunOutSerializer.Meta.fields + ["retries", "steps", "artifacts"]
+        fields = RunOutSerializer.Meta.fields + ["retries", "items_summary", "steps", "artifacts"]
+
+    @extend_schema_field(serializers.DictField(child=serializers.IntegerField(), allow_null=True))
+    def get_items_summary(self, run: Run) -> dict | None:
+        return items.run_items_summary(run=run) if run.item_columns or run.items.exists() else None
+
+
+ITEMS_HELP = ("For an automation with a for_each block: its items, a JSON array of flat objects "
+              "(one per item; field names as used in {{item.FIELD}}). Or give items_file instead.")
+ITEMS_FILE_HELP = ("A CSV or XLSX sheet of items, base64-encoded in a JSON body, or a file part in a multipart/form-data "
+                   "body (then params, if any, is a JSON text). The first row names the fields. The kind is read from "
+                   "the bytes, not the name; size and rows are capped (docs/workflows.md).")
+
+
+@extend_schema_field(serializers.CharField(help_text=ITEMS_FILE_HELP))
+class ItemsFileField(serializers.Field):
+    """Base64 text (JSON body) or an uploaded file (multipart), read to bytes."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, UploadedFile):
+            limit = items.limits().file_bytes
+            if data.size is not None and data.size > limit:
+                raise serializers.ValidationError(f"The file is {data.size:,} bytes; at most {limit:,} are accepted.")
+            return items.ItemsInput(file=data.read(limit + 1), field="items_file")
+        if isinstance(data, str):
+            return items.ItemsInput.from_base64(data)
+        raise serializers.ValidationError("Must be a base64 text or an uploaded file.")
+
+
+@extend_schema_field(serializers.DictField())
+class ParamsField(serializers.Field):
+    """An object; in a multipart body, the object as JSON text."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str):
+            try:
+                data = json_loads_bounded(data)
+            except ValueError as exc:
+                raise serializers.ValidationError(f"Not valid JSON: {json_error_text(exc)}") from None
+        if not isinstance(data, dict):
+            raise serializers.ValidationError("Must be an object.")
+        return data
 
 
 class RunStartSerializer(StrictSerializer):
-    params = serializers.DictField(required=False, default=dict)
+    params = ParamsField(required=False, default=dict)
+    items = serializers.JSONField(required=False, help_text=ITEMS_HELP)
+    items_file = ItemsFileField(required=False)
+
+    def validate(self, attrs):
+        if "items" in attrs and "items_file" in attrs:
+            raise serializers.ValidationError({"items_file": ["Give items or items_file, not both."]})
+        return attrs
+
+
+def given_items(data: dict) -> items.ItemsInput | None:
+    if "items_file" in data:
+        return data["items_file"]
+    return items.ItemsInput(array=data["items"]) if "items" in data else None
 
 
 class RunStartApi(APIView):
-    @extend_schema(request=RunStartSerializer, responses={202: RunOutSerializer, 409: ERROR_409})
+    @extend_schema(request={"application/json": RunStartSerializer, "multipart/form-data": RunStartSerializer},
+                   responses={202: RunOutSerializer, 409: ERROR_409})
     def post(self, request, slug: str):
         workspace = request_workspace(request)
         automation = automation_get(workspace=workspace, slug=slug)
@@ -108,7 +171,7 @@ class RunStartApi(APIView):
         data = RunStartSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         run = services.run_start(automation=automation, params=data.validated_data["params"], user=request.user,
-                                 trigger=Trigger.API)
+                                 trigger=Trigger.API, items=given_items(data.validated_data))
         return Response(RunOutSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -184,6 +247,94 @@ class RunRetryApi(APIView):
         require_write(request, workspace)
         new = reruns.run_rerun(run=run, user=request.user, trigger=Trigger.API)
         return Response(RunOutSerializer(new).data, status=status.HTTP_202_ACCEPTED)
+
+
+class RunItemOutSerializer(serializers.ModelSerializer):
+    retried_in = serializers.SerializerMethodField(help_text="The run that retries this item, if it was retried.")
+    retry_of = serializers.SerializerMethodField(help_text="The run whose item this one retries.")
+
+    class Meta:
+        model = RunItem
+        fields = ["number", "of", "status", "error", "data", "output", "started_at", "finished_at", "retried_in",
+                  "retry_of"]
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_retried_in(self, item: RunItem) -> int | None:
+        retry = getattr(item, "retry", None)
+        return retry.run_id if retry is not None else None
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_retry_of(self, item: RunItem) -> int | None:
+        return item.retry_of.run_id if item.retry_of_id else None
+
+
+class RunItemsOutSerializer(serializers.Serializer):
+    summary = serializers.DictField(child=serializers.IntegerField(), help_text="Items by status, and retried.")
+    items = RunItemOutSerializer(many=True)
+
+
+class RunItemsApi(APIView):
+    """The items of a run with items: each one's status, error, fields and output."""
+
+    @extend_schema(responses=RunItemsOutSerializer)
+    def get(self, request, run_id: int):
+        run = selectors.run_get(workspace=request_workspace(request), run_id=run_id)
+        listed = items.run_items_list(run=run).select_related("retry_of")
+        return Response(RunItemsOutSerializer({"summary": items.run_items_summary(run=run), "items": listed}).data)
+
+
+class RunItemsRetrySerializer(StrictSerializer):
+    changes = serializers.DictField(child=serializers.DictField(), required=False, help_text=(
+        'Corrections by item number: {"7": {"amount": "12.50"}}, merged into the retried items\' data.'))
+    items_file = ItemsFileField(required=False, help_text="The whole sheet again, fixed (rows matched by position).")
+
+    def validate_changes(self, value):
+        try:
+            return {int(number): fields for number, fields in value.items()}
+        except ValueError:
+            raise serializers.ValidationError("Keys are item numbers.") from None
+
+
+class RunItemsRetryApi(APIView):
+    """Retry the failed items of a finished run (and those it never reached) in a new run;
+    succeeded and skipped items are never run again. Owner or editor."""
+
+    @extend_schema(request={"application/json": RunItemsRetrySerializer,
+                            "multipart/form-data": RunItemsRetrySerializer},
+                   responses={202: RunOutSerializer, 409: ERROR_409})
+    def post(self, request, run_id: int):
+        workspace = request_workspace(request)
+        run = selectors.run_get(workspace=workspace, run_id=run_id)
+        require_write(request, workspace)
+        data = RunItemsRetrySerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        new = reruns.run_items_retry(run=run, user=request.user, trigger=Trigger.API,
+                                     corrected=data.validated_data.get("items_file"),
+                                     changes=data.validated_data.get("changes"))
+        return Response(RunOutSerializer(new).data, status=status.HTTP_202_ACCEPTED)
+
+
+class RunItemsExportApi(APIView):
+    """The run's per-item results as a CSV or XLSX file (cells that a spreadsheet would take for a
+    formula start with an apostrophe)."""
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.BINARY,
+                              (200, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"):
+                                  OpenApiTypes.BINARY})
+    def get(self, request, run_id: int, fmt: str):
+        run = selectors.run_get(workspace=request_workspace(request), run_id=run_id)
+        return items_download(run, fmt)
+
+
+def items_download(run: Run, fmt: str) -> HttpResponse:
+    """The items file of a run the caller may see (the dashboard's download uses it too)."""
+    if fmt not in ("csv", "xlsx"):
+        raise NotFound("Results download as items.csv or items.xlsx.")
+    content, content_type, filename = items.run_items_export(run=run, fmt=fmt)
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 class RunBulkInSerializer(BulkInSerializer):

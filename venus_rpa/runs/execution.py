@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from venus_rpa.automations.sessions import login_sessions_for
 from venus_rpa.runs.events import apublish_run_event, publish_run_event, step_event
+from venus_rpa.runs.items import run_item_record, run_items_for_worker
 from venus_rpa.runs.journal import JournalingRecorder
 from venus_rpa.runs.judging import judge_with
 from venus_rpa.runs.models import Run, RunStatus, Step
@@ -45,6 +46,7 @@ from workers.policies.client import ModelClient, ModelSettings, Sampling
 from workers.errors import StepError
 from workers.gates.guard import SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
+from workers.items import ItemRecord
 from workers.journal import Resume
 from workers.loop import runtime_loop
 from workers.run_state import StepRecord, scrub_record
@@ -160,7 +162,7 @@ class DjangoRecorder(JournalingRecorder):
             run_id=self.run_id, index=record.index, kind=record.kind, name=record.name, status=record.status,
             error=record.error, action=record.action, grounding=record.grounding, output=record.output,
             url=record.url[:2000], act_ms=record.act_ms, observe_ms=record.observe_ms, model_ms=record.model_ms,
-            thought=record.thought, model=record.model,
+            thought=record.thought, model=record.model, item=record.item,
             started_at=datetime.fromtimestamp(record.started_at, tz=dt_timezone.utc),
         )
         if record.screenshot:
@@ -168,6 +170,13 @@ class DjangoRecorder(JournalingRecorder):
         step.save()
         Run.objects.filter(pk=self.run_id).update(heartbeat_at=timezone.now())
         return step
+
+    async def record_item(self, record: ItemRecord) -> None:
+        """Store an item's new status (runs.items) and tell the run's live page."""
+        record.error, record.output = self.secrets.scrub(record.error), self.secrets.scrub_data(record.output)
+        await self._db(lambda: run_item_record(run_id=self.run_id, record=record))
+        await apublish_run_event(self.run_id, {"type": "run.item", "item": {
+            "number": record.number, "status": record.status, "error": record.error[:500]}})
 
     async def heartbeat(self) -> bool:
         return await self._db(self._beat)
@@ -411,13 +420,14 @@ def _drive(run: Run, *, resume: Continuation | None) -> None:
     if resume is None and run.attempt > 1:  # a retry after a lost worker: after its last done action
         retry = run_resume_point(run=run)
     sessions = login_sessions_for(run=run)  # persistent logins (automations.sessions)
+    items = run_items_for_worker(run_id=run_id)  # with their statuses: done ones are never run again
 
     async def go():
         recorder = DjangoRecorder(run_id, secrets=secrets, pending=resume.wait if resume else None)
         recorder.judge = judge_with(run, spec)  # trace-level judges, when the automation names some
         try:
             return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder, resume=resume or retry,
-                                    sessions=sessions, run_id=run_id)
+                                    sessions=sessions, run_id=run_id, items=items)
         finally:
             await recorder.close()
             await sessions.close()

@@ -65,6 +65,8 @@ class Run(models.Model):
     attempt = models.PositiveIntegerField(default=1)
     # A retry or re-run (runs.reruns): the run whose parameters this one was started with.
     retry_of = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="retries")
+    # A run with items (runs.items): the items' field names in the sheet's order (exports follow it).
+    item_columns = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -115,6 +117,7 @@ class Step(models.Model):
     model_ms = models.FloatField(default=0)
     # Model call facts for agent steps: latency, tokens, image size, tries, prompt hash, raw answer.
     model = models.JSONField(default=dict, blank=True)
+    item = models.PositiveIntegerField(null=True, blank=True)  # the number of the item (RunItem) it ran for
 
     class Meta:
         ordering = ["run", "index"]
@@ -122,6 +125,43 @@ class Step(models.Model):
 
     def __str__(self) -> str:
         return f"step {self.index} of run {self.run_id}"
+
+
+class ItemStatus(models.TextChoices):
+    PENDING = "pending"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+class RunItem(models.Model):
+    """One item of a run with items (a row of the sheet it was started with): its fields, its own
+    status, error and output. `retry_of` is the failed item of an earlier run this one retries
+    (queue-item semantics, runs.items): a failed item is retried at most once at a time, a
+    succeeded or skipped one never."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="items")
+    number = models.PositiveIntegerField()  # its row in the sheet, 1-based
+    of = models.PositiveIntegerField()  # the sheet's number of rows ("item 7 of 25")
+    data = models.JSONField(default=dict)
+    status = models.CharField(max_length=16, choices=ItemStatus.choices, default=ItemStatus.PENDING)
+    error = models.TextField(blank=True)
+    output = models.JSONField(default=dict, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    retry_of = models.OneToOneField("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="retry")
+
+    class Meta:
+        ordering = ["run", "number"]
+        constraints = [models.UniqueConstraint(fields=["run", "number"], name="run_item_number_per_run")]
+
+    def __str__(self) -> str:
+        return f"item {self.number} of run {self.run_id} ({self.status})"
+
+    @property
+    def label(self) -> str:
+        return f"item {self.number} of {self.of}"
 
 
 class ActionStatus(models.TextChoices):

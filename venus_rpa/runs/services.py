@@ -23,6 +23,7 @@ from venus_rpa.core.errors import Conflict, InvalidInput
 from venus_rpa import celery_app
 from venus_rpa.runs import admission
 from venus_rpa.runs.events import publish_run_event
+from venus_rpa.runs.items import ItemsInput, PreparedItems, items_prepare, run_items_create, run_items_settle
 from venus_rpa.runs.models import ACTIVE, TERMINAL, Run, RunContinuation, RunStatus, Trigger
 from venus_rpa.runs.param_messages import param_error_text
 from venus_rpa.runs.signals import run_finished
@@ -69,10 +70,12 @@ def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_start(*, automation: Automation, params: dict[str, Any], user=None, trigger: str = Trigger.API,
-              retry_of: Run | None = None) -> Run:
+              retry_of: Run | None = None, items: ItemsInput | PreparedItems | None = None) -> Run:
     """Create a queued run of the automation's current version; after commit the dispatcher
     admits it when its workspace's turn comes (`runs_dispatch`). An archived automation is
-    refused (Conflict) whatever the path. `retry_of`: the run this one retries (runs.reruns)."""
+    refused (Conflict) whatever the path. `retry_of`: the run this one retries (runs.reruns).
+    `items`: for an automation with a `for_each` block, its items (runs.items): checked before
+    the run is created, stored with it in one transaction."""
     # Read the current version afresh: the caller's object may predate an edit.
     fresh = Automation.objects.select_related("current_version").get(pk=automation.pk)
     if fresh.archived_at is not None:  # every start path comes here: dashboard, API, schedule, webhook, retry
@@ -81,12 +84,16 @@ def run_start(*, automation: Automation, params: dict[str, Any], user=None, trig
     if version is None:
         raise Conflict("This automation has no version to run.")
     clean = params_validate(schema=version.param_schema, params=params)
+    prepared = items if isinstance(items, PreparedItems) else items_prepare(spec=version_spec(version=version),
+                                                                            given=items)
     with transaction.atomic():
         run = Run.objects.create(
             workspace=automation.workspace, automation=automation, version=version, params=clean,
             trigger=trigger, created_by=user if getattr(user, "is_authenticated", False) else None,
             retry_of=retry_of,
         )
+        if prepared is not None:
+            run_items_create(run=run, prepared=prepared)
         transaction.on_commit(runs_dispatch, robust=True)  # beat's dispatch is the safety net
     return run
 
@@ -219,6 +226,7 @@ def run_finish(*, run_id: int, status: str, reason: str, output: dict | None = N
             finished_at=timezone.now(),
         )
         if updated:
+            run_items_settle(run_id=run_id, reason=reason)
             _finished(run_id)
     return bool(updated)
 

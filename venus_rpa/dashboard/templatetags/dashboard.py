@@ -256,3 +256,9 @@ def bulk_summary(results) -> str:
     done = sum(1 for r in results if r.ok)
     failed = len(results) - done
     return f"{done} of {len(results)} done" + (f"; {failed} not done (see why below)" if failed else "")
+
+
+@register.filter
+def item_values(item: Any, columns: list[str]) -> list[str]:
+    """An item's fields in the sheet's column order (runs.items)."""
+    return [str(item.data.get(column, "")) for column in columns]

@@ -20,9 +20,10 @@ from venus_rpa.dashboard.access import member_view, require_write
 from venus_rpa.dashboard.automation_form import AutomationEditor
 from venus_rpa.dashboard.diff import version_diff, version_lowerings
 from venus_rpa.dashboard.listing import listing, search_text
-from venus_rpa.dashboard.launcher import attach_errors, launcher_fields, launcher_params
+from venus_rpa.dashboard.launcher import attach_errors, items_limits, launcher_fields, launcher_items, launcher_params
 from venus_rpa.runs.models import Run, Trigger
-from venus_rpa.runs.services import run_start
+from venus_rpa.runs.services import run_start, version_spec
+from workers import flow as F
 
 
 @member_view()
@@ -180,11 +181,13 @@ def automation_launch(request: HttpRequest, slug: str) -> HttpResponse:
     version = automation.current_version
     schema = version.param_schema if version else {}
     fields, errors = launcher_fields(schema), []
+    takes_items = version is not None and F.for_each_block(version_spec(version=version).steps) is not None
     if request.method == "POST":
         require_write(request)
         try:
             params = launcher_params(schema, request.POST)
-            run = run_start(automation=automation, params=params, user=request.user, trigger=Trigger.DASHBOARD)
+            run = run_start(automation=automation, params=params, user=request.user, trigger=Trigger.DASHBOARD,
+                            items=launcher_items(request) if takes_items else None)
         except ServiceError as exc:
             posted = {f.name: request.POST.get(f"param_{f.name}") == "on" if f.input == "checkbox"
                       else request.POST.get(f"param_{f.name}", "") for f in fields}
@@ -193,6 +196,7 @@ def automation_launch(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             return redirect("dashboard:run-detail", run_id=run.pk)
     return render(request, "dashboard/automations/launch.html",
-                  {"automation": automation, "version": version, "fields": fields, "errors": errors},
+                  {"automation": automation, "version": version, "fields": fields, "errors": errors,
+                   "takes_items": takes_items, "items_limits": items_limits(), "items_json": request.POST.get("items_json", "")},
                   status=400 if errors else 200)
 

@@ -16,6 +16,7 @@ from venus_rpa.dashboard.access import member_view
 from venus_rpa.dashboard.listing import RUN_STATUS_WORDS, TRIGGER_WORDS, listing, search_text
 from venus_rpa.dashboard.trace import trace_zip
 from venus_rpa.reviews.models import ReviewStatus
+from venus_rpa.runs.items import RETRYABLE_ITEMS, run_items_list, run_items_summary
 from venus_rpa.runs.models import Run, RunStatus, Trigger
 from venus_rpa.runs.selectors import run_get, run_list, step_list
 from venus_rpa.runs.reruns import rerun_label
@@ -71,12 +72,33 @@ def _run_context(request: HttpRequest, run: Run) -> dict:
             "retries": run.retries.order_by("-id")[:10], "rerun_label": rerun_label(run)}
 
 
+def _items_context(run: Run) -> dict:
+    """The run's items table (runs.items), when it has items."""
+    listed = list(run_items_list(run=run).select_related("retry_of__run"))
+    if not listed:
+        return {"items": []}
+    summary = run_items_summary(run=run)
+    retryable = run.is_terminal and any(i.status in RETRYABLE_ITEMS and getattr(i, "retry", None) is None
+                                        for i in listed)
+    return {"items": listed, "items_summary": summary, "items_retryable": retryable, "item_columns": run.item_columns}
+
+
 @member_view()
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     run = run_get(workspace=request.access.workspace, run_id=run_id)
     steps = list(step_list(run=run))
     return render(request, "dashboard/runs/detail.html",
-                  {**_run_context(request, run), "steps": steps, "last_index": steps[-1].index if steps else -1})
+                  {**_run_context(request, run), **_items_context(run), "steps": steps,
+                   "last_index": steps[-1].index if steps else -1})
+
+
+@member_view()
+def run_items_fragment(request: HttpRequest, run_id: int) -> HttpResponse:
+    """The items table of the live page (re-fetched on item events); opened directly, the run's page."""
+    run = run_get(workspace=request.access.workspace, run_id=run_id)
+    if not request.htmx:
+        return redirect("dashboard:run-detail", run_id=run.pk)
+    return render(request, "dashboard/runs/_items.html", {**_run_context(request, run), **_items_context(run)})
 
 
 @member_view()

@@ -21,7 +21,9 @@ from venus_rpa.automations.models import Automation
 from venus_rpa.core.errors import Conflict, InvalidInput, ServiceError
 from venus_rpa.core.parsers import json_error_text, json_loads_bounded
 from venus_rpa.runs.models import Run, Trigger
-from venus_rpa.runs.services import params_validate, run_start
+from venus_rpa.runs.items import ItemsInput, items_prepare
+from venus_rpa.runs.services import params_validate, run_start, version_spec
+from workers import flow as F
 from venus_rpa.triggers import signing
 from venus_rpa.triggers.models import WebhookIdempotencyKey, WebhookTrigger
 from venus_rpa.triggers.selectors import webhook_trigger_by_public_id
@@ -166,8 +168,27 @@ def webhook_params(*, trigger: WebhookTrigger, payload: Any) -> dict[str, Any]:
     return params
 
 
+ITEMS_KEYS = ("items", "items_file")
+
+
+def webhook_items(*, trigger: WebhookTrigger, payload: Any) -> tuple[Any, ItemsInput | None]:
+    """For an automation with a `for_each` block (runs.items): the body's `items` (a JSON array) or
+    `items_file` (a CSV/XLSX sheet in base64) are the run's items, taken out of the body before
+    its parameters are mapped. Other automations get the body as it is."""
+    version = trigger.automation.current_version
+    takes = version is not None and F.for_each_block(version_spec(version=version).steps) is not None
+    if not takes or not isinstance(payload, dict):
+        return payload, None
+    rest = {k: v for k, v in payload.items() if k not in ITEMS_KEYS}
+    if "items_file" in payload:
+        if not isinstance(payload["items_file"], str):
+            raise InvalidInput("items_file must be a base64 text.", fields={"items_file": ["Must be a base64 text."]})
+        return rest, ItemsInput.from_base64(payload["items_file"])
+    return rest, ItemsInput(array=payload["items"]) if "items" in payload else None
+
+
 def _verified_params(*, trigger: WebhookTrigger, body: bytes, headers: Mapping[str, str],
-                     replay_check: bool = True) -> tuple[dict[str, Any], str]:
+                     replay_check: bool = True) -> tuple[dict[str, Any], str, ItemsInput | None]:
     """The checks every request passes, in order: signature (401) → replay (401) → enabled (409)
     → idempotency key length, JSON and mapping (400). Returns (params, idempotency key)."""
     signature = headers.get(signing.SIGNATURE_HEADER)
@@ -183,7 +204,8 @@ def _verified_params(*, trigger: WebhookTrigger, body: bytes, headers: Mapping[s
     key = (headers.get(IDEMPOTENCY_HEADER) or "").strip()
     if len(key) > 255:
         raise InvalidInput("The idempotency key is too long.", fields={IDEMPOTENCY_HEADER: ["At most 255 characters."]})
-    return webhook_params(trigger=trigger, payload=_body_parse(body)), key
+    payload, items = webhook_items(trigger=trigger, payload=_body_parse(body))
+    return webhook_params(trigger=trigger, payload=payload), key, items
 
 
 def webhook_receive(*, public_id: str, body: bytes, headers: Mapping[str, str]) -> tuple[Run, bool]:
@@ -194,13 +216,13 @@ def webhook_receive(*, public_id: str, body: bytes, headers: Mapping[str, str]) 
     run back (created=False); a request whose params fail claims nothing.
     """
     trigger = webhook_trigger_by_public_id(public_id=public_id)
-    params, key = _verified_params(trigger=trigger, body=body, headers=headers)
+    params, key, items = _verified_params(trigger=trigger, body=body, headers=headers)
     if key:
         existing = WebhookIdempotencyKey.objects.filter(trigger=trigger, key=key, run__isnull=False).first()
         if existing is not None:
             return existing.run, False
     try:
-        return _run_start_once(trigger=trigger, params=params, key=key)
+        return _run_start_once(trigger=trigger, params=params, key=key, items=items)
     except InvalidInput as exc:
         raise _with_paths(exc, trigger.param_mapping) from None
 
@@ -211,17 +233,19 @@ def webhook_check(*, public_id: str, body: bytes, headers: Mapping[str, str]) ->
     check left out is the replay check: the server signed this request itself a moment ago, and
     leaving its signature unused lets the same body be sent for real (or by curl) at once."""
     trigger = webhook_trigger_by_public_id(public_id=public_id)
-    params, _ = _verified_params(trigger=trigger, body=body, headers=headers, replay_check=False)
+    params, _, items = _verified_params(trigger=trigger, body=body, headers=headers, replay_check=False)
     version = trigger.automation.current_version
     if version is None:
         raise Conflict("This automation has no version to run.")
+    items_prepare(spec=version_spec(version=version), given=items)  # the same item checks as a start
     try:
         return params_validate(schema=version.param_schema, params=params)
     except InvalidInput as exc:
         raise _with_paths(exc, trigger.param_mapping) from None
 
 
-def _run_start_once(*, trigger: WebhookTrigger, params: dict[str, Any], key: str) -> tuple[Run, bool]:
+def _run_start_once(*, trigger: WebhookTrigger, params: dict[str, Any], key: str,
+                    items: ItemsInput | None = None) -> tuple[Run, bool]:
     with transaction.atomic():
         record = None
         if key:
@@ -232,7 +256,7 @@ def _run_start_once(*, trigger: WebhookTrigger, params: dict[str, Any], key: str
                     record = WebhookIdempotencyKey.objects.create(trigger=trigger, key=key)
             except IntegrityError:
                 return WebhookIdempotencyKey.objects.select_related("run").get(trigger=trigger, key=key).run, False
-        run = run_start(automation=trigger.automation, params=params, trigger=Trigger.WEBHOOK)
+        run = run_start(automation=trigger.automation, params=params, trigger=Trigger.WEBHOOK, items=items)
         if record is not None:
             record.run = run
             record.save(update_fields=["run"])

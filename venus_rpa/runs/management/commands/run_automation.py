@@ -1,6 +1,7 @@
 """Start an automation through the broker and a worker; optionally follow it to the end.
 
     manage.py run_automation demo-expense --param title="Team lunch" --param amount=18.20 --wait
+    manage.py run_automation expense-sheet --items expenses.xlsx --wait   # a for_each automation's items
 
 Exit status with --wait: 0 succeeded, 1 ended otherwise, 2 bad input, 3 still running at --timeout.
 """
@@ -15,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 from venus_rpa.automations.models import Automation
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.runs import selectors, services
+from venus_rpa.runs.items import ItemsInput, limits
 from venus_rpa.runs.models import Run, RunStatus, Trigger
 
 
@@ -37,6 +39,14 @@ def parse_params(pairs: list[str], schema: dict) -> dict:
     return params
 
 
+def _items_file(path: str) -> ItemsInput:
+    try:
+        with open(path, "rb") as handle:
+            return ItemsInput(file=handle.read(limits().file_bytes + 1), field="items")
+    except OSError as exc:
+        raise CommandError(f"--items: cannot read {path}: {exc.strerror}", returncode=2) from exc
+
+
 class Command(BaseCommand):
     help = "Start a run of an automation (via Celery); with --wait, print its steps and verdict."
 
@@ -46,8 +56,10 @@ class Command(BaseCommand):
         parser.add_argument("--workspace", help="workspace slug (needed when several have the automation)")
         parser.add_argument("--wait", action="store_true", help="follow the run and exit 0 only if it succeeded")
         parser.add_argument("--timeout", type=float, default=900, help="seconds to wait with --wait")
+        parser.add_argument("--items", metavar="FILE", help="a CSV or XLSX sheet of items (automations with for_each)")
 
-    def handle(self, *args, slug: str, param: list[str], workspace: str | None, wait: bool, timeout: float, **opts):
+    def handle(self, *args, slug: str, param: list[str], workspace: str | None, wait: bool, timeout: float,
+               items: str | None = None, **opts):
         automations = Automation.objects.filter(slug=slug).select_related("current_version", "workspace")
         if workspace:
             automations = automations.filter(workspace__slug=workspace)
@@ -60,7 +72,7 @@ class Command(BaseCommand):
         try:
             run = services.run_start(
                 automation=automation, params=parse_params(param, automation.current_version.param_schema),
-                trigger=Trigger.CLI,
+                trigger=Trigger.CLI, items=_items_file(items) if items else None,
             )
         except ServiceError as exc:
             details = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.fields.items())
