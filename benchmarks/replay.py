@@ -1,12 +1,18 @@
 """Issue 16's figures: verification, replay and export. Prints JSON.
 
-    .venv/bin/python benchmarks/replay.py [--section step_evaluator|export|all] [--export-runs 20]
+    .venv/bin/python benchmarks/replay.py [--section step_evaluator|step_evaluator_thirdparty|export|all]
+        [--export-runs 20]
 
 - `step_evaluator`: precision and recall of the step evaluator (workers/evaluator.py) on the
   labelled set of effective and ineffective actions on the practice site's /lab/effects page
   (tests/helpers/effect_cases.py), judged in real Chromium through `BrowserPool` as runs are.
   The positive class is "ineffective" (what the evaluator flags); the effective class's figures
   are printed beside. Targets: precision and recall >= 0.95.
+- `step_evaluator_thirdparty`: the same figures on an independent labelled set written by someone
+  who did not write the evaluator, on real third-party applications (Trac, Roundup, django CMS
+  from practice/realapps, each served from its own virtualenv on 127.0.0.1, signed in once):
+  tests/helpers/effect_cases_thirdparty.py. A measurement of generalisation, with no target of
+  its own; `per_app` gives cases, ineffective cases and correct verdicts per application.
 - `export_steps_per_s`: records per second of `export_to_folder` (venus_rpa/datasets) over
   finished runs with 10 agent turns and a screenshot each, in a throwaway database.
 - `model_calls_per_run`, `replay_speedup`, `drift_recovery`: the replay cache (issue 16 item 2)
@@ -62,6 +68,31 @@ def step_evaluator() -> dict:
     return figures
 
 
+def step_evaluator_thirdparty() -> dict:
+    from tests.helpers.effect_cases import scores
+    from tests.helpers.effect_cases_thirdparty import APPS, judge_all, per_app, servers
+    from tests.helpers.runtime import local_secrets
+    from workers.envs.browser import BrowserConfig
+    from workers.envs.pool import BrowserPool
+
+    async def go(app: str, server):
+        host = BrowserPool(BrowserConfig(egress_allow_private=("127.0.0.1",)))
+        try:
+            return await judge_all(host, app, server, secrets=local_secrets())
+        finally:
+            await host.close()
+
+    labelled = []
+    for app in APPS:
+        with servers()[app]() as server:
+            labelled += asyncio.run(go(app, server))
+    figures = {"set": "third-party (Trac, Roundup, django CMS; independent labels)", **scores(labelled)}
+    figures["wrong"] = [f"{c.app}: {c.name}" for c, e in labelled if e is None or e.effective != c.effective]
+    figures["no_verdict"] = sum(1 for _, e in labelled if e is None)
+    figures["per_app"] = per_app(labelled)
+    return figures
+
+
 def export_steps_per_s(runs: int, turns: int = 10) -> dict:
     from django.core.files.base import ContentFile
     from django.utils import timezone
@@ -98,13 +129,15 @@ def export_steps_per_s(runs: int, turns: int = 10) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--section", choices=["step_evaluator", "export", "all"], default="all")
+    parser.add_argument("--section", choices=["step_evaluator", "step_evaluator_thirdparty", "export", "all"], default="all")
     parser.add_argument("--export-runs", type=int, default=20)
     args = parser.parse_args()
     out: dict = {"model_calls_per_run": None, "replay_speedup": None, "drift_recovery": None,
                  "note": "the replay cache (issue 16 item 2) is not built: its figures are null"}
     if args.section in ("step_evaluator", "all"):
         out["step_evaluator"] = step_evaluator()
+    if args.section in ("step_evaluator_thirdparty", "all"):
+        out["step_evaluator_thirdparty"] = step_evaluator_thirdparty()
     if args.section in ("export", "all"):
         setup_django()
         export = export_steps_per_s(args.export_runs)
