@@ -63,6 +63,7 @@ class Continuation:
     agent: dict[str, Any] | None = None  # the agent step's state (`workers.agent`)
     kept: dict[str, Any] = field(default_factory=dict)  # an environment kept running for the run (its host's handle)
     loops: dict[str, int] = field(default_factory=dict)  # repeat blocks under way: path -> iterations begun
+    replay: dict[str, list] = field(default_factory=dict)  # agent steps' paths to cache if the run verifies (JSON)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -209,6 +209,8 @@ class RunState:
     last_done: ActionEntry | None = None  # the last journaled action done (a crash retry goes on after it)
     current_step: Any = None  # the explicit step in progress, as listed in the automation
     loops: dict[str, int] = field(default_factory=dict)  # repeat block path -> iterations begun (workers.flow)
+    replay_store: Any = None  # the automation version's replay cache (workers.replay.ReplayStore), or None
+    replay_paths: dict[str, list] = field(default_factory=dict)  # step key -> the path to cache if the run verifies
 
     def emit(self, record: StepRecord) -> StepRecord:
         record.index = self.next_index

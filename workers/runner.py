@@ -34,6 +34,11 @@ Contract with the caller (the Celery task wires it to the database):
   UI-Venus action is classified on the live page before it runs (`workers.gates.guard`); the
   verdict is in the step record's `grounding["risk"]`, reviews go through the recorder's
   `open_review` / `wait_review` / `note_review` (`workers.gates.review`).
+- With `replay` (`workers.replay.ReplayStore`, bound to the run's automation version), each agent
+  step first follows its cached verified path without the model (`workers.replay`); once the run
+  has succeeded with its success criteria passed and its records handed over, the steps that
+  reasoned a clean path save it there, replacing the old one. A failure to save is logged, never
+  the run's outcome.
 - With `sessions` (`workers.sign_in.LoginSessions`), an automation's sign-in block is skipped
   while its saved session is still signed in, and the session is saved after the block succeeds
   (`workers.sign_in.SignInBlock`).
@@ -42,6 +47,7 @@ Contract with the caller (the Celery task wires it to the database):
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from dataclasses import replace
@@ -56,6 +62,7 @@ from workers.envs.base import Host, StepExecutor
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.gates.guard import STEP, GateRefused, SafetyGate
 from workers.journal import ActionEntry, Resume
+from workers.replay import CachedTurn, ReplayStore, StepReplay, replay_applies, step_key
 from workers.secrets import SecretBox, scrubbing_logs
 from workers.sign_in import LoginSessions, SignInBlock, SignInFailed, sign_in_plan
 from workers.templating import fill_error, values_context
@@ -83,11 +90,13 @@ class Runner:
 
     async def run(self, spec: S.AutomationSpec, *, params: dict[str, Any], secrets: SecretBox,
                   recorder: RunRecorder, resume: Continuation | Resume | None = None,
-                  sessions: LoginSessions | None = None, run_id: int | None = None) -> RunResult:
+                  sessions: LoginSessions | None = None, run_id: int | None = None,
+                  replay: ReplayStore | None = None) -> RunResult:
         """`resume`: a parked run's continuation (workers.durable), or where a retried run continues
         after its last done action (workers.journal). `sessions`: where sign-in sessions are kept
         (workers.sign_in); without it the sign-in block always runs. `run_id`: the platform's id
-        of the run, for hosts that lease a device or display to it."""
+        of the run, for hosts that lease a device or display to it. `replay`: the replay cache of
+        the run's automation version (workers.replay); without it every agent turn asks the model."""
         if isinstance(resume, Resume):
             resume = Continuation(wait={}, position=resume.position, next_index=resume.next_index,
                                   output=dict(resume.output), session=resume.storage_state or {}, url=resume.url)
@@ -97,13 +106,14 @@ class Runner:
             return RunResult("failed", str(exc))
         secrets.default_domains = list(spec.allowed_domains)
         with scrubbing_logs(secrets):
-            return await self._run(spec, params, secrets, recorder, resume, sessions, run_id)
+            return await self._run(spec, params, secrets, recorder, resume, sessions, run_id, replay)
 
     async def _run(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
                    recorder: RunRecorder, resume: Continuation | None,
-                   sessions: LoginSessions | None = None, run_id: int | None = None) -> RunResult:
+                   sessions: LoginSessions | None = None, run_id: int | None = None,
+                   replay: ReplayStore | None = None) -> RunResult:
         run = RunState(spec, params, secrets, RecordPipe(recorder), recorder, RunClock(), sessions=sessions,
-                   host=self.hosts[spec.surface], run_id=run_id)
+                       host=self.hosts[spec.surface], run_id=run_id, replay_store=replay)
         work = asyncio.create_task(self._run_on_host(run, resume))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
         result: RunResult | None = None
@@ -131,8 +141,44 @@ class Runner:
                 result.output = secrets.scrub_data(result.output, fragments=True)
                 result.verdict = secrets.scrub_data(result.verdict, fragments=True)
             await run.pipe.close(result)
+        await self._replay_save(run, result)
         return result
 
+    @staticmethod
+    async def _replay_save(run: RunState, result: RunResult | None) -> None:
+        """Cache the clean reasoned paths of a run that verified (see the module contract)."""
+        store = run.replay_store
+        if (store is None or not store.enabled or not run.replay_paths or result is None
+                or result.status != "succeeded" or not (result.verdict or {}).get("passed")):
+            return
+        paths = {}
+        for key, turns in run.replay_paths.items():
+            if any(run.secrets.holds_secret(json.dumps(t.actions)) for t in turns):
+                continue  # a secret typed as itself: replaying it would need the value; not cached
+            paths[key] = [CachedTurn.from_json(run.secrets.scrub_data(t.to_json(), fragments=False)) for t in turns]
+        if not paths:
+            return
+        try:
+            await store.save(paths)
+        except Exception:  # noqa: BLE001 -- the run is done; a cache it could not write only costs model calls
+            log.warning("could not save the replay cache of run %s", run.run_id, exc_info=True)
+
+    @staticmethod
+    async def _step_replay(run: RunState, key: str) -> StepReplay | None:
+        """The agent step's replay: its cached path (if any), or why replay does not apply."""
+        store = run.replay_store
+        if store is None:
+            return None
+        if not store.enabled:
+            return StepReplay(enabled=False)
+        note = replay_applies(run.env)
+        if note:
+            return StepReplay(note=note)
+        try:
+            return StepReplay(cached=await store.load(key))
+        except Exception:  # noqa: BLE001 -- an unreadable cache is no cache: the model decides
+            log.warning("could not read the replay cache of run %s", run.run_id, exc_info=True)
+            return StepReplay()
     def _preflight(self, spec: S.AutomationSpec) -> None:
         if spec.surface not in self.hosts:
             served = ", ".join(sorted(self.hosts)) or "none"
@@ -262,7 +308,7 @@ class Runner:
                 page_steps=[s.model_dump(mode="json", exclude_none=True) for s in run.page_steps],
                 captchas_solved=sorted(run.captchas_solved),
                 session=saved.session, session_storage=saved.extra, url=saved.location, agent=parked.agent,
-                kept=saved.kept)
+                kept=saved.kept, replay={k: [t.to_json() for t in v] for k, v in run.replay_paths.items()})
             raise
         finally:
             await env.close()
@@ -273,6 +319,7 @@ class Runner:
         run.next_index, run.loops = resume.next_index, dict(resume.loops)
         run.captchas_solved = set(resume.captchas_solved)
         run.page_steps = [STEP.validate_python(s) for s in resume.page_steps]
+        run.replay_paths = {k: [CachedTurn.from_json(t) for t in v] for k, v in resume.replay.items()}
         try:
             await run.host.restore(run.env, resume)
             if not resume.kept:  # a kept environment still shows what the run typed
@@ -358,6 +405,7 @@ class Runner:
         """Run one agent step; returns its output or raises RunFailed."""
         assert self.agent is not None  # noqa: S101 -- type narrowing: agent steps are refused without one
         label = step.name or "agent step"
+        position = run.positions.get(id(step), -1)
         try:
             step = S.render_step(step, values_context(run.params, run.output))
         except (KeyError, ValueError) as exc:
@@ -396,9 +444,12 @@ class Runner:
                 run.guard.step = {"index": run.next_index, "name": label, "kind": "agent", "goal": step.goal[:500]}
                 return await run.guard.check_action(run.env, action, thought=thought, budgets=(budget,))
 
+        key = step_key(position, step.goal)
+        saved_replay = (resume or {}).get("replay")
+        replay = StepReplay.from_json(saved_replay) if saved_replay else await self._step_replay(run, key)
         try:
             output = await self.agent.run_step(step, run.env, Hooks(), deadline=budget.deadline,
-                                               repeat_limit=step.repeat_limit, resume=resume)
+                                               repeat_limit=step.repeat_limit, resume=resume, replay=replay)
         except Parked as parked:
             if parked.agent is not None:
                 parked.agent["budget_s"] = max(budget.deadline() - time.monotonic(), 1.0)
@@ -409,6 +460,9 @@ class Runner:
                 run.emit(StepRecord(0, "agent", step.name or step.goal[:200], step.model_dump(exclude_none=True),
                                     "failed", error=error, started_at=time.time()))
             raise RunFailed(run.next_index - 1, label, error) from None
+        path = replay.path() if replay is not None else None
+        if path:
+            run.replay_paths[key] = path
         return scrub_output(output, run.secrets)
 
     async def _one_step(self, step, run: RunState, executor: StepExecutor) -> StepRecord:
