@@ -38,7 +38,7 @@ from PIL import Image
 from workers import actions as A
 from workers.durable import Parked, decode_bytes, encode_bytes
 from workers.envs.base import Observation
-from workers.errors import EnvironmentLost, StepError
+from workers.errors import StepError
 from workers.evaluator import watch_effect, worst
 from workers.policies.client import ModelClient, ModelRequestError, ModelUnavailable, Sampling
 from workers.policies.messages import HistoryTurn, build_grounding_messages, build_messages

@@ -1,10 +1,10 @@
-"""``/lab/replay``: a two-screen subscription (an email, then a confirmation) whose second
-screen can be changed under a running automation, as a site redeploy would: the replay cache's
+"""``/lab/replay``: two screens of email preferences (an address, then "Save preferences") whose
+second screen can be changed under a running automation, as a site redeploy would: the replay cache's
 practice page (tests/runtime/test_replay.py, benchmarks/replay.py).
 
 ``POST /api/lab/replay {"layout": "original" | "renamed" | "moved"}`` sets the confirmation
-screen's layout ("renamed": its button reads "Join the list"; "moved": the button comes before
-the text); ``GET`` returns the layout and the subscriptions made; ``/api/reset`` restores the
+screen's layout ("renamed": its button reads "Keep these settings"; "moved": the button comes before
+the heading); ``GET`` returns the addresses saved; ``/api/reset`` restores the
 original and forgets them.
 """
 
@@ -19,21 +19,21 @@ from django.utils.http import urlencode
 from django.views.decorators.csrf import csrf_exempt
 
 LAYOUTS = ("original", "renamed", "moved")
-_state = {"layout": "original", "subscriptions": []}
+_state = {"layout": "original", "saved": []}
 _lock = threading.Lock()
 
 
 def form_view(request: HttpRequest) -> HttpResponse:
-    """Screen 1: the email to subscribe; "Continue" goes to the confirmation."""
+    """Screen 1: the email address; "Continue" goes to the preferences."""
     return render(request, "practice/lab/replay.html")
 
 
 def confirm_view(request: HttpRequest) -> HttpResponse:
-    """Screen 2: confirm the subscription (layout per `_state`); POST subscribes."""
+    """Screen 2: save the preferences (layout per `_state`); POST saves them."""
     email = (request.POST.get("email") or request.GET.get("email") or "").strip()[:200]
     if request.method == "POST":
         with _lock:
-            _state["subscriptions"].append(email)
+            _state["saved"].append(email)
         return HttpResponseRedirect("/lab/replay/done?" + urlencode({"email": email}))
     with _lock:
         layout = _state["layout"]
@@ -56,10 +56,10 @@ def state_api(request: HttpRequest) -> JsonResponse:
         with _lock:
             _state["layout"] = layout
     with _lock:
-        return JsonResponse({"layout": _state["layout"], "subscriptions": list(_state["subscriptions"])})
+        return JsonResponse({"layout": _state["layout"], "saved": list(_state["saved"])})
 
 
 def reset() -> None:
     with _lock:
         _state["layout"] = "original"
-        _state["subscriptions"].clear()
+        _state["saved"].clear()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import httpx
 import pytest
 
-from tests.helpers import gate, runtime
+from tests.helpers import gate
 from tests.helpers.fake_model import FakeModel, venus
 from workers import steps as S
 from workers.agent import AgentConfig, AgentLoop
@@ -24,7 +24,7 @@ from workers.replay import CachedTurn, replay_applies, step_key
 from workers.runner import RunResult, Runner
 
 EMAIL = "ada@example.com"
-GOAL = f"Subscribe {EMAIL} to the newsletter"
+GOAL = f"Send the weekly updates to {EMAIL}"
 browser = gate.browser  # one Chromium for the module (pages can start signed in)
 
 
@@ -82,17 +82,17 @@ def centre(browser, path: str, role: str, name: str) -> tuple[int, int]:
 def spec(browser) -> S.AutomationSpec:
     return S.AutomationSpec.model_validate({
         "start_url": browser.base_url + "/lab/replay", "allowed_domains": ["127.0.0.1"],
-        "steps": [{"kind": "agent", "name": "Subscribe", "goal": GOAL, "max_actions": 8}],
-        "success_criteria": {"url_contains": "/lab/replay/done", "text_visible": "You are subscribed"},
+        "steps": [{"kind": "agent", "name": "Preferences", "goal": GOAL, "max_actions": 8}],
+        "success_criteria": {"url_contains": "/lab/replay/done", "text_visible": "Preferences saved"},
     })
 
 
 def confirm_turns(browser, button: str):
-    return [venus("Confirm the subscription.", click(centre(browser, f"/lab/replay/confirm?email={EMAIL}", "button", button))),
-            venus("Subscribed.", "Finished(content='subscribed')")]
+    return [venus("Save the preferences.", click(centre(browser, f"/lab/replay/confirm?email={EMAIL}", "button", button))),
+            venus("Saved.", "Finished(content='saved')")]
 
 
-def script_first_run(fake: FakeModel, browser, button: str = "Subscribe") -> None:
+def script_first_run(fake: FakeModel, browser, button: str = "Save preferences") -> None:
     fake.script(
         venus("Focus the email field.", click(centre(browser, "/lab/replay", "textbox", "Email"))),
         venus("Type the address.", f"Type(content='{EMAIL}')"),
@@ -106,7 +106,7 @@ def click(point: tuple[int, int]) -> str:
 
 
 def run(browser, fake: FakeModel, automation: S.AutomationSpec, store: MemoryStore | None, *,
-        recorder=None, safety: bool = False) -> tuple[RunResult, object]:
+        recorder=None, safety: bool = True) -> tuple[RunResult, object]:
     recorder = recorder or gate.ReviewRecorder()
 
     async def main() -> RunResult:
@@ -129,8 +129,8 @@ def replayed(recorder) -> list[bool]:
     return [bool(r.model.get("replay", {}).get("replayed")) for r in turns(recorder)]
 
 
-def subscriptions(browser) -> list[str]:
-    return httpx.get(browser.base_url + "/api/lab/replay").json()["subscriptions"]
+def saved(browser) -> list[str]:
+    return httpx.get(browser.base_url + "/api/lab/replay").json()["saved"]
 
 
 # --- tests ---------------------------------------------------------------------------------
@@ -147,21 +147,21 @@ def test_a_verified_run_is_cached_and_the_next_run_makes_no_model_call(browser, 
     path = store.paths[key]
     assert [t.actions[0]["type"] for t in path] == ["Click", "Type", "Click", "Click", "Finished"]
     assert path[0].anchors[0]["role"] == "textbox" and path[0].anchors[0]["name"] == "Email"
-    assert path[3].anchors[0]["name"] == "Subscribe" and path[3].anchors[0]["selector"] == "#subscribe"
+    assert path[3].anchors[0]["name"] == "Save preferences" and path[3].anchors[0]["selector"] == "#save"
     assert path[0].fingerprint["path"] == "/lab/replay" and path[3].fingerprint["path"] == "/lab/replay/confirm"
 
     fake.clear()  # no script: any model call would get an error
     second, recorder = run(browser, fake, spec(browser), store)
     assert second.status == "succeeded", second.reason
-    assert second.output == {"result": "subscribed"} and second.verdict["passed"] is True
+    assert second.output == {"result": "saved"} and second.verdict["passed"] is True
     assert fake.requests == []
     assert replayed(recorder) == [True] * 5
     assert all(r.model_ms == 0 and r.status == "succeeded" for r in turns(recorder))
-    assert subscriptions(browser) == [EMAIL, EMAIL]  # the replay really acted
+    assert saved(browser) == [EMAIL, EMAIL]  # the replay really acted
     assert store.saves == 1  # a fully replayed path is already cached: nothing rewritten
 
 
-@pytest.mark.parametrize("changed, button", [("renamed", "Join the list"), ("moved", "Subscribe")])
+@pytest.mark.parametrize("changed, button", [("renamed", "Keep these settings"), ("moved", "Save preferences")])
 def test_a_changed_screen_hands_over_to_the_model_there_and_the_new_path_is_cached(browser, fake, lab, changed, button):
     store = MemoryStore()
     script_first_run(fake, browser)
@@ -217,7 +217,7 @@ def test_a_replayed_risky_click_still_waits_for_a_reviewer(browser, fake, lab):
     store = MemoryStore()
     x, y = gate_point(browser)
     fake.script(venus("Turn it off.", f"Click(point=({x}, {y}))"), venus("It is off.", "Finished(content='off')"))
-    first, recorder = run(browser, fake, security_spec(browser), store, safety=True)
+    first, recorder = run(browser, fake, security_spec(browser), store)
     assert first.status == "succeeded", first.reason
     assert len(recorder.questions) == 1
     assert store.paths
@@ -226,7 +226,7 @@ def test_a_replayed_risky_click_still_waits_for_a_reviewer(browser, fake, lab):
     fake.clear()
     rejected = gate.ReviewRecorder(decide=lambda q: ReviewDecision("reject", comment="keep it", decided_by="rita"))
     fake.script(venus("The reviewer said no.", "Finished(content='left on')"))
-    result, recorder = run(browser, fake, security_spec(browser), store, recorder=rejected, safety=True)
+    result, recorder = run(browser, fake, security_spec(browser), store, recorder=rejected)
     assert result.status == "succeeded", result.reason
     (question,) = rejected.questions  # the replayed click was classified and reviewed like a reasoned one
     assert question.verdict["category"] == "SEC" and question.step["thought"] == "Turn it off."
@@ -236,12 +236,15 @@ def test_a_replayed_risky_click_still_waits_for_a_reviewer(browser, fake, lab):
     httpx.post(browser.base_url + "/api/reset")
     fake.clear()
     approved = gate.ReviewRecorder()
-    result, recorder = run(browser, fake, security_spec(browser), store, recorder=approved, safety=True)
+    result, recorder = run(browser, fake, security_spec(browser), store, recorder=approved)
     assert result.status == "succeeded", result.reason
     assert len(approved.questions) == 1 and not two_factor_on(browser) and fake.requests == []
 
 
-def test_a_cached_navigation_off_the_allowed_domains_is_refused_and_the_model_takes_over(browser, fake, lab):
+@pytest.mark.parametrize("safety", [True, False])
+def test_a_cached_navigation_off_the_allowed_domains_is_refused_and_the_model_takes_over(browser, fake, lab, safety):
+    """A cache entry is data a hostile hand may have written: its navigation meets the safety gate
+    (when on) and the executor's domain check like a model's, and never leaves the allowed domains."""
     store = MemoryStore(paths={step_key(1, GOAL): [CachedTurn(
         fingerprint={}, thought="", action_text="", actions=[{"type": "Launch", "url": "http://example.com/"}],
         anchors=[None])]})
@@ -253,13 +256,16 @@ def test_a_cached_navigation_off_the_allowed_domains_is_refused_and_the_model_ta
 
     poisoned.fingerprint = browser.session(fingerprint)
     script_first_run(fake, browser)
-    result, recorder = run(browser, fake, spec(browser), store)
+    result, recorder = run(browser, fake, spec(browser), store, safety=safety)
     assert result.status == "succeeded", result.reason
     first = turns(recorder)[0]
-    assert first.model["replay"]["replayed"] is True and "blocked navigation to example.com" in first.grounding["mapped"][0]["error"]
+    assert first.model["replay"]["replayed"] is True
+    refused = first.grounding["mapped"][0]
+    assert refused.get("skipped") if safety else "blocked navigation to example.com" in refused["error"]
     assert {urlsplit(r.url).hostname for r in recorder.records} == {"127.0.0.1"}
     assert len(fake.requests) == 5  # the drift handed every later turn to the model
-    assert store.paths[step_key(1, GOAL)][0].actions[0]["type"] == "Click"  # the poisoned path was replaced
+    if not safety:  # the refused turn left no trace: the model's path replaces the poisoned one
+        assert store.paths[step_key(1, GOAL)][0].actions[0]["type"] == "Click"
 
 
 def test_surfaces_without_anchors_say_replay_does_not_apply():

@@ -24,6 +24,7 @@ from django.core.files.base import ContentFile
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 from django.utils import timezone
 
+from venus_rpa.automations.replay import replay_store_for
 from venus_rpa.automations.sessions import login_sessions_for
 from venus_rpa.runs.events import apublish_run_event, publish_run_event, step_event
 from venus_rpa.runs.journal import JournalingRecorder
@@ -410,15 +411,17 @@ def _drive(run: Run, *, resume: Continuation | None) -> None:
     if resume is None and run.attempt > 1:  # a retry after a lost worker: after its last done action
         retry = run_resume_point(run=run)
     sessions = login_sessions_for(run=run)  # persistent logins (automations.sessions)
+    replay = replay_store_for(run=run)  # the version's replay cache (automations.replay)
 
     async def go():
         recorder = DjangoRecorder(run_id, secrets=secrets, pending=resume.wait if resume else None)
         try:
             return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder, resume=resume or retry,
-                                    sessions=sessions, run_id=run_id)
+                                    sessions=sessions, run_id=run_id, replay=replay)
         finally:
             await recorder.close()
             await sessions.close()
+            await replay.close()
 
     try:
         result = runtime_loop.run(go())
