@@ -273,7 +273,10 @@ class AgentLoop:
         None (nothing to replay, or the drift that hands the step to the model from here)."""
         if replay is None or not replay.applies:
             return {}, None
-        fingerprint = await env.screen_fingerprint()
+        try:
+            fingerprint = await env.screen_fingerprint()
+        except StepError:  # a page between documents: nothing to match (a cached turn drifts, see screen_matches)
+            fingerprint = {}
         cached = replay.next_turn()
         if cached is None:
             return fingerprint, None
@@ -292,7 +295,10 @@ class AgentLoop:
         while len(turn.anchors) <= position:
             turn.anchors.append(None)
         if turn.anchors[position] is None or not turn.replayed:
-            turn.anchors[position] = await env.action_anchor(action)
+            try:
+                turn.anchors[position] = await env.action_anchor(action)
+            except StepError:  # unreadable: a later replay of this action drifts instead of guessing
+                turn.anchors[position] = None
         turn.acted[position] = action
 
     @staticmethod

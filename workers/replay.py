@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from workers import actions as A
+from workers.errors import StepError
 
 POINTED = (A.Click, A.DoubleClick, A.LongPress, A.Hover)  # their target must resolve uniquely
 ANSWERS = ("Finished", "Answer")
@@ -99,6 +100,8 @@ def replay_applies(env) -> str:
 def screen_matches(cached: dict[str, str], current: dict[str, str], *, answer: bool) -> str:
     """"" when the screen is the one the cached turn was decided on, else the drift. The page's
     full text counts only for a turn that answers (its answer may be read off the page)."""
+    if not cached.get("path") or not current.get("path"):
+        return "the screen could not be read (a page between documents)"
     if cached.get("path") != current.get("path"):
         return f"the screen is at {current.get('path')!r}, the cached path was at {cached.get('path')!r}"
     if cached.get("controls") != current.get("controls"):
@@ -202,7 +205,10 @@ async def replay_answer(turn: CachedTurn, env, fingerprint: dict[str, str], *, s
         if isinstance(action, POINTED):
             if not anchor:
                 return None, None, f"the cached {action.type} has no anchor"
-            point, why = await env.resolve_anchor(anchor)
+            try:
+                point, why = await env.resolve_anchor(anchor)
+            except StepError as exc:
+                return None, None, f"the target could not be looked for: {exc}"
             if point is None:
                 return None, None, why
             action = A.parse_action({**data, "point": list(point)}, surface=space)

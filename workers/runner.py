@@ -36,8 +36,8 @@ Contract with the caller (the Celery task wires it to the database):
   `open_review` / `wait_review` / `note_review` (`workers.gates.review`).
 - With `replay` (`workers.replay.ReplayStore`, bound to the run's automation version), each agent
   step first follows its cached verified path without the model (`workers.replay`); once the run
-  has succeeded with its success criteria passed and its records handed over, the steps that
-  reasoned a clean path save it there, replacing the old one. A failure to save is logged, never
+  has succeeded with its success criteria passed, and before its result is handed over (so the
+  next run finds it), the steps that reasoned a clean path save it there, replacing the old one. A failure to save is logged, never
   the run's outcome.
 - With `sessions` (`workers.sign_in.LoginSessions`), an automation's sign-in block is skipped
   while its saved session is still signed in, and the session is saved after the block succeeds
@@ -140,8 +140,8 @@ class Runner:
                 result.reason = secrets.scrub(result.reason)
                 result.output = secrets.scrub_data(result.output, fragments=True)
                 result.verdict = secrets.scrub_data(result.verdict, fragments=True)
+                await self._replay_save(run, result)  # before the run is finished: its next run finds the path
             await run.pipe.close(result)
-        await self._replay_save(run, result)
         return result
 
     @staticmethod
