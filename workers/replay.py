@@ -25,11 +25,15 @@ Contract:
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from workers import actions as A
 from workers.errors import StepError
+
+log = logging.getLogger(__name__)
 
 POINTED = (A.Click, A.DoubleClick, A.LongPress, A.Hover)  # their target must resolve uniquely
 ANSWERS = ("Finished", "Answer")
@@ -214,3 +218,38 @@ async def replay_answer(turn: CachedTurn, env, fingerprint: dict[str, str], *, s
             action = A.parse_action({**data, "point": list(point)}, surface=space)
         actions.append(action)
     return actions, list(turn.anchors), ""
+
+
+async def step_replay(store: ReplayStore | None, env, key: str, *, run_id: int | None = None) -> StepReplay | None:
+    """An agent step's replay: its cached path (if any), or why replay does not apply; None
+    without a store (every turn asks the model, nothing is recorded)."""
+    if store is None:
+        return None
+    if not store.enabled:
+        return StepReplay(enabled=False)
+    note = replay_applies(env)
+    if note:
+        return StepReplay(note=note)
+    try:
+        return StepReplay(cached=await store.load(key))
+    except Exception:  # noqa: BLE001 -- an unreadable cache is no cache: the model decides
+        log.warning("could not read the replay cache of run %s", run_id, exc_info=True)
+        return StepReplay()
+
+
+async def replay_save(store: ReplayStore | None, paths: dict[str, list[CachedTurn]], secrets, *,
+                      run_id: int | None = None) -> None:
+    """Cache the clean reasoned paths of a run that verified (the caller checks that it did). A
+    path that typed a vault value as itself is left out (replaying it would need the value); the
+    rest is scrubbed of the run's secrets. A failure is logged: it only costs model calls later."""
+    if store is None or not store.enabled or not paths:
+        return
+    kept = {key: [CachedTurn.from_json(secrets.scrub_data(t.to_json(), fragments=False)) for t in turns]
+            for key, turns in paths.items()
+            if not any(secrets.holds_secret(json.dumps(t.actions)) for t in turns)}
+    if not kept:
+        return
+    try:
+        await store.save(kept)
+    except Exception:  # noqa: BLE001 -- the run is done; a cache it could not write only costs model calls
+        log.warning("could not save the replay cache of run %s", run_id, exc_info=True)

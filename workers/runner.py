@@ -47,7 +47,6 @@ Contract with the caller (the Celery task wires it to the database):
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from dataclasses import replace
@@ -62,7 +61,7 @@ from workers.envs.base import Host, StepExecutor
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.gates.guard import STEP, GateRefused, SafetyGate
 from workers.journal import ActionEntry, Resume
-from workers.replay import CachedTurn, ReplayStore, StepReplay, replay_applies, step_key
+from workers.replay import CachedTurn, ReplayStore, StepReplay, replay_save, step_key, step_replay
 from workers.secrets import SecretBox, scrubbing_logs
 from workers.sign_in import LoginSessions, SignInBlock, SignInFailed, sign_in_plan
 from workers.templating import fill_error, values_context
@@ -140,45 +139,12 @@ class Runner:
                 result.reason = secrets.scrub(result.reason)
                 result.output = secrets.scrub_data(result.output, fragments=True)
                 result.verdict = secrets.scrub_data(result.verdict, fragments=True)
-                await self._replay_save(run, result)  # before the run is finished: its next run finds the path
+                # A verified run caches its paths before it is finished: its next run finds them.
+                if result.status == "succeeded" and (result.verdict or {}).get("passed"):
+                    await replay_save(run.replay_store, run.replay_paths, run.secrets, run_id=run.run_id)
             await run.pipe.close(result)
         return result
 
-    @staticmethod
-    async def _replay_save(run: RunState, result: RunResult | None) -> None:
-        """Cache the clean reasoned paths of a run that verified (see the module contract)."""
-        store = run.replay_store
-        if (store is None or not store.enabled or not run.replay_paths or result is None
-                or result.status != "succeeded" or not (result.verdict or {}).get("passed")):
-            return
-        paths = {}
-        for key, turns in run.replay_paths.items():
-            if any(run.secrets.holds_secret(json.dumps(t.actions)) for t in turns):
-                continue  # a secret typed as itself: replaying it would need the value; not cached
-            paths[key] = [CachedTurn.from_json(run.secrets.scrub_data(t.to_json(), fragments=False)) for t in turns]
-        if not paths:
-            return
-        try:
-            await store.save(paths)
-        except Exception:  # noqa: BLE001 -- the run is done; a cache it could not write only costs model calls
-            log.warning("could not save the replay cache of run %s", run.run_id, exc_info=True)
-
-    @staticmethod
-    async def _step_replay(run: RunState, key: str) -> StepReplay | None:
-        """The agent step's replay: its cached path (if any), or why replay does not apply."""
-        store = run.replay_store
-        if store is None:
-            return None
-        if not store.enabled:
-            return StepReplay(enabled=False)
-        note = replay_applies(run.env)
-        if note:
-            return StepReplay(note=note)
-        try:
-            return StepReplay(cached=await store.load(key))
-        except Exception:  # noqa: BLE001 -- an unreadable cache is no cache: the model decides
-            log.warning("could not read the replay cache of run %s", run.run_id, exc_info=True)
-            return StepReplay()
     def _preflight(self, spec: S.AutomationSpec) -> None:
         if spec.surface not in self.hosts:
             served = ", ".join(sorted(self.hosts)) or "none"
@@ -446,7 +412,8 @@ class Runner:
 
         key = step_key(position, step.goal)
         saved_replay = (resume or {}).get("replay")
-        replay = StepReplay.from_json(saved_replay) if saved_replay else await self._step_replay(run, key)
+        replay = (StepReplay.from_json(saved_replay) if saved_replay
+                  else await step_replay(run.replay_store, run.env, key, run_id=run.run_id))
         try:
             output = await self.agent.run_step(step, run.env, Hooks(), deadline=budget.deadline,
                                                repeat_limit=step.repeat_limit, resume=resume, replay=replay)
