@@ -298,3 +298,41 @@ def gate_point(browser) -> tuple[int, int]:
 
 def two_factor_on(browser) -> bool:
     return httpx.get(browser.base_url + "/api/security").json()["accounts"]["demo"]["two_factor_enabled"]
+
+
+def test_a_replayed_risky_click_that_parks_for_its_review_resumes_still_replaying(browser, fake, lab):
+    import json
+
+    from workers.durable import Continuation
+
+    store = MemoryStore()
+    x, y = gate_point(browser)
+    fake.script(venus("Turn it off.", f"Click(point=({x}, {y}))"), venus("It is off.", "Finished(content='off')"))
+    assert run(browser, fake, security_spec(browser), store)[0].status == "succeeded"
+    httpx.post(browser.base_url + "/api/reset")
+    fake.clear()
+
+    def runner_with(client) -> Runner:
+        return Runner({"web": browser.host}, agent=AgentLoop(client, AgentConfig()), safety=SafetyGate(hold_s=0.3))
+
+    async def go(recorder, resume=None) -> RunResult:
+        client = ModelClient(ModelSettings(url=fake.url, model=fake.model, timeout_s=10, tries=1))
+        try:
+            return await runner_with(client).run(security_spec(browser), params={}, secrets=gate.secrets(),
+                                                 recorder=recorder, replay=store, resume=resume)
+        finally:
+            await client.aclose()
+
+    waiting = gate.ReviewRecorder(delay_s=3600)
+    parked = browser.run(go(waiting))
+    assert parked.status == "parked", parked.reason
+    (question,) = waiting.questions
+    continuation = Continuation.from_json(json.loads(json.dumps(parked.continuation.to_json())))  # as stored
+    assert continuation.agent["replay"]["position"] == 0 and continuation.agent["replay"]["cached"]
+
+    decided = gate.ReviewRecorder(pending="1", questions=[question], opened={"1": 0.0})
+    result = browser.run(go(decided, continuation))
+    assert result.status == "succeeded", result.reason
+    assert result.output == {"result": "off"} and not two_factor_on(browser)
+    assert fake.requests == [] and replayed(decided) == [True, True]
+    assert store.saves == 1  # a fully replayed path is not rewritten
