@@ -85,6 +85,9 @@ def test_a_verified_run_is_replayed_by_the_next_without_the_model(worker, demo, 
     third = finished(automation)
     assert len(fake_model.requests) == 2
     assert [s.replayed for s in third.steps.filter(kind="agent").order_by("index")] == [True] * 3 + [False] * 2
+    page = browser.get(f"/runs/{third.pk}/").content.decode()
+    assert page.count('data-replay="replayed"') == 3 and page.count('data-replay="reasoned"') == 2
+    assert "controls changed" in page  # why the model was asked, on the first reasoned turn's badge
     cached.refresh_from_db()
     assert cached.run_id == third.pk and cached.turns[3]["anchors"][0]["name"] == "Keep these settings"
 
