@@ -8,7 +8,6 @@ import asyncio
 import pytest
 
 from tests.api.conftest import assert_error
-from tests.api.conftest import automation, definition, owner, practice_credential  # noqa: F401  (fixtures)
 from workers.replay import CachedTurn
 
 TURN = {"fingerprint": {"path": "/lab/replay", "controls": "c0ffee:2", "text": "t"}, "thought": "Save.",
@@ -16,10 +15,10 @@ TURN = {"fingerprint": {"path": "/lab/replay", "controls": "c0ffee:2", "text": "
         "anchors": [{"tag": "button", "role": "button", "name": "Save preferences", "id": "save"}]}
 
 
-def store_for(automation):
+def store_for(subject):
     from venus_rpa.automations.replay import RunReplayStore
 
-    return RunReplayStore(version_id=automation.current_version_id, enabled=automation.replay_cache, run_id=1)
+    return RunReplayStore(version_id=subject.current_version_id, enabled=subject.replay_cache, run_id=1)
 
 
 def load(store, key: str):
@@ -98,7 +97,27 @@ def test_a_new_version_starts_without_a_cache(cached, personas):
     from venus_rpa.automations.services import automation_update
 
     old = cached.current_version
-    automation = automation_update(automation=cached, user=personas.owner, definition={"goal": "Something else"})
-    assert automation.current_version != old
-    assert load(store_for(automation), "1:abc") is None
+    renewed = automation_update(automation=cached, user=personas.owner, definition={"goal": "Something else"})
+    assert renewed.current_version != old
+    assert load(store_for(renewed), "1:abc") is None
     assert old.replay_paths.count() == 1  # the old version's path stays with it (its queued runs may use it)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("status, verdict, written", [
+    ("succeeded", {"passed": True}, 1),
+    ("succeeded", {"passed": True, "judges": {"outcome": "pass"}, "needs_a_look": False}, 1),
+    ("succeeded", {"passed": True, "judges": {"outcome": "fail"}, "needs_a_look": True}, 0),
+    ("succeeded", {"passed": True, "needs_a_look": True}, 0),  # judges split or could not run
+    ("failed", {"passed": False}, 0),
+])
+def test_held_paths_are_written_with_the_runs_end_only_when_its_final_verdict_verifies(automation, status, verdict,
+                                                                                       written):
+    from venus_rpa.automations.models import ReplayPath
+
+    store = store_for(automation)
+    asyncio.run(store.save({"1:abc": [CachedTurn.from_json(TURN)]}))  # the runtime hands them over: held, not written
+    assert not ReplayPath.objects.exists()
+    assert store.commit(status=status, verdict=verdict) == written
+    assert ReplayPath.objects.count() == written
+    store.pool.shutdown()

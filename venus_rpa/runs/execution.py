@@ -415,6 +415,7 @@ def _drive(run: Run, *, resume: Continuation | None) -> None:
 
     async def go():
         recorder = DjangoRecorder(run_id, secrets=secrets, pending=resume.wait if resume else None)
+        recorder.replay = replay  # its paths land with the run's end, if the final verdict verifies
         try:
             return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder, resume=resume or retry,
                                     sessions=sessions, run_id=run_id, replay=replay)

@@ -48,8 +48,13 @@ class JournalingRecorder:
             status=ActionStatus.DONE if entry.status == "done" else ActionStatus.FAILED,
             url_after=entry.url_after[:2000], session=session, next_index=entry.next_index, done_at=timezone.now())
 
+    # Set by the caller: the run's replay cache (venus_rpa.automations.replay); the paths the runtime
+    # handed it are written in the final transaction, if the run's final verdict verifies.
+    replay = None
+
     async def finish(self, records: list[StepRecord], result: RunResult) -> None:
-        """Store the final step records and the run's terminal state in one transaction."""
+        """Store the final step records and the run's terminal state (and the replay cache's paths
+        of a verified run) in one transaction."""
         saved = await self._db(self._finish, records, result)
         for step in saved:
             await apublish_run_event(self.run_id, {"type": "run.step", "step": step_event(step)})
@@ -60,4 +65,6 @@ class JournalingRecorder:
             saved = [self._save_step(record) for record in records]
             run_finish(run_id=self.run_id, status=result.status, reason=self.secrets.scrub(result.reason),
                        output=scrub(result.output), verdict=scrub(result.verdict))
+            if self.replay is not None:
+                self.replay.commit(status=result.status, verdict=result.verdict or {})
         return saved
