@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import path
 
 from practice.captcha import views as captcha
-from practice.views import account, api, auth, docs, expenses, lab, mail, register, shop
+from practice.views import account, api, auth, docs, expenses, lab, mail, register, replay_lab, shop
 
 urlpatterns = [
     path("", auth.home_view),
@@ -67,4 +67,8 @@ urlpatterns = [
     path("lab/injection", lab.injection_view),
     path("lab/lookup", lab.lookup_view),
     path("lab/records", lab.records_view),
+    path("lab/replay", replay_lab.form_view),
+    path("lab/replay/confirm", replay_lab.confirm_view),
+    path("lab/replay/done", replay_lab.done_view),
+    path("api/lab/replay", replay_lab.state_api),
 ]

@@ -10,6 +10,11 @@ Contract:
 - `CallUser` asks a person through `hooks.ask_user`; the answer comes back as feedback.
 - Action errors (a click that failed, an off-domain URL) go back to the model as feedback; they
   do not end the step.
+- `replay` (`workers.replay.StepReplay`): a verified path of this step to follow without the
+  model while the screens match; a replayed turn goes through the same gates and executor as a
+  model turn, is recorded the same way with `model.replay.replayed` true and no model call, and
+  the first drift hands the step to the model (the replayed turns in its history). The turns this
+  run takes are recorded in `replay` for the cache.
 - `hooks.before_action(action, thought=...)`, when the hooks have it, is the safety gate: it
   returns None (no gate) or a `Gated` — run its action (maybe a reviewer's edit), or skip it with
   feedback for the model (rejected, the page changed, blocked navigation; the rest of the turn is
@@ -33,12 +38,13 @@ from PIL import Image
 from workers import actions as A
 from workers.durable import Parked, decode_bytes, encode_bytes
 from workers.envs.base import Observation
-from workers.errors import EnvironmentLost, StepError
+from workers.errors import StepError
 from workers.evaluator import watch_effect, worst
 from workers.policies.client import ModelClient, ModelRequestError, ModelUnavailable, Sampling
 from workers.policies.messages import HistoryTurn, build_grounding_messages, build_messages
 from workers.policies.parser import ParseError, ParsedAnswer, format_action, parse_answer, parse_grounding
 from workers.policies.prompts import load_prompt
+from workers.replay import CachedTurn, StepReplay, replay_answer
 from workers.steps import AgentStep
 
 SCROLLS = frozenset({"Scroll", "Swipe"})  # repeating these is exploring, not being stuck
@@ -140,14 +146,17 @@ class AgentLoop:
         return parsed, facts, (time.perf_counter() - started) * 1000
 
     async def run_step(self, step: AgentStep, env, hooks: AgentHooks, *, deadline: Callable[[], float],
-                       repeat_limit: int = 5, resume: dict[str, Any] | None = None) -> dict[str, Any]:
+                       repeat_limit: int = 5, resume: dict[str, Any] | None = None,
+                       replay: StepReplay | None = None) -> dict[str, Any]:
         """`resume`: the state a parked step left (`Parked.agent`); the step goes on at its
-        pending turn (the question asked, or the actions not done yet)."""
+        pending turn (the question asked, or the actions not done yet), its replay where it was."""
         space = env.action_space  # the surface's UI-Venus action space and prompt
         prompt = load_prompt(space, task=step.goal, current_date=date.today().isoformat(),
                              prompt_dir=self.config.prompt_dir)
         state = _AgentState.from_json(resume) if resume else _AgentState()
         state.keep_images = self.config.history_images
+        if replay is not None:  # the runner's (on a resume: rebuilt from the state it left)
+            state.replay = replay
         if state.pending is not None:
             done = await self._resume_turn(state, env, hooks, repeat_limit)
             if done is not None:
@@ -164,7 +173,17 @@ class AgentLoop:
                 parked.agent = state.to_json(pending=None)
                 raise
             image, img_w, img_h = downscale(observation.screenshot, self.config.max_pixels)
+            fingerprint, replayed = await self._replayed(state.replay, env, space)
             observe_ms = (time.perf_counter() - t0) * 1000
+            if replayed is not None:  # the cached turn, on a screen that still matches: no model call
+                turn = _Turn(replayed, image, observation, {"replay": state.replay.facts(replayed=True),
+                                                            "history_turns": len(state.history)},
+                             observe_ms, 0.0, time.perf_counter(), fingerprint=fingerprint,
+                             anchors=list(state.replay.next_turn().anchors))
+                done = await self._act(state, turn, env, hooks, repeat_limit, start=0)
+                if done is not None:
+                    return {step_output_key(step): done}
+                continue
             # What the previous turn produced (errors, answers, select options) travels in history;
             # facts about the current screen come with this turn.
             where = f"Current URL: {observation.url}" if space == "browser" else ""
@@ -174,6 +193,8 @@ class AgentLoop:
             model_facts = {"prompt_sha256": prompt.sha256, "prompt_source": prompt.source,
                            "image": {"width": img_w, "height": img_h, "bytes": len(image)},
                            "history_turns": len(state.history)}
+            if state.replay is not None:
+                model_facts["replay"] = state.replay.facts(replayed=False)
             try:
                 async with asyncio.timeout(max(deadline() - time.monotonic(), 0.1)):
                     parsed, facts, model_ms = await self.decide(messages, space=space)
@@ -185,7 +206,8 @@ class AgentLoop:
                                      observe_ms=observe_ms, model_ms=exc.model_ms))
                 raise StepError(f"the model's answer could not be parsed twice: {exc.error}") from None
             model_facts.update(facts)
-            turn = _Turn(parsed, image, observation, model_facts, observe_ms, model_ms, time.perf_counter())
+            turn = _Turn(parsed, image, observation, model_facts, observe_ms, model_ms, time.perf_counter(),
+                         fingerprint=fingerprint)
             done = await self._act(state, turn, env, hooks, repeat_limit, start=0)
             if done is not None:
                 return {step_output_key(step): done}
@@ -225,8 +247,11 @@ class AgentLoop:
                 feedback = "\n".join(x for x in (feedback, gated.feedback) if x)
                 if gated.action is None:  # not done: the model re-plans from the feedback
                     mapped.append({"risk": gated.risk, "skipped": True})
+                    turn.clean = False
                     break
+                turn.clean = turn.clean and gated.action == action  # a reviewer's edit is not the cached path
                 action = gated.action
+            await self._anchor(state, turn, env, position, action)
             try:
                 outcome, effect = await watch_effect(env, action, lambda a=action: _execute(env, a))
                 grounding = {**outcome.grounding, "risk": gated.risk} if gated and gated.risk else dict(outcome.grounding)
@@ -235,10 +260,58 @@ class AgentLoop:
             except StepError as exc:  # back to the model as feedback, not the end of the step
                 feedback = "\n".join(x for x in (feedback, f"The action {format_action(action)} failed: {exc}") if x)
                 mapped.append({"error": str(exc)})
+                turn.failed += 1
         if not asked:
             hooks.emit(self._turn(turn, mapped, risks=risks))
         state.history.append(HistoryTurn(image=turn.image, assistant=parsed.canonical(), feedback=feedback))
+        self._record_replay(state, turn)
         return done
+
+    @staticmethod
+    async def _replayed(replay: StepReplay | None, env, space: str) -> tuple[dict[str, str], ParsedAnswer | None]:
+        """This screen's fingerprint (when replay applies) and the cached turn's answer for it, or
+        None (nothing to replay, or the drift that hands the step to the model from here)."""
+        if replay is None or not replay.applies:
+            return {}, None
+        try:
+            fingerprint = await env.screen_fingerprint()
+        except StepError:  # a page between documents: nothing to match (a cached turn drifts, see screen_matches)
+            fingerprint = {}
+        cached = replay.next_turn()
+        if cached is None:
+            return fingerprint, None
+        actions, _, why = await replay_answer(cached, env, fingerprint, space=space)
+        if actions is None:
+            replay.drifted(why)
+            return fingerprint, None
+        return fingerprint, ParsedAnswer(thought=cached.thought, action_text=", ".join(format_action(a) for a in actions),
+                                         actions=actions, raw="")
+
+    @staticmethod
+    async def _anchor(state: _AgentState, turn: _Turn, env, position: int, action: A.ActionModel) -> None:
+        """Keep what identifies the action's target, read before it acts (replay's anchors)."""
+        if state.replay is None or not state.replay.applies:
+            return
+        while len(turn.anchors) <= position:
+            turn.anchors.append(None)
+        if turn.anchors[position] is None or not turn.replayed:
+            try:
+                turn.anchors[position] = await env.action_anchor(action)
+            except StepError:  # unreadable: a later replay of this action drifts instead of guessing
+                turn.anchors[position] = None
+        turn.acted[position] = action
+
+    @staticmethod
+    def _record_replay(state: _AgentState, turn: _Turn) -> None:
+        if state.replay is None or not state.replay.applies:
+            return
+        actions = [turn.acted.get(i, a) for i, a in enumerate(turn.parsed.actions)]
+        anchors = (turn.anchors + [None] * len(actions))[:len(actions)]
+        state.replay.record(CachedTurn(fingerprint=turn.fingerprint, thought=turn.parsed.thought,
+                                       action_text=", ".join(format_action(a) for a in actions),
+                                       actions=[a.model_dump(mode="json") for a in actions], anchors=anchors),
+                            replayed=turn.replayed, clean=turn.clean and not turn.failed,
+                            nothing_done=bool(turn.failed) and turn.failed == len(turn.acted))
 
     async def _resume_turn(self, state: _AgentState, env, hooks: AgentHooks, repeat_limit: int) -> str | None:
         """Go on with the turn a parked run was in: ask the question again (the answer is there
@@ -249,12 +322,14 @@ class AgentLoop:
                               raw=pending["raw"])
         observation = await env.observe()
         turn = _Turn(parsed, decode_bytes(pending["image"]) or b"", observation, pending.get("model", {}), 0.0, 0.0,
-                     time.perf_counter())
+                     time.perf_counter(), fingerprint=pending.get("fingerprint") or {},
+                     anchors=list(pending.get("anchors") or []), clean=pending.get("clean", True))
         position = pending["position"]
         if pending["kind"] == "answer":
             with state.parking(turn, "answer", position, question=pending["question"]):
                 feedback = f"The user answered: {await hooks.ask_user(pending['question'])}"
             state.history.append(HistoryTurn(image=turn.image, assistant=parsed.canonical(), feedback=feedback))
+            self._record_replay(state, turn)
             return None
         state.recent = state.recent[:-1]  # the gated action is counted again when it is retried
         return await self._act(state, turn, env, hooks, repeat_limit, start=position, feedback=pending["feedback"],
@@ -344,6 +419,15 @@ class _Turn:
     observe_ms: float
     model_ms: float
     t1: float
+    fingerprint: dict[str, str] = field(default_factory=dict)  # the screen it was decided on (replay)
+    anchors: list[dict[str, Any] | None] = field(default_factory=list)  # per action, its target's anchor
+    acted: dict[int, A.ActionModel] = field(default_factory=dict)  # position -> the action as done
+    clean: bool = True  # every action as proposed (nothing skipped or edited by the gate or a reviewer)
+    failed: int = 0  # actions that failed (not done; the error went back as feedback)
+
+    @property
+    def replayed(self) -> bool:
+        return bool(self.model_facts.get("replay", {}).get("replayed"))
 
 
 @dataclass
@@ -356,6 +440,7 @@ class _AgentState:
     turns: int = 0
     pending: dict[str, Any] | None = None
     keep_images: int = 2
+    replay: StepReplay | None = None
 
     @contextmanager
     def parking(self, turn: _Turn, kind: str, position: int, **facts):
@@ -367,20 +452,24 @@ class _AgentState:
             parked.agent = self.to_json(pending={
                 "kind": kind, "position": position, "image": encode_bytes(turn.image), "model": turn.model_facts,
                 "thought": turn.parsed.thought, "action_text": turn.parsed.action_text, "raw": turn.parsed.raw,
-                "actions": [a.model_dump(mode="json") for a in turn.parsed.actions], **facts})
+                "actions": [a.model_dump(mode="json") for a in turn.parsed.actions],
+                "fingerprint": turn.fingerprint, "anchors": turn.anchors, "clean": turn.clean and not turn.failed,
+                **facts})
             raise
 
     def to_json(self, *, pending: dict[str, Any]) -> dict[str, Any]:
         keep = len(self.history) - self.keep_images  # only the images the model will see again
         return {"history": [{"image": encode_bytes(h.image) if i >= keep else None, "assistant": h.assistant,
                              "feedback": h.feedback} for i, h in enumerate(self.history)],
-                "recent": [list(map(list, r)) for r in self.recent], "turns": self.turns, "pending": pending}
+                "recent": [list(map(list, r)) for r in self.recent], "turns": self.turns, "pending": pending,
+                "replay": self.replay.to_json() if self.replay is not None else None}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> _AgentState:
         return cls(history=[HistoryTurn(decode_bytes(h["image"]), h["assistant"], h["feedback"]) for h in data["history"]],
                    recent=[tuple(tuple(kv) for kv in r) for r in data["recent"]], turns=data["turns"],
-                   pending=data.get("pending"))
+                   pending=data.get("pending"),
+                   replay=StepReplay.from_json(data["replay"]) if data.get("replay") else None)
 
 
 class _Unparsable(Exception):

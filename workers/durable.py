@@ -64,6 +64,7 @@ class Continuation:
     kept: dict[str, Any] = field(default_factory=dict)  # an environment kept running for the run (its host's handle)
     loops: dict[str, int] = field(default_factory=dict)  # repeat blocks under way: path -> iterations begun
     item_output: dict[str, Any] = field(default_factory=dict)  # the values the item under way stored (workers.items)
+    replay: dict[str, list] = field(default_factory=dict)  # agent steps' paths to cache if the run verifies (JSON)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -221,6 +221,8 @@ class RunState:
     items: list[Item] = field(default_factory=list)  # the run's items (workers.items), in order
     item: Item | None = None  # the item whose iteration is under way
     item_output: dict[str, Any] = field(default_factory=dict)  # the values its steps stored
+    replay_store: Any = None  # the automation version's replay cache (workers.replay.ReplayStore), or None
+    replay_paths: dict[str, list] = field(default_factory=dict)  # step key -> the path to cache if the run verifies
 
     def emit(self, record: StepRecord) -> StepRecord:
         record.index = self.next_index

@@ -34,6 +34,11 @@ Contract with the caller (the Celery task wires it to the database):
   UI-Venus action is classified on the live page before it runs (`workers.gates.guard`); the
   verdict is in the step record's `grounding["risk"]`, reviews go through the recorder's
   `open_review` / `wait_review` / `note_review` (`workers.gates.review`).
+- With `replay` (`workers.replay.ReplayStore`, bound to the run's automation version), each agent
+  step first follows its cached verified path without the model (`workers.replay`); once the run
+  has succeeded with its success criteria passed, and before its result is handed over (so the
+  next run finds it), the steps that reasoned a clean path save it there, replacing the old one. A failure to save is logged, never
+  the run's outcome.
 - With `sessions` (`workers.sign_in.LoginSessions`), an automation's sign-in block is skipped
   while its saved session is still signed in, and the session is saved after the block succeeds
   (`workers.sign_in.SignInBlock`).
@@ -57,6 +62,7 @@ from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.gates.guard import STEP, GateRefused, SafetyGate
 from workers.items import Item, failed_reason
 from workers.journal import ActionEntry, Resume
+from workers.replay import CachedTurn, ReplayStore, StepReplay, replay_save, step_key, step_replay
 from workers.secrets import SecretBox, scrubbing_logs
 from workers.sign_in import LoginSessions, SignInBlock, SignInFailed, sign_in_plan
 from workers.templating import fill_error
@@ -85,12 +91,13 @@ class Runner:
     async def run(self, spec: S.AutomationSpec, *, params: dict[str, Any], secrets: SecretBox,
                   recorder: RunRecorder, resume: Continuation | Resume | None = None,
                   sessions: LoginSessions | None = None, run_id: int | None = None,
-                  items: list[Item] | None = None) -> RunResult:
+                  items: list[Item] | None = None, replay: ReplayStore | None = None) -> RunResult:
         """`resume`: a parked run's continuation (workers.durable), or where a retried run continues
         after its last done action (workers.journal). `sessions`: where sign-in sessions are kept
         (workers.sign_in); without it the sign-in block always runs. `run_id`: the platform's id
         of the run, for hosts that lease a device or display to it. `items`: the run's items with
-        their statuses so far, for its `for_each` block (workers.items)."""
+        their statuses so far, for its `for_each` block (workers.items). `replay`: the replay cache of
+        the run's automation version (workers.replay); without it every agent turn asks the model."""
         if isinstance(resume, Resume):
             resume = Continuation(wait={}, position=resume.position, next_index=resume.next_index,
                                   output=dict(resume.output), session=resume.storage_state or {}, url=resume.url)
@@ -103,14 +110,14 @@ class Runner:
                                        "given none: start it with a JSON array of items or a CSV/XLSX file")
         secrets.default_domains = list(spec.allowed_domains)
         with scrubbing_logs(secrets):
-            return await self._run(spec, params, secrets, recorder, resume, sessions, run_id, items or [])
+            return await self._run(spec, params, secrets, recorder, resume, sessions, run_id, items or [], replay)
 
     async def _run(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
                    recorder: RunRecorder, resume: Continuation | None,
                    sessions: LoginSessions | None = None, run_id: int | None = None,
-                   items: list[Item] = ()) -> RunResult:
+                   items: list[Item] = (), replay: ReplayStore | None = None) -> RunResult:
         run = RunState(spec, params, secrets, RecordPipe(recorder), recorder, RunClock(), sessions=sessions,
-                       host=self.hosts[spec.surface], run_id=run_id, items=list(items))
+                       host=self.hosts[spec.surface], run_id=run_id, items=list(items), replay_store=replay)
         work = asyncio.create_task(self._run_on_host(run, resume))
         beat = asyncio.create_task(self._heartbeat(recorder, work))
         result: RunResult | None = None
@@ -137,6 +144,9 @@ class Runner:
                 result.reason = secrets.scrub(result.reason)
                 result.output = secrets.scrub_data(result.output, fragments=True)
                 result.verdict = secrets.scrub_data(result.verdict, fragments=True)
+                # A verified run caches its paths before it is finished: its next run finds them.
+                if result.status == "succeeded" and (result.verdict or {}).get("passed"):
+                    await replay_save(run.replay_store, run.replay_paths, run.secrets, run_id=run.run_id)
             await run.pipe.close(result)
         return result
 
@@ -284,7 +294,8 @@ class Runner:
                 page_steps=[s.model_dump(mode="json", exclude_none=True) for s in run.page_steps],
                 captchas_solved=sorted(run.captchas_solved),
                 session=saved.session, session_storage=saved.extra, url=saved.location, agent=parked.agent,
-                kept=saved.kept, item_output=run.secrets.scrub_data(run.item_output))
+                kept=saved.kept, item_output=run.secrets.scrub_data(run.item_output),
+                replay={k: [t.to_json() for t in v] for k, v in run.replay_paths.items()})
             raise
         finally:
             await env.close()
@@ -295,6 +306,7 @@ class Runner:
         run.next_index, run.loops = resume.next_index, dict(resume.loops)
         run.captchas_solved = set(resume.captchas_solved)
         run.page_steps = [STEP.validate_python(s) for s in resume.page_steps]
+        run.replay_paths = {k: [CachedTurn.from_json(t) for t in v] for k, v in resume.replay.items()}
         try:
             await run.host.restore(run.env, resume)
             if not resume.kept:  # a kept environment still shows what the run typed
@@ -380,6 +392,7 @@ class Runner:
         """Run one agent step; returns its output or raises RunFailed."""
         assert self.agent is not None  # noqa: S101 -- type narrowing: agent steps are refused without one
         label = step.name or "agent step"
+        position = run.positions.get(id(step), -1)
         try:
             step = S.render_step(step, run.context())
         except (KeyError, ValueError) as exc:
@@ -419,9 +432,13 @@ class Runner:
                                  **run.gate_facts()}
                 return await run.guard.check_action(run.env, action, thought=thought, budgets=(budget,))
 
+        key = step_key(position, step.goal)
+        saved_replay = (resume or {}).get("replay")
+        replay = (StepReplay.from_json(saved_replay) if saved_replay
+                  else await step_replay(run.replay_store, run.env, key, run_id=run.run_id))
         try:
             output = await self.agent.run_step(step, run.env, Hooks(), deadline=budget.deadline,
-                                               repeat_limit=step.repeat_limit, resume=resume)
+                                               repeat_limit=step.repeat_limit, resume=resume, replay=replay)
         except Parked as parked:
             if parked.agent is not None:
                 parked.agent["budget_s"] = max(budget.deadline() - time.monotonic(), 1.0)
@@ -432,6 +449,9 @@ class Runner:
                 run.emit(StepRecord(0, "agent", step.name or step.goal[:200], step.model_dump(exclude_none=True),
                                     "failed", error=error, started_at=time.time()))
             raise RunFailed(run.next_index - 1, label, error) from None
+        path = replay.path() if replay is not None else None
+        if path:
+            run.replay_paths[key] = path
         return scrub_output(output, run.secrets)
 
     async def _one_step(self, step, run: RunState, executor: StepExecutor) -> StepRecord:

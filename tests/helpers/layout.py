@@ -58,3 +58,28 @@ def effects_layout(base: str) -> tuple[dict[str, tuple[int, int]], dict[str, flo
         points["Save draft"] = _centre(page, page.locator("#save-draft"))
         browser.close()
     return points, password_box
+
+
+def replay_layout(base: str, email: str) -> dict[str, tuple[int, int]]:
+    """Centres on /lab/replay (Email, Continue) and on its confirmation screen in each layout:
+    "Save preferences" (original), "Keep these settings" (renamed), "Save moved" (moved). Leaves the site
+    on the original layout."""
+    import httpx
+
+    points: dict[str, tuple[int, int]] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(base + "/lab/replay")
+        points["Email"] = _centre(page, page.get_by_label("Email"))
+        points["Continue"] = _centre(page, page.get_by_role("button", name="Continue"))
+        try:
+            for layout, name, key in (("original", "Save preferences", "Save preferences"), ("renamed", "Keep these settings", "Keep these settings"),
+                                      ("moved", "Save preferences", "Save moved")):
+                httpx.post(base + "/api/lab/replay", json={"layout": layout}).raise_for_status()
+                page.goto(f"{base}/lab/replay/confirm?email={email}")
+                points[key] = _centre(page, page.get_by_role("button", name=name))
+        finally:
+            httpx.post(base + "/api/lab/replay", json={"layout": "original"})
+        browser.close()
+    return points

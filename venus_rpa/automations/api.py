@@ -38,16 +38,22 @@ class DefinitionSerializer(StrictSerializer):
     change_note = serializers.CharField(required=False, allow_blank=True, max_length=300)
 
 
+REPLAY_HELP = ("Replay verified agent paths without calling the model while the screens match (default true). "
+               "Not part of the definition: no new version; false also forgets the cached paths.")
+
+
 class AutomationInSerializer(DefinitionSerializer):
     slug = serializers.SlugField(max_length=80, required=False, allow_blank=True,
                                  help_text="Letters, digits, hyphens and underscores; made from the name when not given.")
     name = serializers.CharField(max_length=200)
     description = serializers.CharField(required=False, allow_blank=True)
+    replay_cache = serializers.BooleanField(required=False, default=True, help_text=REPLAY_HELP)
 
 
 class AutomationUpdateSerializer(DefinitionSerializer):
     name = serializers.CharField(max_length=200, required=False)
     description = serializers.CharField(required=False, allow_blank=True)
+    replay_cache = serializers.BooleanField(required=False, help_text=REPLAY_HELP)
 
 
 class VersionOutSerializer(serializers.ModelSerializer):
@@ -63,8 +69,8 @@ class AutomationOutSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Automation
-        fields = ["id", "slug", "name", "description", "version", "archived", "archived_at", "created_at",
-                  "updated_at"]
+        fields = ["id", "slug", "name", "description", "version", "archived", "archived_at", "replay_cache",
+                  "created_at", "updated_at"]
 
 
 class AutomationFilterSerializer(SearchSerializer):
@@ -98,7 +104,7 @@ class AutomationListApi(APIView):
         automation = services.automation_create(
             workspace=workspace, user=request.user, slug=data.validated_data.get("slug", ""), name=data.validated_data["name"],
             description=data.validated_data.get("description", ""), definition=_definition(data.validated_data),
-            change_note=data.validated_data.get("change_note", ""),
+            change_note=data.validated_data.get("change_note", ""), replay_cache=data.validated_data["replay_cache"],
         )
         return Response(AutomationOutSerializer(automation).data, status=status.HTTP_201_CREATED)
 
@@ -120,7 +126,7 @@ class AutomationDetailApi(APIView):
         automation = services.automation_update(
             automation=automation, user=request.user, name=data.validated_data.get("name"),
             description=data.validated_data.get("description"), definition=definition or None,
-            change_note=data.validated_data.get("change_note", ""),
+            change_note=data.validated_data.get("change_note", ""), replay_cache=data.validated_data.get("replay_cache"),
         )
         automation = selectors.automation_get(workspace=workspace, slug=slug)
         return Response(AutomationOutSerializer(automation).data)

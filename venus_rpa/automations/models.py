@@ -24,6 +24,10 @@ class Automation(models.Model):
     archived_at = models.DateTimeField(null=True, blank=True)
     archived_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                     related_name="+")
+    # The replay cache (workers.replay): verified agent paths replayed without the model. Not part
+    # of the definition: switching it makes no new version; switching it off forgets the paths.
+    replay_cache = models.BooleanField(
+        default=True, help_text="Replay verified agent paths without calling the model while the screens match.")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["workspace", "slug"], name="automation_slug_per_workspace")]
@@ -137,3 +141,22 @@ class LoginSession(models.Model):
 
     def __str__(self) -> str:
         return f"{self.credential} @ {self.domain}"
+
+
+class ReplayPath(models.Model):
+    """The replay cache's entry: the verified path of one agent step of one automation version
+    (`workers.replay.CachedTurn`s as JSON: screen fingerprints, actions, anchors). Written only by
+    the worker, after a run of that version succeeded with its criteria passed; a new version
+    starts with none."""
+
+    version = models.ForeignKey(AutomationVersion, on_delete=models.CASCADE, related_name="replay_paths")
+    step_key = models.CharField(max_length=100, help_text="The step's place and goal digest (workers.replay.step_key).")
+    turns = models.JSONField(default=list)
+    run_id = models.BigIntegerField(null=True, blank=True, help_text="The run that verified this path.")
+    saved_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["version", "step_key"], name="replay_path_per_version_step")]
+
+    def __str__(self) -> str:
+        return f"{self.version} {self.step_key}"

@@ -6,7 +6,7 @@ from django.db.models import Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from venus_rpa.accounts.models import Workspace
-from venus_rpa.automations.models import Automation, AutomationVersion, Credential, LoginSession
+from venus_rpa.automations.models import Automation, AutomationVersion, Credential, LoginSession, ReplayPath
 
 
 def automation_list(*, workspace: Workspace, archived: bool | None = None, search: str = "") -> QuerySet[Automation]:
@@ -51,3 +51,13 @@ def login_session_list(*, credential: Credential) -> QuerySet[LoginSession]:
 def login_session_get(*, credential: Credential, session_id: int) -> LoginSession:
     """One of the credential's saved sessions, or 404."""
     return get_object_or_404(login_session_list(credential=credential), pk=session_id)
+
+
+def replay_path_turns(*, version_id: int, step_key: str) -> list | None:
+    """The cached turns of one agent step of one automation version (JSON), or None."""
+    return ReplayPath.objects.filter(version_id=version_id, step_key=step_key).values_list("turns", flat=True).first()
+
+
+def replay_path_list(*, automation: Automation) -> QuerySet[ReplayPath]:
+    """The cached paths of the automation's current version (what the next run replays)."""
+    return ReplayPath.objects.filter(version_id=automation.current_version_id).order_by("step_key")

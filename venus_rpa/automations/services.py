@@ -17,7 +17,7 @@ from pydantic import ValidationError as PydanticValidationError
 from venus_rpa.accounts.models import Workspace
 from venus_rpa.automations import checks, governance
 from venus_rpa.automations.crypto import decrypt_json, encrypt_fields, encrypt_json
-from venus_rpa.automations.models import Automation, AutomationVersion, Credential, LoginSession
+from venus_rpa.automations.models import Automation, AutomationVersion, Credential, LoginSession, ReplayPath
 from venus_rpa.core.errors import Conflict, InvalidInput
 from venus_rpa.core.judges import judge_names, unknown_judges
 from workers import egress, flow, patterns
@@ -143,7 +143,7 @@ def _strings(value: Any) -> list[str]:
 
 @transaction.atomic
 def automation_create(*, workspace: Workspace, user, slug: str, name: str, description: str = "",
-                      definition: dict[str, Any], change_note: str = "") -> Automation:
+                      definition: dict[str, Any], change_note: str = "", replay_cache: bool = True) -> Automation:
     """Create an automation and its version 1. An empty slug is made from the name; a policy below
     the default safety review needs an owner or reviewer (`governance`)."""
     slug = slug or checks.slug_propose(name)
@@ -158,7 +158,8 @@ def automation_create(*, workspace: Workspace, user, slug: str, name: str, descr
     try:
         with transaction.atomic():  # a concurrent create with the same slug loses here, as a 409
             automation = Automation.objects.create(
-                workspace=workspace, slug=slug, name=name, description=description, created_by=user
+                workspace=workspace, slug=slug, name=name, description=description, created_by=user,
+                replay_cache=replay_cache,
             )
     except IntegrityError:
         raise conflict from None
@@ -169,8 +170,10 @@ def automation_create(*, workspace: Workspace, user, slug: str, name: str, descr
 
 @transaction.atomic
 def automation_update(*, automation: Automation, user, name: str | None = None, description: str | None = None,
-                      definition: dict[str, Any] | None = None, change_note: str = "") -> Automation:
-    """Update metadata; a changed definition becomes a new version (old versions stay as they were)."""
+                      definition: dict[str, Any] | None = None, change_note: str = "",
+                      replay_cache: bool | None = None) -> Automation:
+    """Update metadata; a changed definition becomes a new version (old versions stay as they were).
+    `replay_cache` False switches the replay cache off and forgets its paths (no new version)."""
     automation = Automation.objects.select_for_update().get(pk=automation.pk)
     if automation.archived_at is not None:
         raise Conflict(f"“{automation.name}” is archived; restore it from the archive to change it.")
@@ -178,6 +181,10 @@ def automation_update(*, automation: Automation, user, name: str | None = None, 
         automation.name = name
     if description is not None:
         automation.description = description
+    if replay_cache is not None:
+        automation.replay_cache = replay_cache
+        if not replay_cache:
+            ReplayPath.objects.filter(version__automation=automation).delete()
     if definition is not None:
         current = automation.current_version.definition() if automation.current_version else {}
         clean = definition_validate(workspace=automation.workspace, definition={**current, **definition})
@@ -190,6 +197,21 @@ def automation_update(*, automation: Automation, user, name: str | None = None, 
                                             before=current.get("safety"), lowered=lowered)
     automation.save()
     return automation
+
+
+@transaction.atomic
+def replay_paths_save(*, version_id: int, run_id: int | None, paths: dict[str, list[dict[str, Any]]]) -> int:
+    """Replace the cached paths of these steps of one version with a verified run's (the worker
+    calls it, `venus_rpa.automations.replay`). Nothing is written when the automation's cache was
+    switched off meanwhile. Returns the number of paths written."""
+    automation = Automation.objects.select_for_update().filter(versions__pk=version_id).first()
+    if automation is None or not automation.replay_cache:
+        return 0
+    now = timezone.now()
+    for key, turns in paths.items():
+        ReplayPath.objects.update_or_create(version_id=version_id, step_key=key[:100],
+                                            defaults={"turns": turns, "run_id": run_id, "saved_at": now})
+    return len(paths)
 
 
 def _version_create(*, automation: Automation, user, definition: dict[str, Any], change_note: str) -> AutomationVersion:

@@ -33,6 +33,7 @@ class AutomationEditor:
     param_extra: str = ""
     output_schema_json: str = ""
     safety_json: str = ""
+    replay_cache: bool | None = True  # None: the posted form had no such box (keep what is stored)
     errors: dict[str, list[str]] = field(default_factory=dict)
     step_paths: dict[str, int] = field(default_factory=dict)  # "steps.1.steps.0" -> index in `steps`
 
@@ -52,7 +53,7 @@ class AutomationEditor:
     def from_version(cls, automation: Automation, version: AutomationVersion | None) -> "AutomationEditor":
         definition = version.definition() if version else dict(DEFINITION_DEFAULTS)
         form = cls(name=automation.name, slug=automation.slug, description=automation.description,
-                   definition=definition)
+                   definition=definition, replay_cache=automation.replay_cache)
         form.steps = blocks.rows_from_steps(definition["steps"])
         _, form.step_paths = blocks.steps_from_rows(form.steps)
         blocks.values_hints(definition["steps"], form.steps, form.step_paths)
@@ -77,6 +78,7 @@ class AutomationEditor:
             form.params = editor.param_rows_from_post(data)
         form.output_schema_json = data.get("output_schema", "")
         form.safety_json = data.get("safety", "")
+        form.replay_cache = data.get("replay_cache") == "on" if "replay_cache_shown" in data else None
         form.definition = form._definition_from(data)
         if "safety" in data:  # forms without the box keep the stored policy
             form.definition["safety"] = json_field(form.safety_json, "safety", form.errors)

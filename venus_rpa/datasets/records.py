@@ -166,7 +166,7 @@ def run_shard(run: Run) -> RunShard:
             "schema": SCHEMA, "id": f"run-{run.pk}-step-{step.index}", "run_id": run.pk, "step_index": step.index,
             "turn": len(history), "automation": run.automation.slug, "version": run.version.number,
             "surface": run.version.surface, "action_space": space, "url": step.url,
-            "source": step.model.get("source", "model"),
+            "source": "replayed" if step.replayed else step.model.get("source", "model"),
             "messages": _messages(prompt.pop("text"), history, step, space, run, last_question),
             "response": _canonical(step), "thought": step.thought, "action_text": step.action.get("text", ""),
             "actions": step.action.get("actions", []), "raw": step.model.get("raw"),

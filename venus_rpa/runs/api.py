@@ -24,11 +24,14 @@ from venus_rpa.runs.models import Artifact, Run, RunItem, RunStatus, Step, Trigg
 
 class StepOutSerializer(serializers.ModelSerializer):
     screenshot = serializers.SerializerMethodField()
+    replayed = serializers.BooleanField(read_only=True, allow_null=True, help_text=(
+        "Agent turns: true when replayed from the replay cache without calling the model, false when the model "
+        "reasoned it (model.replay says why: the drift, or why replay does not apply); null for other steps."))
 
     class Meta:
         model = Step
         fields = ["index", "kind", "name", "status", "error", "thought", "action", "grounding", "output", "url",
-                  "screenshot", "started_at", "act_ms", "observe_ms", "model_ms", "model", "item"]
+                  "screenshot", "started_at", "act_ms", "observe_ms", "model_ms", "model", "item", "replayed"]
 
     def get_screenshot(self, step: Step) -> str | None:
         if not step.screenshot:

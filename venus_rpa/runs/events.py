@@ -45,7 +45,7 @@ def step_event(step: Step) -> dict:
     return {
         "index": step.index, "kind": step.kind, "name": step.name, "status": step.status, "error": step.error,
         "action": step.action, "grounding": step.grounding, "url": step.url, "thought": step.thought,
-        "model": step.model,
+        "model": step.model, "replayed": step.replayed,
         "screenshot": step.screenshot.url if step.screenshot else None,
         "timings": {"act_ms": round(step.act_ms, 1), "observe_ms": round(step.observe_ms, 1), "model_ms": round(step.model_ms, 1)},
     }

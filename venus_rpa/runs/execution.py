@@ -24,6 +24,7 @@ from django.core.files.base import ContentFile
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 from django.utils import timezone
 
+from venus_rpa.automations.replay import replay_store_for
 from venus_rpa.automations.sessions import login_sessions_for
 from venus_rpa.runs.events import apublish_run_event, publish_run_event, step_event
 from venus_rpa.runs.items import run_item_record, run_items_for_worker
@@ -421,16 +422,19 @@ def _drive(run: Run, *, resume: Continuation | None) -> None:
         retry = run_resume_point(run=run)
     sessions = login_sessions_for(run=run)  # persistent logins (automations.sessions)
     items = run_items_for_worker(run_id=run_id)  # with their statuses: done ones are never run again
+    replay = replay_store_for(run=run)  # the version's replay cache (automations.replay)
 
     async def go():
         recorder = DjangoRecorder(run_id, secrets=secrets, pending=resume.wait if resume else None)
         recorder.judge = judge_with(run, spec)  # trace-level judges, when the automation names some
+        recorder.replay = replay  # its paths land with the run's end, if the final verdict verifies
         try:
             return await runner.run(spec, params=run.params, secrets=secrets, recorder=recorder, resume=resume or retry,
-                                    sessions=sessions, run_id=run_id, items=items)
+                                    sessions=sessions, run_id=run_id, items=items, replay=replay)
         finally:
             await recorder.close()
             await sessions.close()
+            await replay.close()
 
     try:
         result = runtime_loop.run(go())

@@ -51,10 +51,13 @@ class JournalingRecorder:
     # Set by the caller: the trace-level judges (venus_rpa.runs.judging), asked before the final
     # transaction so the run ends with their votes; they return the result with its verdict completed.
     judge = None
+    # Set by the caller: the run's replay cache (venus_rpa.automations.replay); the paths the runtime
+    # handed it are written in the final transaction, if the run's final verdict (judges included) verifies.
+    replay = None
 
     async def finish(self, records: list[StepRecord], result: RunResult) -> None:
-        """Ask the judges (when set), then store the final step records and the run's terminal state in
-        one transaction."""
+        """Ask the judges (when set), then store the final step records and the run's terminal state (and
+        the replay cache's paths of a verified run) in one transaction."""
         if self.judge is not None:
             result = await self.judge(self, records, result)
         saved = await self._db(self._finish, records, result)
@@ -74,4 +77,6 @@ class JournalingRecorder:
             saved = [self._save_step(record) for record in records]
             run_finish(run_id=self.run_id, status=result.status, reason=self.secrets.scrub(result.reason),
                        output=scrub(result.output), verdict=self._scrub_verdict(result.verdict))
+            if self.replay is not None:
+                self.replay.commit(status=result.status, verdict=result.verdict or {})
         return saved

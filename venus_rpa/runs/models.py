@@ -126,6 +126,20 @@ class Step(models.Model):
     def __str__(self) -> str:
         return f"step {self.index} of run {self.run_id}"
 
+    @property
+    def replayed(self) -> bool | None:
+        """For an agent turn: True when it was replayed from the cache (no model call), False when
+        the model reasoned it; None for other steps (`workers.replay`)."""
+        if self.kind != "agent" or not isinstance(self.model, dict):
+            return None
+        return bool((self.model.get("replay") or {}).get("replayed"))
+
+    @property
+    def replay_note(self) -> str:
+        """Why an agent turn was reasoned: the drift that ended the replay, or why it does not apply."""
+        facts = (self.model or {}).get("replay") or {} if isinstance(self.model, dict) else {}
+        return str(facts.get("drift") or facts.get("reason") or "")
+
 
 class ItemStatus(models.TextChoices):
     PENDING = "pending"

@@ -21,7 +21,7 @@ from workers.egress import domain_allowed, off_domain_message
 from workers.envs.base import ActionOutcome, Observation
 from workers.envs.egress_guard import EgressGuard
 from workers.gates.context import Probe, probe_element, probe_focus, probe_page, probe_point
-from workers.envs import review_page
+from workers.envs import anchors, review_page
 from workers.envs.masking import SecretMask
 from workers.envs.page_state import read_page_state
 from workers.evaluator import PageState
@@ -217,6 +217,33 @@ class BrowserEnvironment:
         point = getattr(action, "point", None) or getattr(action, "start", None)
         mapped = A.map_point(point, width=VIEWPORT["width"], height=VIEWPORT["height"]) if point else None
         return await self.read(read_page_state(self.page, mapped), "could not read the page")
+
+    # -- what the replay cache reads (workers.replay) --------------------------------------------
+    async def screen_fingerprint(self) -> dict[str, str]:
+        """The screen's identity for replay (`workers.envs.anchors`): path, controls, text."""
+        try:
+            return await self.read(anchors.screen_fingerprint(self.page), "could not read the page")
+        except PlaywrightError as exc:
+            raise self._error(exc, "could not read the page") from exc
+
+    async def action_anchor(self, action) -> dict | None:
+        """What identifies the element under `action`'s point (None: no point, or the bare page)."""
+        point = getattr(action, "point", None)
+        if point is None:
+            return None
+        x, y = A.map_point(point, width=VIEWPORT["width"], height=VIEWPORT["height"])
+        try:
+            return await self.read(anchors.anchor_at(self.page, x, y), "could not read the page")
+        except PlaywrightError as exc:
+            raise self._error(exc, "could not read the page") from exc
+
+    async def resolve_anchor(self, anchor: dict) -> tuple[tuple[int, int] | None, str]:
+        """Where `anchor`'s element is now, in the model's space, or (None, the drift)."""
+        try:
+            return await self.read(anchors.resolve(self.page, anchor, width=VIEWPORT["width"],
+                                                   height=VIEWPORT["height"]), "could not read the page")
+        except PlaywrightError as exc:
+            raise self._error(exc, "could not read the page") from exc
 
     async def _screenshot(self) -> bytes:
         # CDP's capture skips Playwright's font and caret bookkeeping: about half the time of

@@ -77,7 +77,8 @@ def automation_new(request: HttpRequest) -> HttpResponse:
         try:
             automation = automation_create(workspace=request.access.workspace, user=request.user, slug=form.slug,
                                            name=form.name, description=form.description,
-                                           definition=form.definition, change_note=form.change_note)
+                                           definition=form.definition, change_note=form.change_note,
+                                           replay_cache=form.replay_cache is not False)
         except ServiceError as exc:
             form.add_errors(exc.fields or {"definition": [exc.message]})
         else:
@@ -104,7 +105,7 @@ def automation_edit(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             automation = automation_update(automation=automation, user=request.user, name=form.name,
                                            description=form.description, definition=form.definition,
-                                           change_note=form.change_note)
+                                           change_note=form.change_note, replay_cache=form.replay_cache)
         except ServiceError as exc:
             form.add_errors(exc.fields or {"definition": [exc.message]})
         else:
