@@ -17,7 +17,9 @@ from venus_rpa.runs.selectors import run_list
 def home(request: HttpRequest) -> HttpResponse:
     workspace = request.access.workspace
     runs = run_list(workspace=workspace)
-    return render(request, "dashboard/home.html", {
+    # The live feed (dashboard.js) re-reads only the counters and recent runs.
+    template = "dashboard/_home_live.html" if request.htmx.target == "home-live" else "dashboard/home.html"
+    return render(request, template, {
         "recent_runs": runs[:8],
         "active_count": runs.filter(status__in=ACTIVE).count(),
         "queued_count": runs.filter(status=RunStatus.QUEUED).count(),

@@ -59,7 +59,9 @@ def run_index_context(request: HttpRequest) -> dict:
 
 @member_view()
 def run_index(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/runs/list.html", run_index_context(request))
+    # The live feed (dashboard.js) re-reads only the table, with the page's own filters and page.
+    template = "dashboard/runs/_live.html" if request.htmx.target == "runs-live" else "dashboard/runs/list.html"
+    return render(request, template, run_index_context(request))
 
 
 def _run_context(request: HttpRequest, run: Run) -> dict:
