@@ -460,7 +460,7 @@
     if (region._liveFetching) { region._liveAgain = true; return; }
     region._liveFetching = true;
     fetch(location.pathname + location.search, {headers: {"HX-Request": "true", "HX-Target": region.id},
-                                                credentials: "same-origin"})
+                                                credentials: "same-origin", cache: "no-store"})
       .then(function (response) { return response.ok ? response.text() : null; })
       .then(function (html) { if (html !== null) swapRegion(region, html); })
       .catch(function () {})

@@ -107,6 +107,7 @@ def test_the_live_regions_answer_with_their_fragment_only(personas, automation, 
     fragment = viewer_client.get("/runs/?status=running", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="runs-live")
     html = fragment.content.decode()
     assert "<html" not in html and 'data-status="running"' in html and "<nav" not in html
+    assert "HX-Target" in fragment["Vary"]  # a cached fragment is never shown as the page
     home = viewer_client.get("/", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="home-live").content.decode()
     assert 'data-live-count="active">1<' in home and "<html" not in home
     # The nav badge is there (hidden at 0) for the feed to fill.

@@ -235,3 +235,9 @@ def test_a_waiting_review_is_posted_to_the_chat_webhook_by_the_worker(worker, de
     page.goto(web + urlsplit(link).path)
     page.locator(f"#review-{review.pk} button:has-text('Approve')").first.click()
     expect(page.locator(f"#review-{review.pk}")).to_have_attribute("data-status", "approved")
+
+    # My notifications: the channel as saved and the notice as sent.
+    page.goto(web + "/settings/notifications/")
+    expect(page.locator("input[name=webhook_url]")).to_have_value(receiver.url)
+    expect(page.locator("#notices")).to_contain_text("Sent")
+    page.screenshot(path=str(SHOTS / "notifications-1280x800.png"))

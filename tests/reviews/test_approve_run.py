@@ -59,8 +59,9 @@ def test_an_editor_cannot_and_another_workspace_learns_nothing(personas, waiting
     assert not any(r.ok for r in results)  # editors do not decide risky actions
     with pytest.raises(InvalidInput, match="No such run"):
         reviews_approve_run(workspace=personas.other_workspace, run_id=waiting_run.pk, user=personas.outsider)
-    assert signed_in(personas.outsider).post(f"/reviews/runs/{waiting_run.pk}/approve-all/").status_code == 403 \
-        or not ReviewRequest.objects.filter(status="approved").exists()
+    # Through the page, another workspace's run is a 404, as a missing one.
+    assert signed_in(personas.outsider).post(f"/reviews/runs/{waiting_run.pk}/approve-all/").status_code == 404
+    assert signed_in(personas.owner).post("/reviews/runs/999999/approve-all/").status_code == 404
     assert signed_in(personas.viewer).post(f"/reviews/runs/{waiting_run.pk}/approve-all/").status_code == 403
     assert not ReviewRequest.objects.filter(status="approved").exists()
 

@@ -79,6 +79,7 @@ def reviews_bulk_reject_view(request: HttpRequest) -> HttpResponse:
 @require_POST
 def reviews_approve_run_view(request: HttpRequest, run_id: int) -> HttpResponse:
     """Approve the run's pending actions that are within its policy; one line per review."""
+    run_get(workspace=request.access.workspace, run_id=run_id)  # another workspace's run: 404
     if request.access.role not in DECIDE_ROLES:
         raise PermissionDenied("Deciding on risky actions needs the owner or reviewer role in the workspace.")
     try:
