@@ -353,6 +353,16 @@
     return items[0] || null;
   }
 
+  // The review "r" was pressed on (its id survives the queue's refresh, which re-draws items).
+  var rejectIntent = null;
+
+  function showRejectIntent(item) {
+    rejectIntent = item ? item.id : null;
+    document.querySelectorAll("[data-reject-hint]").forEach(function (hint) {
+      hint.hidden = !item || !item.contains(hint);
+    });
+  }
+
   function typing(target) {
     return target && target.closest && (target.closest("input, textarea, select, [contenteditable=''], [contenteditable=true]") !== null);
   }
@@ -370,14 +380,15 @@
   document.addEventListener("keydown", function (event) {
     if (!document.querySelector("[data-review-list]")) return;
     var comment = event.target.closest && event.target.closest("[data-review-comment]");
-    if (comment) {  // "r" put us here: Enter rejects with the typed reason, Esc goes back
-      var form = comment.form, item = comment.closest("[data-review]");
-      if (event.key === "Enter" && form.dataset.intent === "reject") {
+    if (comment) {
+      var item = comment.closest("[data-review]");
+      if (event.key === "Enter") {
+        // Enter in a comment never approves (the form's first button): after "r" it rejects with
+        // the typed reason; otherwise it does nothing, and the buttons decide.
         event.preventDefault();
-        form.querySelector("[data-review-reject]").click();
+        if (rejectIntent === item.id) comment.form.querySelector("[data-review-reject]").click();
       } else if (event.key === "Escape") {
-        form.dataset.intent = "";
-        form.querySelector("[data-reject-hint]").hidden = true;
+        showRejectIntent(null);
         markCurrent(item, true);
       }
       return;
@@ -400,11 +411,19 @@
       var field = item.querySelector("[data-review-comment]");
       if (field && !field.disabled) {
         event.preventDefault();  // the "r" is not typed into the field
-        field.form.dataset.intent = "reject";
-        field.form.querySelector("[data-reject-hint]").hidden = false;
+        showRejectIntent(item);
         field.focus();
       }
     }
+  });
+
+  // The queue's refresh waits while a reviewer types in it or has pressed "r": re-drawing moves the
+  // focused field, and the keys typed next would land on the page as shortcuts.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var queue = event.detail && event.detail.elt;
+    if (!queue || queue.id !== "review-queue") return;
+    var active = document.activeElement;
+    if (rejectIntent || (active && queue.contains(active) && typing(active))) event.preventDefault();
   });
 
   document.addEventListener("focusin", function (event) {
@@ -414,6 +433,8 @@
 
   document.addEventListener("htmx:afterSwap", function () {
     if (!document.querySelector("[data-review-list]")) return;
+    var intended = rejectIntent && document.getElementById(rejectIntent);
+    showRejectIntent(intended && intended.dataset.status === "pending" ? intended : null);
     var item = currentReviewId && document.getElementById(currentReviewId);
     if (item && item.dataset.status === "pending") { markCurrent(item, false); return; }
     // The current one was decided (or left the queue): the next pending one takes its place.
@@ -456,9 +477,22 @@
     region.dispatchEvent(new CustomEvent("venus:live-swapped", {bubbles: true}));
   }
 
+  // At most one re-read per region every LIVE_GAP_MS (a burst of events costs one or two), none
+  // while the tab is hidden (one when it shows again).
+  var LIVE_GAP_MS = 300;
+
   function refreshRegion(region) {
+    if (document.hidden) { region._liveStale = true; return; }
+    if (region._liveWaiting) return;  // the re-read already planned will see this change too
     if (region._liveFetching) { region._liveAgain = true; return; }
+    var wait = (region._liveLast || 0) + LIVE_GAP_MS - Date.now();
+    if (wait > 0) {
+      region._liveWaiting = true;
+      setTimeout(function () { region._liveWaiting = false; refreshRegion(region); }, wait);
+      return;
+    }
     region._liveFetching = true;
+    region._liveLast = Date.now();
     fetch(location.pathname + location.search, {headers: {"HX-Request": "true", "HX-Target": region.id},
                                                 credentials: "same-origin", cache: "no-store"})
       .then(function (response) { return response.ok ? response.text() : null; })
@@ -470,6 +504,13 @@
       });
   }
 
+  document.addEventListener("visibilitychange", function () {
+    if (document.hidden) return;
+    document.querySelectorAll("[data-live-region]").forEach(function (region) {
+      if (region._liveStale) { region._liveStale = false; refreshRegion(region); }
+    });
+  });
+
   function refreshRegions(topic) {
     document.querySelectorAll("[data-live-region]").forEach(function (region) {
       if (!topic || (region.dataset.liveOn || "").split(" ").indexOf(topic) !== -1) refreshRegion(region);
@@ -477,6 +518,17 @@
   }
 
   var lastPending = null;
+
+  // A listed run's badge shows its new state at once; the region's re-read then brings the rest
+  // (duration, queue position, or the row leaving a filtered list).
+  function patchRunStatus(runId, status) {
+    var bar = document.querySelector("[data-status-tones]"), tones = bar ? JSON.parse(bar.dataset.statusTones) : {};
+    document.querySelectorAll('tr[data-run="' + Number(runId) + '"] .badge[data-status]').forEach(function (badge) {
+      badge.dataset.status = status;
+      badge.textContent = String(status).replace(/_/g, " ");
+      badge.className = "badge badge-" + (tones[status] || "muted");
+    });
+  }
 
   function connectLiveFeed(path, retry, reconnected) {
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
@@ -499,6 +551,7 @@
         setPending(event.pending);
         refreshRegions("reviews");
       } else if (event.type === "run.changed") {
+        patchRunStatus(event.run, event.status);
         refreshRegions("runs");
       }
     };
