@@ -448,3 +448,21 @@ INSTALLED_APPS += ["venus_rpa.datasets"]
 VENUS_PICKER_TTL_SECONDS = env_float("VENUS_PICKER_TTL_SECONDS", 900.0)
 VENUS_PICKER_TIMEOUT_SECONDS = env_float("VENUS_PICKER_TIMEOUT_SECONDS", 90.0)
 CELERY_BEAT_SCHEDULE["picker-sweep"] = {"task": "venus_rpa.picker.tasks.picker_sweep_task", "schedule": 300.0}
+
+# --- Notifications when a review waits (issue 15, helper "live") ------------------------------
+# Members choose their channels on the dashboard (e-mail to their account's address, a
+# Slack/Teams-compatible incoming webhook); notices are sent by the default queue's workers.
+INSTALLED_APPS += ["venus_rpa.notifications"]
+VENUS_NOTIFY_TIMEOUT_SECONDS = env_float("VENUS_NOTIFY_TIMEOUT_SECONDS", 5.0)
+VENUS_NOTIFY_MAX_ATTEMPTS = env_int("VENUS_NOTIFY_MAX_ATTEMPTS", 3)
+VENUS_NOTIFY_BACKOFF_SECONDS = env_float("VENUS_NOTIFY_BACKOFF_SECONDS", 5.0)  # then 10, 20…
+# Django's e-mail backend (SMTP by default). Links in notices use VENUS_PUBLIC_URL.
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env_str("EMAIL_HOST", "127.0.0.1")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Venus RPA <venus@localhost>")

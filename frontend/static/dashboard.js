@@ -4,6 +4,10 @@
  * - CAPTCHA reviews: record clicks in screenshot pixels (natural image size)
  * - live run page: websocket events -> fetch server-rendered fragments -> append / replace
  * - bulk actions: "select all" and the "N selected" count of a bulk bar
+ * - review shortcuts (queue and review page): j/k move, a approves, r rejects via the comment,
+ *   ? shows the help; never while a field is being typed in
+ * - live feed (every page): workspace events -> the nav's Reviews badge, and re-read regions
+ *   marked [data-live-region] (runs list, overview counters) as server-rendered fragments
  */
 (function () {
   "use strict";
@@ -327,8 +331,258 @@
   });
   document.addEventListener("htmx:afterSwap", bulkCount);
 
+
+
+  // -- review shortcuts -----------------------------------------------------------------------
+  // The current review is the pending item marked .review-current (aria-current); after a
+  // decision (htmx swaps the item) the next pending one becomes current.
+  var currentReviewId = null;
+
+  function pendingReviews() {
+    return Array.prototype.slice.call(document.querySelectorAll("[data-review-list] [data-review][data-status=pending]"));
+  }
+
+  function markCurrent(item, focus) {
+    document.querySelectorAll(".review-current").forEach(function (el) {
+      el.classList.remove("review-current");
+      el.removeAttribute("aria-current");
+    });
+    currentReviewId = item ? item.id : null;
+    if (!item) return;
+    item.classList.add("review-current");
+    item.setAttribute("aria-current", "true");
+    if (focus) {
+      item.focus({preventScroll: true});
+      item.scrollIntoView({block: "nearest"});
+    }
+  }
+
+  function currentReview() {
+    var items = pendingReviews();
+    var item = currentReviewId && document.getElementById(currentReviewId);
+    if (item && items.indexOf(item) !== -1) return item;
+    markCurrent(items[0] || null, false);
+    return items[0] || null;
+  }
+
+  // The review "r" was pressed on (its id survives the queue's refresh, which re-draws items).
+  var rejectIntent = null;
+
+  function showRejectIntent(item) {
+    rejectIntent = item ? item.id : null;
+    document.querySelectorAll("[data-reject-hint]").forEach(function (hint) {
+      hint.hidden = !item || !item.contains(hint);
+    });
+  }
+
+  function typing(target) {
+    return target && target.closest && (target.closest("input, textarea, select, [contenteditable=''], [contenteditable=true]") !== null);
+  }
+
+  function toggleShortcutHelp() {
+    var help = document.getElementById("shortcut-help");
+    if (!help) return;
+    if (help.open) { help.close(); } else { help.showModal(); }
+  }
+
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-shortcut-help]")) toggleShortcutHelp();
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (!document.querySelector("[data-review-list]")) return;
+    var comment = event.target.closest && event.target.closest("[data-review-comment]");
+    if (comment) {
+      var item = comment.closest("[data-review]");
+      if (event.key === "Enter") {
+        // Enter in a comment never approves (the form's first button): after "r" it rejects with
+        // the typed reason; otherwise it does nothing, and the buttons decide.
+        event.preventDefault();
+        if (rejectIntent === item.id) comment.form.querySelector("[data-review-reject]").click();
+      } else if (event.key === "Escape") {
+        showRejectIntent(null);
+        markCurrent(item, true);
+      }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    var help = document.getElementById("shortcut-help");
+    if (event.key === "?") { event.preventDefault(); toggleShortcutHelp(); return; }
+    if (help && help.open) return;
+    var item = currentReview();
+    if (!item) return;
+    if (event.key === "j" || event.key === "k") {
+      var items = pendingReviews(), at = items.indexOf(item);
+      var next = items[Math.min(Math.max(at + (event.key === "j" ? 1 : -1), 0), items.length - 1)];
+      event.preventDefault();
+      markCurrent(next, true);
+    } else if (event.key === "a") {
+      var approve = item.querySelector("[data-review-approve]");
+      if (approve && !approve.disabled) { event.preventDefault(); approve.click(); }
+    } else if (event.key === "r") {
+      var field = item.querySelector("[data-review-comment]");
+      if (field && !field.disabled) {
+        event.preventDefault();  // the "r" is not typed into the field
+        showRejectIntent(item);
+        field.focus();
+      }
+    }
+  });
+
+  // The queue's refresh waits while a reviewer types in it or has pressed "r": re-drawing moves the
+  // focused field, and the keys typed next would land on the page as shortcuts.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var queue = event.detail && event.detail.elt;
+    if (!queue || queue.id !== "review-queue") return;
+    var active = document.activeElement;
+    if (rejectIntent || (active && queue.contains(active) && typing(active))) event.preventDefault();
+  });
+
+  document.addEventListener("focusin", function (event) {
+    var item = event.target.closest && event.target.closest("[data-review-list] [data-review][data-status=pending]");
+    if (item && item.id !== currentReviewId) markCurrent(item, false);
+  });
+
+  document.addEventListener("htmx:afterSwap", function () {
+    if (!document.querySelector("[data-review-list]")) return;
+    var intended = rejectIntent && document.getElementById(rejectIntent);
+    showRejectIntent(intended && intended.dataset.status === "pending" ? intended : null);
+    var item = currentReviewId && document.getElementById(currentReviewId);
+    if (item && item.dataset.status === "pending") { markCurrent(item, false); return; }
+    // The current one was decided (or left the queue): the next pending one takes its place.
+    var items = pendingReviews();
+    if (item) {
+      var after = items.filter(function (el) {
+        return item.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING;
+      });
+      markCurrent(after[0] || items[items.length - 1] || null, !!(after[0] || items.length));
+    } else {
+      markCurrent(items[0] || null, false);
+    }
+  });
+
+  // -- live feed: the workspace's events (ws/live/) keep lists, counters and the badge current --
+  // A region [data-live-region id=X data-live-on="runs reviews"] is re-read from the page's own
+  // URL with HX-Target: X (the view answers with the fragment); one request per region at a
+  // time, re-run if events came in meanwhile. Ticked boxes and focus survive the swap.
+  function setPending(count) {
+    document.querySelectorAll("[data-live-pending]").forEach(function (badge) {
+      badge.firstChild.textContent = String(count);
+      badge.hidden = count < 1;
+    });
+  }
+
+  function swapRegion(region, html) {
+    var ticked = {};
+    region.querySelectorAll("[data-select-row]").forEach(function (box) { if (box.checked) ticked[box.value] = true; });
+    var active = document.activeElement, focusKey = null;
+    if (active && region.contains(active) && active.name) focusKey = [active.name, active.value];
+    region.innerHTML = html;
+    region.querySelectorAll("[data-select-row]").forEach(function (box) { box.checked = !!ticked[box.value]; });
+    if (focusKey) {
+      region.querySelectorAll("[name]").forEach(function (el) {
+        if (el.name === focusKey[0] && el.value === focusKey[1]) el.focus();
+      });
+    }
+    if (window.htmx) htmx.process(region);
+    bulkCount();
+    region.dispatchEvent(new CustomEvent("venus:live-swapped", {bubbles: true}));
+  }
+
+  // At most one re-read per region every LIVE_GAP_MS (a burst of events costs one or two), none
+  // while the tab is hidden (one when it shows again).
+  var LIVE_GAP_MS = 300;
+
+  function refreshRegion(region) {
+    if (document.hidden) { region._liveStale = true; return; }
+    if (region._liveWaiting) return;  // the re-read already planned will see this change too
+    if (region._liveFetching) { region._liveAgain = true; return; }
+    var wait = (region._liveLast || 0) + LIVE_GAP_MS - Date.now();
+    if (wait > 0) {
+      region._liveWaiting = true;
+      setTimeout(function () { region._liveWaiting = false; refreshRegion(region); }, wait);
+      return;
+    }
+    region._liveFetching = true;
+    region._liveLast = Date.now();
+    fetch(location.pathname + location.search, {headers: {"HX-Request": "true", "HX-Target": region.id},
+                                                credentials: "same-origin", cache: "no-store"})
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (html) { if (html !== null) swapRegion(region, html); })
+      .catch(function () {})
+      .finally(function () {
+        region._liveFetching = false;
+        if (region._liveAgain) { region._liveAgain = false; refreshRegion(region); }
+      });
+  }
+
+  document.addEventListener("visibilitychange", function () {
+    if (document.hidden) return;
+    document.querySelectorAll("[data-live-region]").forEach(function (region) {
+      if (region._liveStale) { region._liveStale = false; refreshRegion(region); }
+    });
+  });
+
+  function refreshRegions(topic) {
+    document.querySelectorAll("[data-live-region]").forEach(function (region) {
+      if (!topic || (region.dataset.liveOn || "").split(" ").indexOf(topic) !== -1) refreshRegion(region);
+    });
+  }
+
+  var lastPending = null;
+
+  // A listed run's badge shows its new state at once; the region's re-read then brings the rest
+  // (duration, queue position, or the row leaving a filtered list).
+  function patchRunStatus(runId, status) {
+    var bar = document.querySelector("[data-status-tones]"), tones = bar ? JSON.parse(bar.dataset.statusTones) : {};
+    document.querySelectorAll('tr[data-run="' + Number(runId) + '"] .badge[data-status]').forEach(function (badge) {
+      badge.dataset.status = status;
+      badge.textContent = String(status).replace(/_/g, " ");
+      badge.className = "badge badge-" + (tones[status] || "muted");
+    });
+  }
+
+  function connectLiveFeed(path, retry, reconnected) {
+    var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    var socket = new WebSocket(scheme + location.host + path);
+    var root = document.documentElement;
+    socket.onopen = function () {
+      retry = 500;
+      root.dataset.live = "open";
+      if (reconnected) refreshRegions(null);  // catch up on what happened while disconnected
+    };
+    socket.onmessage = function (message) {
+      var event = JSON.parse(message.data);
+      if (event.type === "reviews.changed") {
+        // A new review: the queue (if shown) re-reads now instead of at its next 2 s poll. Not on
+        // a decision: the decided item stays on screen, with its outcome, until that poll.
+        if (lastPending !== null && event.pending > lastPending) {
+          document.body.dispatchEvent(new CustomEvent("venus:reviews-arrived"));
+        }
+        lastPending = event.pending;
+        setPending(event.pending);
+        refreshRegions("reviews");
+      } else if (event.type === "run.changed") {
+        patchRunStatus(event.run, event.status);
+        refreshRegions("runs");
+      }
+    };
+    socket.onclose = function (close) {
+      root.dataset.live = "closed";
+      if (close.code === 4403) return;  // not a member (any more): nothing to listen to
+      setTimeout(function () { connectLiveFeed(path, Math.min(retry * 2, 10000), true); }, retry);
+    };
+  }
+
+  function startLiveFeed() {
+    var bar = document.querySelector("[data-live-ws]");
+    if (bar && window.WebSocket) connectLiveFeed(bar.dataset.liveWs, 500, false);
+  }
+
   function start() {
     bulkCount();
+    startLiveFeed();
+    if (document.querySelector("[data-review-list]")) currentReview();
     var root = document.getElementById("live-run");
     if (!root) return;
     var live = new LiveRun(root);

@@ -209,7 +209,8 @@ def test_an_archived_automation_is_refused_by_every_start_path(personas, editor,
     schedule.refresh_from_db()
     assert schedule.periodic_task.enabled
     assert editor.post(f"/api/automations/{automation.slug}/runs/", {"params": PARAMS}, format="json").status_code == 202
-    assert actions(personas.workspace)[-2:] == ["automation_archived", "automation_unarchived"]
+    # The start after the restore is audited too (who ran what).
+    assert actions(personas.workspace)[-3:] == ["automation_archived", "automation_unarchived", "run_started"]
 
 
 def test_an_archived_automation_cannot_be_edited(editor, automation):

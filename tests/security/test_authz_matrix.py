@@ -109,6 +109,11 @@ DASHBOARD = {
     "dashboard:review-queue": {"GET": "R"},
     "dashboard:review-respond": {"POST": "C"},
     "dashboard:review-decide": {"POST": "D"},
+    "dashboard:review-detail": {"GET": "R"},
+    "dashboard:reviews-approve-run": {"POST": "D"},
+    # The audit log and one's own notification channels: every role that acts (not viewers).
+    "dashboard:audit": {"GET": "C"},
+    "dashboard:notification-settings": {"GET": "C", "POST": "C"},
     "dashboard:credentials": {"GET": "R"},
     "dashboard:credential-detail": {"GET": "R"},
     "dashboard:credential-sessions-revoke": {"POST": "W"},

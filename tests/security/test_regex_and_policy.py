@@ -191,7 +191,7 @@ def test_an_owner_may_lower_review_and_it_is_audited(personas):
     response = owner.patch(f"/api/automations/{automation.slug}/", {"safety": {"pre_approved": ["PAY"]}}, format="json")
     assert response.status_code == 200, response.content
     assert _pay_decision(response.json()["version"]["safety"]) == "allow"  # the policy does take effect
-    event = AuditEvent.objects.get()
+    event = AuditEvent.objects.get(action="safety_lowered")  # beside "automation created" and "edited"
     assert (event.actor, event.automation, event.version_number) == (personas.owner, automation, 2)
     assert event.changes == ["pre-approves PAY"] and event.after["safety"]["pre_approved"] == [{"category": "PAY"}]
     assert event.before["safety"]["pre_approved"] == []

@@ -1,5 +1,6 @@
-"""A real local HTTP receiver for outbound callbacks: `http.server` in a thread that answers
-500 to the first `fail_first` requests (or sleeps, to cause timeouts) and records every one."""
+"""A real local HTTP receiver for outbound callbacks and notifications: `http.server` in a thread
+that answers 500 to the first `fail_first` requests (or sleeps, to cause timeouts, or redirects
+to `redirect_to`) and records every one."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ class Received:
 class Receiver:
     fail_first: int = 0
     delay_s: float = 0.0
+    redirect_to: str = ""
     requests: list[Received] = field(default_factory=list)
     url: str = ""
 
@@ -40,9 +42,11 @@ class _Handler(BaseHTTPRequestHandler):
         receiver = self.server.receiver  # type: ignore[attr-defined]
         if receiver.delay_s:
             time.sleep(receiver.delay_s)
-        status = 500 if len(receiver.requests) < receiver.fail_first else 200
+        status = 500 if len(receiver.requests) < receiver.fail_first else 307 if receiver.redirect_to else 200
         receiver.requests.append(Received(self.path, dict(self.headers.items()), body, status))
         self.send_response(status)
+        if status == 307:
+            self.send_header("Location", receiver.redirect_to)
         self.send_header("Content-Type", "text/plain")
         self.end_headers()
         self.wfile.write(b"receiver down for maintenance" if status == 500 else b"ok")

@@ -1,4 +1,4 @@
-"""The workspace audit log: who changed something that matters for safety, when, and how."""
+"""The workspace audit log: who changed, ran or decided what, when, and how."""
 
 from __future__ import annotations
 
@@ -10,13 +10,20 @@ from venus_rpa.accounts.models import Workspace
 
 class AuditAction(models.TextChoices):
     SAFETY_LOWERED = "safety_lowered", "Safety review lowered"
+    AUTOMATION_CREATED = "automation_created", "Automation created"
+    AUTOMATION_EDITED = "automation_edited", "Automation edited"
     AUTOMATION_ARCHIVED = "automation_archived", "Automation archived"
     AUTOMATION_UNARCHIVED = "automation_unarchived", "Automation restored from the archive"
     AUTOMATION_CLONED = "automation_cloned", "Automation cloned"
     VERSION_RESTORED = "version_restored", "Earlier version restored"
+    RUN_STARTED = "run_started", "Run started"
     RUN_RETRIED = "run_retried", "Run retried or re-run"
     RUN_CANCELLED = "run_cancelled", "Run cancelled"
+    REVIEW_APPROVED = "review_approved", "Review approved"
+    REVIEW_EDITED = "review_edited", "Review approved with changes"
     REVIEW_REJECTED = "review_rejected", "Review rejected"
+    CREDENTIAL_CREATED = "credential_created", "Credential created"
+    CREDENTIAL_CHANGED = "credential_changed", "Credential changed"
     CREDENTIAL_DELETED = "credential_deleted", "Credential deleted"
     SCHEDULE_DELETED = "schedule_deleted", "Schedule deleted"
     WEBHOOK_DELETED = "webhook_deleted", "Webhook deleted"

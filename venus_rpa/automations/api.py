@@ -170,7 +170,7 @@ class CredentialListApi(APIView):
         require_write(request, workspace)
         data = CredentialInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        credential = services.credential_set(workspace=workspace, **data.validated_data)
+        credential = services.credential_set(workspace=workspace, user=request.user, **data.validated_data)
         return Response(CredentialOutSerializer(credential).data, status=status.HTTP_201_CREATED)
 
 

@@ -53,7 +53,7 @@ def automation_clone(*, automation: Automation, user) -> Automation:
     name, slug = _free_name_and_slug(automation=automation)
     clone = automation_create(workspace=automation.workspace, user=user, slug=slug, name=name,
                               description=automation.description, definition=version.definition(),
-                              change_note=f"Copied from {automation.name} v{version.number}")
+                              change_note=f"Copied from {automation.name} v{version.number}", audit=False)
     audit_record(workspace=automation.workspace, actor=user, action=AuditAction.AUTOMATION_CLONED, automation=clone,
                  version_number=1, changes=[f"copied from {automation.slug} v{version.number}"],
                  before={"automation": automation.slug, "version": version.number}, after={"automation": clone.slug})
@@ -100,7 +100,7 @@ def automation_version_restore(*, automation: Automation, number: int, user) -> 
     if current is not None and current.definition() == old.definition():
         raise Conflict(f"The current version (v{current.number}) already has the definition of v{number}.")
     automation = automation_update(automation=automation, user=user, definition=old.definition(),
-                                   change_note=f"Restored from v{number}")
+                                   change_note=f"Restored from v{number}", audit=False)
     version = automation.current_version
     if current is not None and version.pk == current.pk:  # normalisation made them equal after all
         raise Conflict(f"The current version (v{current.number}) already has the definition of v{number}.")

@@ -15,6 +15,8 @@ from django.views.decorators.debug import sensitive_variables
 from pydantic import ValidationError as PydanticValidationError
 
 from venus_rpa.accounts.models import Workspace
+from venus_rpa.audit.models import AuditAction
+from venus_rpa.audit.services import audit_record
 from venus_rpa.automations import checks, governance
 from venus_rpa.automations.crypto import decrypt_json, encrypt_fields, encrypt_json
 from venus_rpa.automations.models import Automation, AutomationVersion, Credential, LoginSession, ReplayPath
@@ -143,9 +145,11 @@ def _strings(value: Any) -> list[str]:
 
 @transaction.atomic
 def automation_create(*, workspace: Workspace, user, slug: str, name: str, description: str = "",
-                      definition: dict[str, Any], change_note: str = "", replay_cache: bool = True) -> Automation:
+                      definition: dict[str, Any], change_note: str = "", replay_cache: bool = True,
+                      audit: bool = True) -> Automation:
     """Create an automation and its version 1. An empty slug is made from the name; a policy below
-    the default safety review needs an owner or reviewer (`governance`)."""
+    the default safety review needs an owner or reviewer (`governance`). Audited unless `audit`
+    is False (a caller that records its own event: a clone)."""
     slug = slug or checks.slug_propose(name)
     if problem := checks.slug_problem(slug):
         raise InvalidInput("The slug is invalid.", fields={"slug": [problem]})
@@ -165,26 +169,36 @@ def automation_create(*, workspace: Workspace, user, slug: str, name: str, descr
         raise conflict from None
     version = _version_create(automation=automation, user=user, definition=clean, change_note=change_note or "Created")
     governance.safety_change_record(user=user, automation=automation, version=version, before=None, lowered=lowered)
+    if audit:
+        audit_record(workspace=workspace, actor=user, action=AuditAction.AUTOMATION_CREATED, automation=automation,
+                     version_number=version.number, changes=[f"created “{name}” (v1)"], before={},
+                     after={"automation": slug, "version": version.number})
     return automation
 
 
 @transaction.atomic
 def automation_update(*, automation: Automation, user, name: str | None = None, description: str | None = None,
                       definition: dict[str, Any] | None = None, change_note: str = "",
-                      replay_cache: bool | None = None) -> Automation:
+                      replay_cache: bool | None = None, audit: bool = True) -> Automation:
     """Update metadata; a changed definition becomes a new version (old versions stay as they were).
-    `replay_cache` False switches the replay cache off and forgets its paths (no new version)."""
+    `replay_cache` False switches the replay cache off and forgets its paths (no new version).
+    What changed is audited unless `audit` is False (a caller that records its own event: a restore)."""
     automation = Automation.objects.select_for_update().get(pk=automation.pk)
     if automation.archived_at is not None:
         raise Conflict(f"“{automation.name}” is archived; restore it from the archive to change it.")
-    if name is not None:
+    changes = []
+    if name is not None and name != automation.name:
+        changes.append(f"name: “{automation.name}” → “{name}”")
         automation.name = name
-    if description is not None:
+    if description is not None and description != automation.description:
+        changes.append("description changed")
         automation.description = description
-    if replay_cache is not None:
+    if replay_cache is not None and replay_cache != automation.replay_cache:
+        changes.append(f"replay cache switched {'on' if replay_cache else 'off'}")
         automation.replay_cache = replay_cache
         if not replay_cache:
             ReplayPath.objects.filter(version__automation=automation).delete()
+    version = None
     if definition is not None:
         current = automation.current_version.definition() if automation.current_version else {}
         clean = definition_validate(workspace=automation.workspace, definition={**current, **definition})
@@ -195,7 +209,14 @@ def automation_update(*, automation: Automation, user, name: str | None = None, 
             version = _version_create(automation=automation, user=user, definition=clean, change_note=change_note)
             governance.safety_change_record(user=user, automation=automation, version=version,
                                             before=current.get("safety"), lowered=lowered)
+            changed = sorted(k for k in clean if clean.get(k) != current.get(k))
+            changes.append(f"v{version.number}: {', '.join(k.replace('_', ' ') for k in changed)} changed"
+                           + (f" ({change_note[:200]})" if change_note else ""))
     automation.save()
+    if audit and changes:
+        audit_record(workspace=automation.workspace, actor=user, action=AuditAction.AUTOMATION_EDITED,
+                     automation=automation, version_number=version.number if version else None, changes=changes,
+                     before={}, after={"version": version.number} if version else {})
     return automation
 
 
@@ -225,10 +246,12 @@ def _version_create(*, automation: Automation, user, definition: dict[str, Any],
 
 
 @sensitive_variables("fields")  # the secret values, in this frame and every one below
-def credential_set(*, workspace: Workspace, name: str, fields: dict[str, str], domains: list[str]) -> Credential:
+def credential_set(*, workspace: Workspace, name: str, fields: dict[str, str], domains: list[str],
+                   user=None) -> Credential:
     """Create or replace a credential. The secret values are encrypted before they are stored.
     A `totp` field is a TOTP secret (base32 or an otpauth:// address), checked and stored in
-    canonical form; `{{credentials.NAME.totp}}` then types the current one-time code."""
+    canonical form; `{{credentials.NAME.totp}}` then types the current one-time code. Audited
+    with its field names and domains (never a value); `user` None is the system (a seed)."""
     if not fields or not all(isinstance(k, str) and isinstance(v, str) for k, v in fields.items()):
         raise InvalidInput("A credential needs string fields.", fields={"fields": ["Give at least one name: value pair."]})
     if problem := checks.credential_fields_problem(fields):
@@ -244,6 +267,11 @@ def credential_set(*, workspace: Workspace, name: str, fields: dict[str, str], d
     )
     if not created:  # new values or domains: sessions signed in with the old ones are not this credential's
         credential.sessions.all().delete()
+    audit_record(workspace=workspace, actor=user,
+                 action=AuditAction.CREDENTIAL_CREATED if created else AuditAction.CREDENTIAL_CHANGED,
+                 changes=[f"credential {name}: fields {', '.join(sorted(fields))}; domains {', '.join(domains)}"
+                          + ("" if created else " (values replaced; its saved sign-ins were revoked)")],
+                 before={}, after={"credential": name, "fields": sorted(fields), "domains": domains})
     return credential
 
 

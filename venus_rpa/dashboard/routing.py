@@ -2,8 +2,9 @@
 
 from django.urls import path
 
-from venus_rpa.dashboard.consumers import RunConsumer
+from venus_rpa.dashboard.consumers import RunConsumer, WorkspaceConsumer
 
 websocket_urlpatterns = [
     path("ws/runs/<int:run_id>/", RunConsumer.as_asgi()),
+    path("ws/live/", WorkspaceConsumer.as_asgi()),
 ]

@@ -4,7 +4,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from venus_rpa.dashboard.views import (
-    automations, bulk, credentials, deletes, devices, home, items, lifecycle, reviews, runs, triggers, workspace,
+    audit, automations, bulk, credentials, deletes, devices, home, items, lifecycle, notifications, reviews, runs,
+    triggers, workspace,
 )
 
 app_name = "dashboard"
@@ -42,6 +43,8 @@ urlpatterns = [
     path("reviews/", reviews.review_index, name="reviews"),
     path("reviews/_queue/", reviews.review_queue, name="review-queue"),
     path("reviews/bulk-reject/", bulk.reviews_bulk_reject_view, name="reviews-bulk-reject"),
+    path("reviews/<int:review_id>/", reviews.review_detail, name="review-detail"),
+    path("reviews/runs/<int:run_id>/approve-all/", bulk.reviews_approve_run_view, name="reviews-approve-run"),
     path("reviews/<int:review_id>/respond/", reviews.review_respond_view, name="review-respond"),
     path("reviews/<int:review_id>/decide/", reviews.review_decide_view, name="review-decide"),
     path("credentials/", credentials.credential_index, name="credentials"),
@@ -53,6 +56,8 @@ urlpatterns = [
          name="credential-session-revoke"),
     path("devices/", devices.device_index, name="devices"),
     path("settings/", workspace.workspace_settings, name="workspace-settings"),
+    path("settings/notifications/", notifications.notification_settings, name="notification-settings"),
+    path("audit/", audit.audit_index, name="audit"),
     path("devices/_workers/", devices.device_workers, name="device-workers"),
     path("devices/android/", devices.device_android, name="device-android"),
     *triggers.urlpatterns,

@@ -24,8 +24,12 @@ from pydantic import ValidationError as PydanticValidationError
 
 from venus_rpa.accounts.models import Role
 from venus_rpa.accounts.selectors import membership_get
+from venus_rpa.audit.models import AuditAction
+from venus_rpa.audit.services import audit_record
 from venus_rpa.core.errors import Conflict, InvalidInput, PermissionDenied
 from venus_rpa.reviews.models import DecisionKind, ReviewDecision, ReviewKind, ReviewRequest, ReviewStatus
+from venus_rpa.reviews.signals import review_opened
+from venus_rpa.runs.events import publish_workspace_event
 from venus_rpa.runs.models import TERMINAL, Run
 from venus_rpa.runs.waits import run_continue
 from workers.gates.safety.values import card_numbers, mask_card
@@ -42,6 +46,24 @@ def review_key(review_id: int) -> str:
     return f"venus:review:{review_id}"
 
 
+def reviews_changed(*, workspace_id: int) -> None:
+    """After commit: tell the workspace's open pages how many reviews wait now (the nav badge and
+    the overview's counter follow it live)."""
+
+    def send() -> None:
+        pending = ReviewRequest.objects.filter(workspace_id=workspace_id, status=ReviewStatus.PENDING).count()
+        publish_workspace_event(workspace_id, {"type": "reviews.changed", "pending": pending})
+
+    transaction.on_commit(send, robust=True)
+
+
+def _opened(review: ReviewRequest) -> ReviewRequest:
+    """A review was filed: live pages and the notification listeners hear of it."""
+    reviews_changed(workspace_id=review.workspace_id)
+    review_opened.send(sender=ReviewRequest, review_id=review.pk)
+    return review
+
+
 def review_create(*, run_id: int, kind: str, title: str, detail: dict[str, Any], screenshot: bytes | None,
                   ttl_s: float) -> ReviewRequest:
     run = Run.objects.get(pk=run_id)
@@ -51,7 +73,7 @@ def review_create(*, run_id: int, kind: str, title: str, detail: dict[str, Any],
     if screenshot:
         review.screenshot.save(f"run{run_id}-{kind}.jpg", ContentFile(screenshot), save=False)
     review.save()
-    return review
+    return _opened(review)
 
 
 def review_create_risky(*, run_id: int, title: str, detail: dict[str, Any], screenshot: bytes | None, ttl_s: float,
@@ -68,7 +90,7 @@ def review_create_risky(*, run_id: int, title: str, detail: dict[str, Any], scre
     if screenshot:
         review.screenshot.save(f"run{run_id}-risky.jpg", ContentFile(screenshot), save=False)
     review.save()
-    return review
+    return _opened(review)
 
 
 def review_note(*, review_id: int, facts: dict[str, Any]) -> None:
@@ -81,8 +103,9 @@ def review_note(*, review_id: int, facts: dict[str, Any]) -> None:
 
 
 def review_decide(*, review: ReviewRequest, user, decision: str, comment: str = "",
-                  edited_action: dict[str, Any] | None = None) -> ReviewRequest:
-    """Approve, reject or edit a risky action; the waiting worker resumes within a second.
+                  edited_action: dict[str, Any] | None = None, bulk: bool = False) -> ReviewRequest:
+    """Approve, reject or edit a risky action; the waiting worker resumes within a second. The
+    decision is written to the workspace audit log (`bulk`: taken as part of a bulk action).
 
     Raises PermissionDenied (not an owner or reviewer), InvalidInput (bad decision or edit) or
     Conflict (not a risky action, decided already, expired, or the run has ended)."""
@@ -105,11 +128,25 @@ def review_decide(*, review: ReviewRequest, user, decision: str, comment: str = 
         if updated:
             ReviewDecision.objects.create(review_id=review.pk, decision=decision, user=user, comment=comment,
                                           edited_action=edited)
+            _audit_decision(review, user, decision, comment, bulk=bulk)
             transaction.on_commit(lambda: _decided(review.pk, review.run_id))
     review.refresh_from_db()
     if not updated:
         raise Conflict(_why_not_pending(review))
     return review
+
+
+_AUDIT_ACTIONS = {"approve": AuditAction.REVIEW_APPROVED, "reject": AuditAction.REVIEW_REJECTED,
+                  "edit": AuditAction.REVIEW_EDITED}
+
+
+def _audit_decision(review: ReviewRequest, user, decision: str, comment: str, *, bulk: bool) -> None:
+    said = {"approve": "approved", "reject": "rejected", "edit": "approved with changes"}[decision]
+    audit_record(workspace=review.workspace, actor=user, action=_AUDIT_ACTIONS[decision], automation=review.run.automation,
+                 version_number=review.run.version.number if review.run.version_id else None,
+                 changes=[f"review #{review.pk} of run #{review.run_id} {said}{' (bulk)' if bulk else ''}: {review.title[:200]}"],
+                 before={"review": review.pk, "run": review.run_id},
+                 after={"status": DECISION_STATUS[decision], "comment": comment[:200]})
 
 
 def _why_not_pending(review: ReviewRequest) -> str:
@@ -255,6 +292,9 @@ def _decided(review_id: int, run_id: int) -> None:
     was parked, enqueue its continuation (a run parking right now checks after its own commit)."""
     _signal(review_id)
     run_continue(run_id=run_id)
+    workspace_id = ReviewRequest.objects.filter(pk=review_id).values_list("workspace_id", flat=True).first()
+    if workspace_id is not None:
+        reviews_changed(workspace_id=workspace_id)
 
 
 def reviews_sweep() -> dict[str, list[int]]:

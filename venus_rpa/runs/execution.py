@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from venus_rpa.automations.replay import replay_store_for
 from venus_rpa.automations.sessions import login_sessions_for
-from venus_rpa.runs.events import apublish_run_event, publish_run_event, step_event
+from venus_rpa.runs.events import apublish_run_event, publish_run_changed, publish_run_event, step_event
 from venus_rpa.runs.items import run_item_record, run_items_for_worker
 from venus_rpa.runs.journal import JournalingRecorder
 from venus_rpa.runs.judging import judge_with
@@ -34,7 +34,9 @@ from venus_rpa.runs.models import Run, RunStatus, Step
 from venus_rpa.runs.ports import ReviewPort, review_port
 from venus_rpa.runs.hosts import host_for, hosts, hosts_close, register_host
 from venus_rpa.runs.recovery import run_resume_point
-from venus_rpa.runs.services import answer_key, run_claim, run_finish, run_slot_release, secrets_for, spec_for
+from venus_rpa.runs.services import (
+    answer_key, run_claim, run_finish, run_slot_release, run_status_set, secrets_for, spec_for,
+)
 from venus_rpa.runs.waits import run_continue, run_park, run_resume_claim
 from workers.agent import AgentConfig, AgentLoop
 from workers.captcha.gate import CaptchaGate
@@ -349,20 +351,21 @@ class DjangoRecorder(JournalingRecorder):
         await apublish_run_event(self.run_id, {"type": "review.updated", "review": int(review), **facts})
 
     def _set_status(self, status: str) -> None:
-        Run.objects.filter(pk=self.run_id, status__in=[RunStatus.RUNNING, RunStatus.AWAITING_USER,
-                                                       RunStatus.AWAITING_REVIEW]).update(status=status)
+        run_status_set(run_id=self.run_id, status=status)
 
     def _set_question(self, question: str) -> None:
         Run.objects.filter(pk=self.run_id).update(
             status=RunStatus.AWAITING_USER, question=question, answer="", question_asked_at=timezone.now()
         )
+        publish_run_changed(self.run_id)
 
     def _stored_answer(self) -> str:
         return Run.objects.filter(pk=self.run_id).values_list("answer", flat=True).first() or ""
 
     def _resume(self) -> None:
-        Run.objects.filter(pk=self.run_id, status__in=[RunStatus.AWAITING_USER, RunStatus.RUNNING]).update(
-            status=RunStatus.RUNNING, question="")
+        if Run.objects.filter(pk=self.run_id, status__in=[RunStatus.AWAITING_USER, RunStatus.RUNNING]).update(
+                status=RunStatus.RUNNING, question=""):
+            publish_run_changed(self.run_id)
 
     async def close(self) -> None:
         await self._db(_close_connection)

@@ -31,6 +31,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from venus_rpa.automations.crypto import decrypt_fields
+from venus_rpa.runs.events import publish_run_changed
 from venus_rpa.runs.models import ACTIVE, TERMINAL, ActionStatus, Run, RunStatus
 from venus_rpa.runs.queues import surface_queues
 from venus_rpa.runs.services import run_enqueue, run_finish
@@ -206,6 +207,7 @@ def _sweep_stale_heartbeats() -> dict[int, str]:
             elif outcome == "retried":
                 Run.objects.filter(pk=run_id).update(status=RunStatus.QUEUED, status_reason=reason, heartbeat_at=None,
                                                      attempt=F("attempt") + 1, worker="")
+                publish_run_changed(run_id)
                 transaction.on_commit(lambda run_id=run_id: run_enqueue(run_id=run_id))
             else:
                 run_finish(run_id=run_id, status=RunStatus.FAILED, reason=reason)

@@ -16,15 +16,17 @@ from django.utils import timezone
 from referencing.exceptions import Unresolvable
 
 from venus_rpa.accounts.models import Workspace
+from venus_rpa.audit.models import AuditAction
+from venus_rpa.audit.services import audit_record
 from venus_rpa.automations.crypto import decrypt_fields
 from venus_rpa.automations.lifecycle import archived_refusal
 from venus_rpa.automations.models import Automation, Credential
 from venus_rpa.core.errors import Conflict, InvalidInput
 from venus_rpa import celery_app
 from venus_rpa.runs import admission
-from venus_rpa.runs.events import publish_run_event
+from venus_rpa.runs.events import publish_run_changed, publish_run_event
 from venus_rpa.runs.items import ItemsInput, PreparedItems, items_prepare, run_items_create, run_items_settle
-from venus_rpa.runs.models import ACTIVE, TERMINAL, Run, RunContinuation, RunStatus, Trigger
+from venus_rpa.runs.models import TERMINAL, Run, RunContinuation, RunStatus, Trigger
 from venus_rpa.runs.param_messages import param_error_text
 from venus_rpa.runs.signals import run_finished
 from venus_rpa.runs.waits import run_continue, run_is_parked
@@ -35,6 +37,10 @@ from workers.steps import AutomationSpec
 
 log = logging.getLogger(__name__)
 EXECUTE_TASK = "venus_rpa.runs.tasks.run_execute_task"
+
+
+STARTED_BY = {Trigger.API: "through the API", Trigger.DASHBOARD: "from the dashboard", Trigger.CLI: "from the command line",
+              Trigger.SCHEDULE: "by a schedule", Trigger.WEBHOOK: "by a webhook"}
 
 
 def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
@@ -94,6 +100,12 @@ def run_start(*, automation: Automation, params: dict[str, Any], user=None, trig
         )
         if prepared is not None:
             run_items_create(run=run, prepared=prepared)
+        if retry_of is None:  # a retry is audited as such by `runs.reruns`
+            audit_record(workspace=automation.workspace, actor=user, action=AuditAction.RUN_STARTED,
+                         automation=fresh, version_number=version.number,
+                         changes=[f"run #{run.pk} started {STARTED_BY.get(trigger, trigger)}"], before={},
+                         after={"run": run.pk, "trigger": trigger})
+        publish_run_changed(run.pk)
         transaction.on_commit(runs_dispatch, robust=True)  # beat's dispatch is the safety net
     return run
 
@@ -117,6 +129,7 @@ def _send_admitted(run_ids: list[int]) -> None:
             break
     for run_id in run_ids:
         publish_run_event(run_id, {"type": "run.status", "status": RunStatus.QUEUED, "queue_position": 0})
+        publish_run_changed(run_id)
     _publish_queue_positions(workspace_ids=set(Run.objects.filter(pk__in=run_ids).values_list("workspace", flat=True)))
 
 
@@ -212,6 +225,17 @@ def run_claim(*, run_id: int) -> Run | None:
     return Run.objects.select_related("version", "automation").get(pk=run_id)
 
 
+def run_status_set(*, run_id: int, status: str) -> bool:
+    """Move a run between its in-progress states (running, awaiting_review, awaiting_user), as its
+    worker does when it waits for a person and when it goes on; an ended run is left alone.
+    The workspace's live pages hear of it. False if nothing changed."""
+    changed = Run.objects.filter(pk=run_id, status__in=[RunStatus.RUNNING, RunStatus.AWAITING_USER,
+                                                        RunStatus.AWAITING_REVIEW]).exclude(status=status).update(status=status)
+    if changed:
+        publish_run_changed(run_id)
+    return bool(changed)
+
+
 def run_finish(*, run_id: int, status: str, reason: str, output: dict | None = None, verdict: dict | None = None,
                only_from: set[str] | None = None) -> bool:
     """Put a run in a terminal state unless it is in one already (the sweep may have won);
@@ -243,6 +267,7 @@ def _finished(run_id: int) -> None:
 def _publish_status(run_id: int) -> None:
     run = Run.objects.get(pk=run_id)
     publish_run_event(run_id, {"type": "run.status", "status": run.status, "reason": run.status_reason})
+    publish_run_changed(run_id)
 
 
 def secrets_for(*, run: Run) -> SecretBox:

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from venus_rpa import celery_app
 from venus_rpa.automations.crypto import decrypt_fields, encrypt_fields
+from venus_rpa.runs.events import publish_run_changed
 from venus_rpa.runs.models import TERMINAL, Run, RunContinuation, RunStatus
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ def run_park(*, run_id: int, status: str, reason: str, continuation: dict[str, A
         })
         Run.objects.filter(pk=run_id).update(status=status, status_reason=reason[:5000], worker="",
                                              heartbeat_at=timezone.now())
+        publish_run_changed(run_id)
     return True
 
 
@@ -83,6 +85,8 @@ def run_resume_claim(*, run_id: int) -> tuple[Run, dict[str, Any]] | None:
         now = timezone.now()
         claimed = Run.objects.filter(pk=run_id).exclude(status__in=TERMINAL).update(
             status=RunStatus.RUNNING, status_reason="", heartbeat_at=now, worker=socket.gethostname())
+        if claimed:
+            publish_run_changed(run_id)
     if not claimed:
         return None
     return Run.objects.select_related("version", "automation").get(pk=run_id), data

@@ -46,6 +46,13 @@ def flower_url(request) -> str:
 
 
 @register.simple_tag
+def status_tones_json() -> str:
+    """The badge tones by status as JSON (escaped for an attribute by the template engine), for the
+    live feed to redraw a row's badge at once (the nav's data-status-tones)."""
+    return json.dumps(STATUS_TONES, separators=(",", ":"))
+
+
+@register.simple_tag
 def status_badge(status: str) -> str:
     tone = STATUS_TONES.get(status, "muted")
     return format_html('<span class="badge badge-{}" data-status="{}">{}</span>', tone, status,

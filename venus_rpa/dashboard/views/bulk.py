@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.dashboard.access import member_view
 from venus_rpa.dashboard.views.runs import run_index_context
-from venus_rpa.reviews.bulk import reviews_bulk_reject
+from venus_rpa.reviews.bulk import reviews_approve_run, reviews_bulk_reject
 from venus_rpa.reviews.services import DECIDE_ROLES
 from venus_rpa.runs.models import Trigger
 from venus_rpa.runs.reruns import rerun_label, run_rerun, runs_bulk_cancel, runs_bulk_retry
@@ -72,4 +72,22 @@ def reviews_bulk_reject_view(request: HttpRequest) -> HttpResponse:
         return redirect("dashboard:reviews")
     return render(request, "dashboard/bulk_results.html", {
         "title": "Reject selected reviews", "results": results, "back": "dashboard:reviews",
+        "back_label": "Back to the review queue"})
+
+
+@member_view(review=True)
+@require_POST
+def reviews_approve_run_view(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Approve the run's pending actions that are within its policy; one line per review."""
+    run_get(workspace=request.access.workspace, run_id=run_id)  # another workspace's run: 404
+    if request.access.role not in DECIDE_ROLES:
+        raise PermissionDenied("Deciding on risky actions needs the owner or reviewer role in the workspace.")
+    try:
+        results = reviews_approve_run(workspace=request.access.workspace, run_id=run_id, user=request.user,
+                                      comment=request.POST.get("comment", "")[:2000])
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("dashboard:reviews")
+    return render(request, "dashboard/bulk_results.html", {
+        "title": f"Approve all for run #{run_id}", "results": results, "back": "dashboard:reviews",
         "back_label": "Back to the review queue"})

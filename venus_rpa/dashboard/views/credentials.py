@@ -63,7 +63,7 @@ def credential_index(request: HttpRequest) -> HttpResponse:
             try:
                 replaced = credential_list(workspace=workspace).filter(name=parsed["form"]["name"]).exists()
                 credential = credential_set(workspace=workspace, name=parsed["form"]["name"], fields=parsed["fields"],
-                                            domains=parsed["domains"])
+                                            domains=parsed["domains"], user=request.user)
             except ServiceError as exc:
                 context["errors"] = {k.replace(f"fields.{TOTP_FIELD}", "totp"): v
                                      for k, v in (exc.fields or {"name": [exc.message]}).items()}

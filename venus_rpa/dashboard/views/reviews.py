@@ -22,6 +22,7 @@ from venus_rpa.core.parsers import json_loads_bounded
 from venus_rpa.dashboard.access import member_view
 from venus_rpa.dashboard.listing import listing, search_text
 from venus_rpa.reviews import services as review_services
+from venus_rpa.reviews.bulk import review_outside_policy
 from venus_rpa.reviews.models import ReviewKind, ReviewStatus
 from venus_rpa.reviews.selectors import review_get, review_list
 
@@ -36,7 +37,8 @@ def decisions_available() -> bool:
 
 
 def _pending(request: HttpRequest):
-    return list(review_list(workspace=request.access.workspace, status=ReviewStatus.PENDING).order_by("created_at", "id"))
+    return _with_batches(request, list(review_list(workspace=request.access.workspace, status=ReviewStatus.PENDING)
+                                       .order_by("created_at", "id")))
 
 
 def _questions(request: HttpRequest):
@@ -84,7 +86,35 @@ def review_queue(request: HttpRequest) -> HttpResponse:
 def _item(request: HttpRequest, review, error: str = "", status: int = 200) -> HttpResponse:
     return render(request, "dashboard/reviews/_item.html",
                   {"review": review, "error": error, "can_review": request.access.can_review,
+                   "can_decide": request.access.role in review_services.DECIDE_ROLES,
                    "decisions_available": decisions_available()}, status=status)
+
+
+def _with_batches(request: HttpRequest, reviews: list) -> list:
+    """Set `run_pending` and `run_within` on each review: how many risky actions of its run wait,
+    and how many of them "Approve all for this run" would approve (`review_outside_policy`)."""
+    counts: dict[int, list[int]] = {}
+    if request.access.role in review_services.DECIDE_ROLES:
+        run_ids = {r.run_id for r in reviews if r.kind == ReviewKind.RISKY_ACTION}
+        pending = review_list(workspace=request.access.workspace, status=ReviewStatus.PENDING).filter(
+            run_id__in=run_ids, kind=ReviewKind.RISKY_ACTION).select_related("run__version")
+        for other in pending:
+            count = counts.setdefault(other.run_id, [0, 0])
+            count[0] += 1
+            count[1] += not review_outside_policy(other)
+    for review in reviews:
+        review.run_pending, review.run_within = counts.get(review.run_id, (0, 0))
+        review.run_outside = review.run_pending - review.run_within
+    return reviews
+
+
+@member_view()
+def review_detail(request: HttpRequest, review_id: int) -> HttpResponse:
+    """One review on its own page: where a notification's link leads (decided in one more click)."""
+    review = _with_batches(request, [review_get(workspace=request.access.workspace, review_id=review_id)])[0]
+    return render(request, "dashboard/reviews/detail.html", {
+        "review": review, "can_review": request.access.can_review, "decisions_available": decisions_available(),
+        "can_decide": request.access.role in review_services.DECIDE_ROLES})
 
 
 def _captcha_response(request: HttpRequest) -> dict:

@@ -6,6 +6,7 @@ from datetime import date
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.cache import patch_vary_headers
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
@@ -63,7 +64,11 @@ def run_index_context(request: HttpRequest) -> dict:
 
 @member_view()
 def run_index(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/runs/list.html", run_index_context(request))
+    # The live feed (dashboard.js) re-reads only the table, with the page's own filters and page.
+    template = "dashboard/runs/_live.html" if request.htmx.target == "runs-live" else "dashboard/runs/list.html"
+    response = render(request, template, run_index_context(request))
+    patch_vary_headers(response, ("HX-Request", "HX-Target"))  # a cached fragment is never shown as the page
+    return response
 
 
 def _run_context(request: HttpRequest, run: Run) -> dict:

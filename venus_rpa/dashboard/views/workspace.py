@@ -45,7 +45,7 @@ def workspace_settings(request: HttpRequest) -> HttpResponse:
             messages.success(request, "Saved.")
             return redirect("dashboard:workspace-settings")
     return render(request, "dashboard/workspace.html", {
-        "workspace": workspace, "is_owner": access.role == Role.OWNER, "error": error,
+        "workspace": workspace, "is_owner": access.role == Role.OWNER, "error": error, "can_review": access.can_review,
         "limit": workspace_run_limit(workspace=workspace), "default_limit": settings.VENUS_RUNS_PER_WORKSPACE,
         "ceiling": settings.VENUS_RUNS_PER_WORKSPACE_MAX, "load": workspace_run_load(workspace=workspace),
         "typed": request.POST.get("max_concurrent_runs", "")[:20] if error else None,

@@ -7,9 +7,7 @@ import json
 import logging
 import time
 from datetime import datetime, timedelta
-from urllib.parse import urlsplit
 
-import httpx
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -18,7 +16,8 @@ from django.utils import timezone
 from venus_rpa import celery_app
 from venus_rpa.accounts.models import Workspace
 from venus_rpa.automations.models import Automation
-from venus_rpa.core.errors import Conflict, InvalidInput
+from venus_rpa.core.errors import Conflict
+from venus_rpa.core.outbound import outbound_post, outbound_url_check
 from venus_rpa.runs.models import TERMINAL, Run
 from venus_rpa.runs.services import secrets_for
 from venus_rpa.triggers import signing
@@ -26,7 +25,6 @@ from venus_rpa.triggers.models import CallbackAttempt, CallbackDelivery, Callbac
 from venus_rpa.triggers.services._common import (
     automation_check, run_api_url, run_dashboard_url, secret_new, secret_read,
 )
-from workers import egress
 
 log = logging.getLogger(__name__)
 DELIVER_TASK = "venus_rpa.triggers.tasks.callback_deliver_task"
@@ -40,42 +38,12 @@ EARLY = timedelta(seconds=1)
 # re-sends pending deliveries whose attempt is this overdue (a lost task message, a dead worker).
 SWEEP_WINDOW = timedelta(hours=1)
 OVERDUE = timedelta(seconds=60)
-REASON_CHARS = 200  # an attempt's reason: short, and never the answer body
 
 
 def _url_validate(url: str) -> str:
-    """The URL if callbacks may be sent there: http(s), and a host that is (or resolves only to)
-    public addresses unless VENUS_EGRESS_ALLOW_PRIVATE lists it. A name that does not resolve
-    now is accepted: every attempt checks it again before connecting."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidInput("The callback URL is invalid.", fields={"url": ["Must be an http:// or https:// URL."]})
-    try:
-        host, port = egress.url_destination(url)
-        egress.destination_check(host, port, allow=_allow_private())
-    except egress.EgressRefused as exc:
-        if not exc.unresolved:
-            raise InvalidInput("Callbacks cannot be sent to this address.", fields={"url": [str(exc)]}) from None
-    return url
-
-
-def _allow_private() -> egress.PrivateAllowList:
-    return egress.PrivateAllowList.parse(settings.VENUS_EGRESS_ALLOW_PRIVATE)
-
-
-def _pinned(url: str) -> tuple[str, dict[str, str], dict[str, str]]:
-    """(URL with the checked address in place of the name, Host header, httpx extensions) so the
-    connection goes to the address that was judged: a second DNS answer (rebinding) cannot differ.
-    EgressRefused when the destination is not allowed."""
-    host, port = egress.url_destination(url)
-    address = egress.destination_check(host, port, allow=_allow_private())
-    parts = urlsplit(url)
-    shown = f"[{address}]" if ":" in address else address
-    userinfo = parts.netloc.rpartition("@")[0]
-    netloc = (f"{userinfo}@" if userinfo else "") + shown + (f":{parts.port}" if parts.port else "")
-    host_header = parts.netloc.rpartition("@")[2]
-    extensions = {"sni_hostname": parts.hostname} if parts.scheme == "https" else {}
-    return parts._replace(netloc=netloc).geturl(), {"Host": host_header}, extensions
+    """The URL if callbacks may be sent there (`core.outbound`)."""
+    return outbound_url_check(url, field="url", invalid="The callback URL is invalid.",
+                              refused="Callbacks cannot be sent to this address.")
 
 
 def callback_endpoint_create(*, workspace: Workspace, user, url: str, automation: Automation | None = None,
@@ -191,20 +159,7 @@ def _post(endpoint: CallbackEndpoint, delivery: CallbackDelivery) -> tuple[int |
         "Content-Type": "application/json", "User-Agent": "VenusRPA-Callbacks/1", "X-Venus-Event": EVENT,
         "X-Venus-Delivery": str(delivery.pk), **signing.signed_headers(secret_read(endpoint.secret_ciphertext), body),
     }
-    try:
-        url, host_header, extensions = _pinned(endpoint.url)
-    except egress.EgressRefused as exc:
-        return None, f"refused: {exc}"[:REASON_CHARS]
-    try:  # no proxy from the environment: the connection must go to the address just checked
-        with httpx.Client(trust_env=False, timeout=settings.VENUS_CALLBACK_TIMEOUT_SECONDS,
-                          follow_redirects=False) as client:
-            response = client.post(url, content=body, headers={**headers, **host_header}, extensions=extensions)
-    except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        return None, f"{type(exc).__name__}: {exc}"[:REASON_CHARS]
-    if 200 <= response.status_code < 300:
-        return response.status_code, ""
-    # The receiver's answer body is never kept: it could be an internal page.
-    return response.status_code, f"HTTP {response.status_code} {response.reason_phrase}"[:REASON_CHARS]
+    return outbound_post(endpoint.url, body=body, headers=headers, timeout=settings.VENUS_CALLBACK_TIMEOUT_SECONDS)
 
 
 def backoff_seconds(attempts: int) -> float:
