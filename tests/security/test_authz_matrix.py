@@ -49,6 +49,9 @@ API = {
     "run-answer": {"POST": "W"},
     "trajectory-export": {"GET": "O"},  # a dataset of every run's screens and decisions (docs/datasets.md)
     "run-retry": {"POST": "W"},
+    "run-items": {"GET": "R"},
+    "run-items-export": {"GET": "R"},
+    "run-items-retry": {"POST": "W"},
     "run-bulk": {"POST": "W"},
     "review-list": {"GET": "R"},
     "review-bulk-reject": {"POST": "D"},
@@ -103,6 +106,9 @@ DASHBOARD = {
     "dashboard:run-answer": {"POST": "W"},
     "dashboard:run-trace": {"GET": "R"},
     "dashboard:run-retry": {"POST": "W"},
+    "dashboard:run-items": {"GET": "R"},
+    "dashboard:run-items-download": {"GET": "R"},
+    "dashboard:run-items-retry": {"POST": "W"},
     "dashboard:runs-bulk": {"POST": "W"},
     "dashboard:reviews-bulk-reject": {"POST": "D"},
     "dashboard:reviews": {"GET": "R"},
@@ -216,7 +222,7 @@ def world(personas) -> World:
     device = device_register(workspace=personas.workspace, serial="authz-phone")
     snapshot = _picker_snapshot(automation)
     values = {"snapshot_id": snapshot.pk, "device_id": device.pk, "name": credential.name, "session_id": session.pk,"slug": automation.slug, "run_id": run.pk, "review_id": review.pk, "schedule_id": schedule.pk,
-              "trigger_id": trigger.pk, "endpoint_id": endpoint.pk, "delivery_id": delivery.pk, "index": 0, "number": 1,
+              "trigger_id": trigger.pk, "endpoint_id": endpoint.pk, "delivery_id": delivery.pk, "index": 0, "number": 1, "fmt": "csv",
               "path": step.screenshot.name, "public_id": trigger.public_id}
     users = {"viewer": personas.viewer, "editor": personas.teammate, "reviewer": reviewer, "owner": owner,
              "outsider": personas.outsider}
