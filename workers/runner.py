@@ -1,6 +1,7 @@
 """The run loop: executes an automation's steps on an environment and reports every step.
 Its records and bookkeeping (step records, the recorder protocol, the run clock) are in
-`workers.run_state`.
+`workers.run_state`; one explicit step (render, gate, execute, observe, journal) in
+`workers.step_run`.
 
 Surfaces: the runner knows no surface. It takes a mapping surface -> `Host` (`workers.envs.base`:
 the web's browser pool, the Android device leases, the desktop display pool) and runs an
@@ -59,11 +60,12 @@ from workers.captcha.gate import CaptchaGate
 from workers.durable import Continuation, Parked
 from workers.envs.base import Host, StepExecutor
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
-from workers.gates.guard import STEP, GateRefused, SafetyGate
+from workers.gates.guard import STEP, SafetyGate
 from workers.items import Item, failed_reason
-from workers.journal import ActionEntry, Resume
+from workers.journal import Resume
 from workers.replay import CachedTurn, ReplayStore, StepReplay, replay_save, step_key, step_replay
 from workers.secrets import SecretBox, scrubbing_logs
+from workers.step_run import explicit, intend, refill
 from workers.sign_in import LoginSessions, SignInBlock, SignInFailed, sign_in_plan
 from workers.templating import fill_error
 from workers.verdict import verdict
@@ -238,7 +240,7 @@ class Runner:
                                                 resumed_review=str((resume.wait if resume else {}).get("ref", "")))
             grounder = self.agent.ground if (self.agent and spec.model_grounding) else None
             executor = run.host.explicit_executor(env, start_url=spec.start_url, grounder=grounder, guard=run.guard)
-            executor.before_act = lambda step, risk: self._intend(run, step, risk)
+            executor.before_act = lambda step, risk: intend(run, step, risk)
             agent_resume, flow = None, F.Flow(run, executor, steps)
             if resume is not None:
                 position, agent_resume = resume.position, resume.agent
@@ -269,7 +271,7 @@ class Runner:
                         position += 1
                         continue
                     location_before = env.location()
-                    done = await self._explicit(run, executor, step, output)
+                    done = await explicit(run, executor, step, output)
                     kept = [] if getattr(done, "append", False) else [done]  # a CAPTCHA replay must not append twice
                     run.page_steps = [*run.page_steps, *kept] if env.location() == location_before else []
                     if sign_in.ends(position):
@@ -310,7 +312,7 @@ class Runner:
         try:
             await run.host.restore(run.env, resume)
             if not resume.kept:  # a kept environment still shows what the run typed
-                await self._refill(run, executor)
+                await refill(run, executor)
         except (StepError, EnvironmentLost) as exc:
             raise RunFailed(run.next_index, "restore the session", run.secrets.scrub(str(exc))) from None
 
@@ -321,34 +323,6 @@ class Runner:
         except SignInFailed as exc:
             raise RunFailed(exc.index, "sign-in check", str(exc)) from None
 
-    async def _explicit(self, run: RunState, executor: StepExecutor, step, output: dict[str, Any]):
-        """Run one explicit step; returns the step as done (a reviewer's edit, if any) or raises RunFailed."""
-        run.acting, run.current_step = None, step
-        record = await run.watched(step, self._one_step(step, run, executor))
-        record = run.emit(record)
-        if record.status == "succeeded" and getattr(step, "append", False):  # extract with append: this page's items join the list
-            before = output.get(step.into)
-            value = record.output.get(step.into)
-            output[step.into] = [*(before if isinstance(before, list) else [] if before is None else [before]),
-                                 *(value if isinstance(value, list) else [value])]
-        else:
-            output.update(record.output)
-        if record.status == "failed":
-            raise RunFailed(record.index, step.name or step.kind, record.error)
-        edited = record.grounding.get("risk", {}).get("review", {}).get("edited")
-        return STEP.validate_python(edited) if edited else step
-
-    async def _refill(self, run: RunState, executor: StepExecutor) -> None:
-        """After a parked run's session is restored: set this page's fields again from the steps
-        that set them (their values are typed anew; secrets revealed anew)."""
-        guard, executor.guard = executor.guard, None  # these steps were cleared when they first ran
-        try:
-            for step in run.page_steps:
-                if step.kind in ("fill", "select", "check", "upload"):
-                    await executor.run(S.render_step(step, run.context()))
-        finally:
-            executor.guard = guard
-
     async def _gate_and_replay(self, run: RunState, executor: StepExecutor, page_steps: list,
                                output: dict[str, Any]) -> None:
         """Run the CAPTCHA gate; when the page has just refused a CAPTCHA answer (a form shown
@@ -357,7 +331,7 @@ class Runner:
             if not await self._captcha_gate(run) or not page_steps:
                 return
             for step in page_steps:
-                await self._explicit(run, executor, step, output)
+                await explicit(run, executor, step, output)
         if await self._captcha_gate(run) and page_steps:
             raise RunFailed(run.next_index - 1, "CAPTCHA",
                           f"the page refused the CAPTCHA answer {run.spec.captcha.max_attempts + 1} times")
@@ -454,66 +428,3 @@ class Runner:
             run.replay_paths[key] = path
         return scrub_output(output, run.secrets)
 
-    async def _one_step(self, step, run: RunState, executor: StepExecutor) -> StepRecord:
-        secrets, env = run.secrets, run.env
-        started = time.time()
-        t0 = time.perf_counter()
-        try:
-            step = S.render_step(step, run.context())
-        except (KeyError, ValueError) as exc:
-            error = fill_error(exc)
-            return StepRecord(0, step.kind, step.name, step.model_dump(exclude_none=True), "failed",
-                              error=error, started_at=started)
-        record = StepRecord(0, step.kind, step.name, step.model_dump(exclude_none=True), "succeeded",
-                            started_at=started)
-        if run.guard is not None:
-            run.guard.step = {"index": run.next_index, "name": step.name, "kind": step.kind, **run.gate_facts()}
-        try:
-            outcome = await executor.run(step)
-            record.grounding, record.output = outcome.grounding, scrub_output(outcome.output, secrets)
-        except (StepError, EnvironmentLost) as exc:
-            record.status, record.error = "failed", secrets.scrub(str(exc))
-            if isinstance(exc, GateRefused):
-                record.grounding = {"risk": exc.risk}
-        await self._acted(run, record)
-        t1 = time.perf_counter()
-        try:
-            observation = await env.observe()
-            record.screenshot, record.url = observation.screenshot, observation.url
-            if "box" in record.grounding and "viewport" not in record.grounding:  # the box's units (device px on a phone)
-                record.grounding["viewport"] = {"width": observation.width, "height": observation.height}
-        except (StepError, EnvironmentLost) as exc:
-            if record.status == "succeeded":
-                record.status, record.error = "failed", secrets.scrub(str(exc))
-        t2 = time.perf_counter()
-        waited = record.grounding.get("risk", {}).get("review", {}).get("waited_ms", 0)  # a person's time is not act time
-        record.act_ms, record.observe_ms = max((t1 - t0) * 1000 - waited, 0), (t2 - t1) * 1000
-        return record
-
-    async def _intend(self, run: RunState, step, risk: dict[str, Any]) -> None:
-        """Journal the intent of a cleared click/press right before it acts (see workers.journal)."""
-        intent = getattr(run.recorder, "action_intent", None)
-        position = run.positions.get(id(run.current_step), -1)
-        if intent is None or position < 0:
-            return
-        run.acting = ActionEntry(position, step.kind, step.name or step.kind, url_before=run.env.location(),
-                                 risk=risk)
-        await intent(run.acting)
-
-    async def _acted(self, run: RunState, record: StepRecord) -> None:
-        """Journal the outcome of the step's journaled action, with the session to resume from."""
-        entry, run.acting = run.acting, None
-        if entry is None:
-            return
-        run.last_action = entry
-        entry.status = "done" if record.status == "succeeded" else "failed"
-        if entry.status == "done":
-            entry.url_after = run.env.location()
-            try:
-                entry.storage_state = await run.env.session_state()
-            except Exception:  # an environment lost right after the action: done, with no session to resume in
-                log.warning("could not save the session after %s", entry.name, exc_info=True)
-            entry.output = run.secrets.scrub_data({**run.output, **record.output})
-            entry.next_index = run.next_index + 1  # this step's record takes run.next_index
-            run.last_done = entry
-        await run.recorder.action_done(entry)

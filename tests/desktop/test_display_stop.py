@@ -37,3 +37,31 @@ def test_repeated_terms_still_stop_xvfb_and_openbox(tmp_path):
     for pid in alive:  # leave nothing behind for the next test, whatever the verdict
         os.kill(int(pid), signal.SIGKILL)
     assert not display_alive(display) and not alive, (display, alive)
+
+
+def test_reaping_a_display_kills_its_sessions_and_removes_every_home_of_it_only():
+    """What a parked run's discarded session (or a crashed holder) left: its processes and HOME,
+    and a HOME whose processes died already. Another display's HOME and unmarked processes stay."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from workers.envs.xdisplay import MARKER, _home_prefix, reap_display
+
+    display = free_display(start=700)
+    homes = [Path(tempfile.mkdtemp(prefix=_home_prefix(display))) for _ in range(2)]
+    neighbour = Path(tempfile.mkdtemp(prefix=_home_prefix(display + "0")))
+    env = {"PATH": os.environ["PATH"], "HOME": str(homes[0])}
+    marked = subprocess.Popen(["sleep", "60"], env={**env, MARKER: display})
+    unmarked = subprocess.Popen(["sleep", "60"], env=env)
+    try:
+        deadline = time.monotonic() + 5
+        while "HOME" not in open(f"/proc/{marked.pid}/environ").read() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert reap_display(display) == 1
+        assert marked.wait(5) == -signal.SIGKILL and unmarked.poll() is None
+        assert not any(home.exists() for home in homes) and neighbour.exists()
+    finally:
+        unmarked.kill()
+        marked.kill()
+        shutil.rmtree(neighbour, ignore_errors=True)

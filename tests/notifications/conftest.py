@@ -6,6 +6,24 @@ from __future__ import annotations
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def enqueued(monkeypatch) -> list[tuple]:
+    """The notice tasks sent after commit, recorded instead of reaching the broker: these tests
+    call notice_send themselves, and a worker of another test on the same broker must not claim
+    the notice first (it did, in the full suite)."""
+    from venus_rpa.notifications import services
+
+    sent: list[tuple] = []
+
+    class Broker:
+        @staticmethod
+        def send_task(name, args=(), countdown=None, **kwargs):
+            sent.append((name, tuple(args), countdown))
+
+    monkeypatch.setattr(services, "celery_app", Broker())
+    return sent
+
+
 @pytest.fixture
 def reviewer(personas):
     from tests.factories import MembershipFactory, UserFactory

@@ -14,7 +14,7 @@ from tests.notifications.conftest import file_review
 from tests.triggers.receiver import receiver_running
 from venus_rpa.core.errors import InvalidInput, PermissionDenied
 from venus_rpa.notifications.models import Channel, Notice, NoticeStatus
-from venus_rpa.notifications.services import notice_send, notification_settings_update
+from venus_rpa.notifications.services import SEND_TASK, notice_send, notification_settings_update
 
 
 def turn_on(user, workspace, *, email=False, url=""):
@@ -78,7 +78,8 @@ def test_the_settings_page_saves_and_shows_only_my_own_channels(personas, review
 
 # -- who is told --------------------------------------------------------------------------------
 
-def test_a_risky_action_is_told_to_those_who_decide_and_want_it(personas, reviewer, waiting_run, transactional_db):
+def test_a_risky_action_is_told_to_those_who_decide_and_want_it(personas, reviewer, waiting_run, enqueued,
+                                                                  transactional_db):
     turn_on(reviewer, personas.workspace, email=True, url="http://127.0.0.1:9/rita")
     turn_on(personas.owner, personas.workspace, email=True)
     review = file_review(waiting_run)
@@ -87,6 +88,9 @@ def test_a_risky_action_is_told_to_those_who_decide_and_want_it(personas, review
         ("alice", Channel.EMAIL), ("rita", Channel.EMAIL), ("rita", Channel.WEBHOOK)]
     # An editor may not decide risky actions: even with e-mail on, not told. Another workspace: never.
     assert not Notice.objects.filter(user__in=[personas.teammate, personas.outsider]).exists()
+    # Each notice went to the send task once its row was committed.
+    assert sorted(args[0] for _, args, _ in enqueued) == sorted(n.pk for n in notices)
+    assert {name for name, _, _ in enqueued} == {SEND_TASK}
 
 
 # -- e-mail through a real SMTP server ----------------------------------------------------------
@@ -109,7 +113,7 @@ def test_the_email_names_what_waits_and_links_to_the_review(personas, reviewer, 
 
 
 def test_an_unreachable_mail_server_is_recorded_and_retried_not_raised(personas, reviewer, waiting_run, settings,
-                                                                        transactional_db):
+                                                                        enqueued, transactional_db):
     from tests.helpers.servers import free_port
 
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
@@ -119,6 +123,7 @@ def test_an_unreachable_mail_server_is_recorded_and_retried_not_raised(personas,
     notice = Notice.objects.get(review=file_review(waiting_run))
     first = notice_send(notice_id=notice.pk)
     assert first.status == NoticeStatus.PENDING and first.attempts == 1 and "ConnectionRefusedError" in first.last_error
+    assert enqueued[-1] == (SEND_TASK, (notice.pk,), settings.VENUS_NOTIFY_BACKOFF_SECONDS)  # retried later
     last = notice_send(notice_id=notice.pk)
     assert last.status == NoticeStatus.FAILED and last.attempts == 2
 

@@ -35,7 +35,7 @@ from workers.errors import EnvironmentLost
 log = logging.getLogger(__name__)
 
 MARKER = "VENUS_DESKTOP"
-HOME_PREFIX = "venus-desktop-"  # a session's throwaway HOME (under the temp folder)
+HOME_PREFIX = "venus-desktop-"  # a session's throwaway HOME (under the temp folder): prefix, display, "-"
 PASSED_ENV = ("PATH", "TZ", "TMPDIR", "FONTCONFIG_FILE", "FONTCONFIG_PATH")
 OPENBOX_RC = """<?xml version="1.0" encoding="UTF-8"?>
 <openbox_config xmlns="http://openbox.org/3.4/rc">
@@ -160,7 +160,7 @@ class DesktopSession:
             raise EnvironmentLost(f"display lost: no X server answers on {self.display}")
         reap_display(self.display)
         _forget_accessibility_bus(self.display)
-        self.home = Path(tempfile.mkdtemp(prefix=HOME_PREFIX))
+        self.home = Path(tempfile.mkdtemp(prefix=_home_prefix(self.display)))
         for sub in ("Documents", ".config", ".cache", ".local/share", "runtime"):
             (self.home / sub).mkdir(parents=True, exist_ok=True)
         (self.home / "runtime").chmod(0o700)
@@ -204,7 +204,10 @@ class DesktopSession:
                "XDG_CONFIG_HOME": f"{home}/.config", "XDG_CACHE_HOME": f"{home}/.cache",
                "XDG_DATA_HOME": f"{home}/.local/share", "XDG_RUNTIME_DIR": f"{home}/runtime",
                "GTK_MODULES": "gail:atk-bridge", "GNOME_ACCESSIBILITY": "1", "NO_AT_BRIDGE": "0",
-               "LIBGL_ALWAYS_SOFTWARE": "1", "GDK_BACKEND": "x11"}
+               "LIBGL_ALWAYS_SOFTWARE": "1", "GDK_BACKEND": "x11",
+               # GIO's daemon would mount a FUSE file system in the session's runtime folder: a
+               # mount outlives its killed daemon and HOME could never be removed.
+               "GVFS_DISABLE_FUSE": "1"}
         if self.bus_address:
             env["DBUS_SESSION_BUS_ADDRESS"] = self.bus_address
         return env
@@ -241,24 +244,68 @@ def _forget_accessibility_bus(display: str) -> None:
 
 def reap_display(display: str) -> int:
     """Kill every process carrying this display's session marker (what a run, a parked run that
-    ended, or a dead holder left on it) and remove the session HOMEs they ran in. Returns how many
-    processes were killed."""
-    killed, homes = 0, set()
+    ended, or a dead holder left on it) and remove every session HOME of this display: those the
+    processes ran in and those whose processes are gone already (a crashed application). Called
+    only while no other run holds the display. Returns how many processes were killed."""
+    victims, homes = [], set()
     for proc in psutil.process_iter(["pid"]):
         try:
             environ = proc.environ()
             if proc.pid != os.getpid() and environ.get(MARKER) == display:
                 homes.add(environ.get("HOME", ""))
                 proc.kill()
-                killed += 1
+                victims.append(proc)
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue
+    _wait_dead(victims, timeout_s=5.0)  # none writes into HOME while it is removed
     temp = Path(tempfile.gettempdir()).resolve()
-    for home in filter(None, homes):
-        path = Path(home).resolve()
+    homes = {Path(home).resolve() for home in homes if home} | set(temp.glob(f"{_home_prefix(display)}*"))
+    for path in homes:
         if path.parent == temp and path.name.startswith(HOME_PREFIX):  # never anything else
+            _unmount_under(path)
             shutil.rmtree(path, ignore_errors=True)
-    return killed
+            if path.exists():
+                log.warning("the session HOME %s could not be removed whole", path)
+    return len(victims)
+
+
+def _unmount_under(path: Path) -> None:
+    """Detach what is still mounted inside a session HOME (a FUSE mount whose daemon was killed
+    answers every call with an error, so the folder could not be removed)."""
+    try:
+        mounts = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return
+    inside = str(path) + "/"
+    for line in mounts:
+        fields = line.split()
+        point = fields[1].replace("\\040", " ") if len(fields) > 1 else ""
+        if point.startswith(inside):  # fusermount: allowed to the user who mounted it; umount: root
+            for argv in (["fusermount3", "-u", "-z", point], ["fusermount", "-u", "-z", point], ["umount", "-l", point]):
+                try:
+                    if subprocess.run(argv, capture_output=True, timeout=10).returncode == 0:
+                        break
+                except (OSError, subprocess.TimeoutExpired):
+                    continue
+
+
+def _wait_dead(procs: list[psutil.Process], *, timeout_s: float) -> None:
+    """Until each killed process is gone or a zombie (dead, only not reaped by its parent)."""
+    deadline = time.monotonic() + timeout_s
+    for proc in procs:
+        while time.monotonic() < deadline:
+            try:
+                if proc.status() == psutil.STATUS_ZOMBIE:
+                    break
+            except psutil.NoSuchProcess:
+                break
+            time.sleep(0.02)
+
+
+def _home_prefix(display: str) -> str:
+    """HOMEs of sessions on `display` ('venus-desktop-99-…' on ':99'; ':99.0' is ':99')."""
+    number = display.lstrip(":").split(".")[0]
+    return f"{HOME_PREFIX}{''.join(ch for ch in number if ch.isalnum())}-"
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
