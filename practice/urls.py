@@ -67,6 +67,7 @@ urlpatterns = [
     path("lab/injection", lab.injection_view),
     path("lab/lookup", lab.lookup_view),
     path("lab/records", lab.records_view),
+    path("lab/ticking", lab.ticking_view),
     path("lab/replay", replay_lab.form_view),
     path("lab/replay/confirm", replay_lab.confirm_view),
     path("lab/replay/done", replay_lab.done_view),

@@ -349,6 +349,10 @@ VENUS_NAV_MAX_TOKENS = env_int("VENUS_NAV_MAX_TOKENS", 4096)
 VENUS_JUDGES = env_str("VENUS_JUDGES")
 VENUS_JUDGE_TIMEOUT = env_float("VENUS_JUDGE_TIMEOUT", 60.0)
 VENUS_JUDGE_SCREENSHOTS = env_int("VENUS_JUDGE_SCREENSHOTS", 3)
+# Step judges (docs/verification.md#step-judges): names among those judges asked about single agent
+# actions the step evaluator leaves undecided or weakly decided, comma-separated; empty (default): off.
+VENUS_STEP_JUDGES = env_str("VENUS_STEP_JUDGES")
+VENUS_STEP_JUDGE_TIMEOUT = env_float("VENUS_STEP_JUDGE_TIMEOUT", 15.0)
 VENUS_ANSWER_TIMEOUT_SECONDS = env_float("VENUS_ANSWER_TIMEOUT_SECONDS", 3600.0)
 VENUS_CAPTCHA_REVIEW_SECONDS = env_float("VENUS_CAPTCHA_REVIEW_SECONDS", 900.0)
 # Durable waits: how long a run waiting for a person (a risky-action review, a CAPTCHA, the agent's

@@ -6,7 +6,10 @@ Contract:
 - Every model turn becomes one step record (thought, action with raw and mapped coordinates,
   the screenshot the model saw, model facts) handed to `hooks.emit`; each action's step-evaluator
   verdict (`workers.evaluator`) is in its `grounding.mapped[i].effect`, the turn's in
-  `grounding.effect`.
+  `grounding.effect`. With `config.step_judge` (`workers.step_judge`), an action the evaluator
+  could not decide, or decided only weakly, is also judged by a model from the screens before and
+  after it: `grounding.mapped[i].judge`, the turn's summary in `grounding.judge`. A judge never
+  fails the step: one that is down or slow is recorded as unavailable.
 - `CallUser` asks a person through `hooks.ask_user`; the answer comes back as feedback.
 - Action errors (a click that failed, an off-domain URL) go back to the model as feedback; they
   do not end the step.
@@ -45,6 +48,7 @@ from workers.policies.messages import HistoryTurn, build_grounding_messages, bui
 from workers.policies.parser import ParseError, ParsedAnswer, format_action, parse_answer, parse_grounding
 from workers.policies.prompts import load_prompt
 from workers.replay import CachedTurn, StepReplay, replay_answer
+from workers.step_judge import StepIntent, StepJudge, reason_to_ask, summary
 from workers.steps import AgentStep
 
 SCROLLS = frozenset({"Scroll", "Swipe"})  # repeating these is exploring, not being stuck
@@ -61,6 +65,7 @@ class AgentConfig:
         default_factory=lambda: Sampling(temperature=0.0, top_p=1.0, max_tokens=1024, enable_thinking=False)
     )
     prompt_dir: str | None = None
+    step_judge: StepJudge | None = None  # model judges for undecided actions (off: None)
 
 
 @dataclass
@@ -155,6 +160,7 @@ class AgentLoop:
                              prompt_dir=self.config.prompt_dir)
         state = _AgentState.from_json(resume) if resume else _AgentState()
         state.keep_images = self.config.history_images
+        state.goal, state.step_name = step.goal, step.name or ""
         if replay is not None:  # the runner's (on a resume: rebuilt from the state it left)
             state.replay = replay
         if state.pending is not None:
@@ -255,7 +261,9 @@ class AgentLoop:
             try:
                 outcome, effect = await watch_effect(env, action, lambda a=action: _execute(env, a))
                 grounding = {**outcome.grounding, "risk": gated.risk} if gated and gated.risk else dict(outcome.grounding)
-                mapped.append({**grounding, "effect": effect.to_json()} if effect else grounding)
+                entry = {**grounding, "effect": effect.to_json()} if effect else grounding
+                judged = await self._judge_step(state, turn, env, action, effect)
+                mapped.append({**entry, "judge": judged} if judged else entry)
                 feedback = "\n".join(x for x in (feedback, outcome.feedback) if x)
             except StepError as exc:  # back to the model as feedback, not the end of the step
                 feedback = "\n".join(x for x in (feedback, f"The action {format_action(action)} failed: {exc}") if x)
@@ -266,6 +274,31 @@ class AgentLoop:
         state.history.append(HistoryTurn(image=turn.image, assistant=parsed.canonical(), feedback=feedback))
         self._record_replay(state, turn)
         return done
+
+    async def _judge_step(self, state: _AgentState, turn: _Turn, env, action: A.ActionModel, effect) -> dict | None:
+        """The step judges' record on `action` when they are configured and the evaluator left it
+        undecided or weakly decided (`workers.step_judge.reason_to_ask`); None otherwise."""
+        judge, done = self.config.step_judge, format_action(action)
+        why = reason_to_ask(env, action, effect) if judge is not None else None
+        if judge is None or why is None:
+            turn.since.append(done)
+            return None
+        before = turn.judge_shot or turn.image
+        intent = StepIntent(goal=state.goal, step=state.step_name, action=done, thought=turn.parsed.thought,
+                            since=tuple(turn.since))
+        secrets = getattr(env, "secrets", None)
+        scrub = (lambda s: secrets.scrub(s, fragments=False)) if secrets is not None else (lambda s: s)
+        try:
+            observation = await env.observe()  # masked like every screenshot the navigation model sees
+            after, _, _ = downscale(observation.screenshot, self.config.max_pixels)
+        except Exception as exc:  # noqa: BLE001 -- no "after" screen: recorded as unavailable, the step goes on
+            turn.since.append(done)
+            return {"asked_because": why, "verdict": None, "votes": [], "needs_a_look": False, "unavailable": True,
+                    "error": scrub(f"judge unavailable: no screenshot after the action: {type(exc).__name__}: {exc}")[:300]}
+        intent = StepIntent(**{**intent.__dict__, "url_after": observation.url})
+        verdict = await judge.judge(intent, effect, before, after, asked_because=why, scrub=scrub)
+        turn.judge_shot, turn.since = after, []
+        return verdict.record()
 
     @staticmethod
     async def _replayed(replay: StepReplay | None, env, space: str) -> tuple[dict[str, str], ParsedAnswer | None]:
@@ -360,6 +393,9 @@ class AgentLoop:
         effect = worst([m["effect"] for m in mapped if isinstance(m, dict) and m.get("effect")])
         if effect:  # the step evaluator's verdict on the turn (the first action that missed, if any)
             grounding["effect"] = effect
+        judged = summary([m["judge"] for m in mapped if isinstance(m, dict) and m.get("judge")])
+        if judged:  # the step judges' verdict on the turn (the first that needs a look, if any)
+            grounding["judge"] = judged
         if risks:  # the turn's most severe verdict, for the dashboard
             grounding["risk"] = max(risks, key=lambda r: (r["level"], r["decision"] != "allow"))
         return AgentTurn(
@@ -424,6 +460,8 @@ class _Turn:
     acted: dict[int, A.ActionModel] = field(default_factory=dict)  # position -> the action as done
     clean: bool = True  # every action as proposed (nothing skipped or edited by the gate or a reviewer)
     failed: int = 0  # actions that failed (not done; the error went back as feedback)
+    judge_shot: bytes | None = None  # the last screen a step judge saw (its next "before"); None: `image`
+    since: list[str] = field(default_factory=list)  # actions done since that screen (for the step judge)
 
     @property
     def replayed(self) -> bool:
@@ -441,6 +479,8 @@ class _AgentState:
     pending: dict[str, Any] | None = None
     keep_images: int = 2
     replay: StepReplay | None = None
+    goal: str = ""  # the agent step's goal and name (set by run_step; for the step judge)
+    step_name: str = ""
 
     @contextmanager
     def parking(self, turn: _Turn, kind: str, position: int, **facts):

@@ -65,6 +65,7 @@ class Continuation:
     loops: dict[str, int] = field(default_factory=dict)  # repeat blocks under way: path -> iterations begun
     item_output: dict[str, Any] = field(default_factory=dict)  # the values the item under way stored (workers.items)
     replay: dict[str, list] = field(default_factory=dict)  # agent steps' paths to cache if the run verifies (JSON)
+    step_looks: list[str] = field(default_factory=list)  # step-judge disagreements so far (RunState.step_looks)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

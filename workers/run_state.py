@@ -223,6 +223,7 @@ class RunState:
     item_output: dict[str, Any] = field(default_factory=dict)  # the values its steps stored
     replay_store: Any = None  # the automation version's replay cache (workers.replay.ReplayStore), or None
     replay_paths: dict[str, list] = field(default_factory=dict)  # step key -> the path to cache if the run verifies
+    step_looks: list[str] = field(default_factory=list)  # agent turns whose step judges disagree (workers.step_judge)
 
     def emit(self, record: StepRecord) -> StepRecord:
         record.index = self.next_index

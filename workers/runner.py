@@ -67,6 +67,7 @@ from workers.replay import CachedTurn, ReplayStore, StepReplay, replay_save, ste
 from workers.secrets import SecretBox, scrubbing_logs
 from workers.step_run import explicit, intend, refill
 from workers.sign_in import LoginSessions, SignInBlock, SignInFailed, sign_in_plan
+from workers.step_judge import step_judge_looks
 from workers.templating import fill_error
 from workers.verdict import verdict
 
@@ -145,6 +146,7 @@ class Runner:
             if result is not None:
                 result.reason = secrets.scrub(result.reason)
                 result.output = secrets.scrub_data(result.output, fragments=True)
+                step_judge_looks(result, run.step_looks)
                 result.verdict = secrets.scrub_data(result.verdict, fragments=True)
                 # A verified run caches its paths before it is finished: its next run finds them.
                 if result.status == "succeeded" and (result.verdict or {}).get("passed"):
@@ -245,6 +247,7 @@ class Runner:
             if resume is not None:
                 position, agent_resume = resume.position, resume.agent
                 run.loops = dict(resume.loops)
+                run.step_looks = list(resume.step_looks)
                 if not resume.wait and flow.inside_item(position):  # a lost worker or browser, mid-item
                     position = flow.abandon_item()
                 flow.resume_item(position)  # before the page's fields are typed again: they may use the item
@@ -297,7 +300,8 @@ class Runner:
                 captchas_solved=sorted(run.captchas_solved),
                 session=saved.session, session_storage=saved.extra, url=saved.location, agent=parked.agent,
                 kept=saved.kept, item_output=run.secrets.scrub_data(run.item_output),
-                replay={k: [t.to_json() for t in v] for k, v in run.replay_paths.items()})
+                replay={k: [t.to_json() for t in v] for k, v in run.replay_paths.items()},
+                step_looks=list(run.step_looks))
             raise
         finally:
             await env.close()
@@ -383,12 +387,15 @@ class Runner:
             def emit(self, turn) -> None:
                 emitted[0] += 1
                 last_status[0] = turn.status
-                run.emit(StepRecord(
+                record = run.emit(StepRecord(
                     0, "agent", step.name or step.goal[:200], turn.action, turn.status, error=turn.error,
                     grounding=turn.grounding, screenshot=turn.observation.screenshot, url=turn.observation.url,
                     started_at=time.time(), act_ms=turn.act_ms, observe_ms=turn.observe_ms,
                     model_ms=turn.model_ms, thought=turn.thought, model=turn.model,
                 ))
+                looked = (turn.grounding or {}).get("judge") or {}
+                if looked.get("needs_a_look"):  # surfaced on the run's verdict (step_judge_looks)
+                    run.step_looks.append(f"step {record.index + 1}: {looked.get('look_reason', '')}")
 
             async def ask_user(self, question: str) -> str:
                 return await run.wait_for_person(run.recorder.ask_user(question), budget)

@@ -31,6 +31,12 @@ def effects_view(request: HttpRequest) -> HttpResponse:
     return render(request, "practice/lab/effects.html", {"page": request.GET.get("page", "1")})
 
 
+def ticking_view(request: HttpRequest) -> HttpResponse:
+    """A ticking clock, a button that works and one that does nothing, and a notice addressed to
+    automated reviewers: the step judge's cases (a weak deterministic verdict, a hostile page)."""
+    return render(request, "practice/lab/ticking.html")
+
+
 def extract_view(request: HttpRequest) -> HttpResponse:
     """A product card to extract structured data from."""
     return render(request, "practice/lab/extract.html")

@@ -29,7 +29,7 @@ from venus_rpa.automations.sessions import login_sessions_for
 from venus_rpa.runs.events import apublish_run_event, publish_run_changed, publish_run_event, step_event
 from venus_rpa.runs.items import run_item_record, run_items_for_worker
 from venus_rpa.runs.journal import JournalingRecorder
-from venus_rpa.runs.judging import judge_with
+from venus_rpa.runs.judging import judge_with, step_judge
 from venus_rpa.runs.models import Run, RunStatus, Step
 from venus_rpa.runs.ports import ReviewPort, review_port
 from venus_rpa.runs.hosts import host_for, hosts, hosts_close, register_host
@@ -76,7 +76,7 @@ def agent_loop() -> AgentLoop | None:
         _agent = AgentLoop(client, AgentConfig(
             history_images=settings.VENUS_HISTORY_IMAGES, max_pixels=settings.VENUS_MAX_PIXELS,
             sampling=Sampling(temperature=settings.VENUS_NAV_TEMPERATURE, max_tokens=settings.VENUS_NAV_MAX_TOKENS),
-            prompt_dir=settings.VENUS_PROMPT_DIR or None,
+            prompt_dir=settings.VENUS_PROMPT_DIR or None, step_judge=step_judge(),
         ))
     return _agent
 

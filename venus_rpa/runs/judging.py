@@ -23,6 +23,7 @@ from venus_rpa.runs.models import Run, Step
 from workers.judges import Trace, TraceAction, judge_trace
 from workers.policies.client import ModelClient
 from workers.run_state import RunResult, StepRecord
+from workers.step_judge import StepJudge
 from workers.steps import AutomationSpec
 
 log = logging.getLogger(__name__)
@@ -69,17 +70,43 @@ def judge_with(run: Run, spec: AutomationSpec):
         try:
             trace = await recorder._db(trace_for, run, spec, result, pending)
             judged = await _vote(trace, criteria, passed=bool(result.verdict["passed"]))
-            verdict = {**result.verdict, "judges": judged, "needs_a_look": judged["needs_a_look"]}
-            if judged["needs_a_look"]:
-                verdict["look_reason"] = judged["look_reason"]
+            verdict = _looked(result.verdict, judged["look_reason"] if judged["needs_a_look"] else "")
+            verdict["judges"] = judged
         except Exception as exc:  # noqa: BLE001 -- the judges never lose a run: their failure is the reason to look
             log.warning("run %s: judges failed", run.pk, exc_info=True)
-            verdict = {**result.verdict, "needs_a_look": True,
-                       "look_reason": recorder.secrets.scrub(f"the judges could not run: {type(exc).__name__}: {exc}")[:300]}
+            verdict = _looked(result.verdict, recorder.secrets.scrub(f"the judges could not run: {type(exc).__name__}: {exc}")[:300])
         result.verdict = verdict  # scrubbed on the way out (JournalingRecorder._scrub_verdict)
         return result
 
     return judge
+
+
+def _looked(verdict: dict[str, Any], look: str) -> dict[str, Any]:
+    """The verdict with the trace judges' reason to look added to the step judges' (if any)."""
+    earlier = verdict.get("look_reason", "") if verdict.get("needs_a_look") else ""
+    out = {**verdict, "needs_a_look": bool(look or earlier)}
+    if look or earlier:
+        out["look_reason"] = "; ".join(x for x in (look, earlier) if x)
+    return out
+
+
+def step_judge() -> StepJudge | None:
+    """The agent loop's step judges (`VENUS_STEP_JUDGES`, names of the platform's judges), or None
+    when the setting is empty: then nothing is ever sent. A name the platform does not offer (or a
+    `VENUS_JUDGES` that cannot be read) is kept as an unavailable judge, recorded on every judged
+    action, so the misconfiguration shows instead of silently judging nothing."""
+    names = [n.strip() for n in (settings.VENUS_STEP_JUDGES or "").split(",") if n.strip()]
+    if not names:
+        return None
+    try:
+        offered = configured_judges()
+    except JudgeConfigError as exc:
+        offered = {}
+        log.warning("step judges unavailable: %s", exc)
+    timeout = max(settings.VENUS_STEP_JUDGE_TIMEOUT, 0.1)
+    clients = {name: ModelClient(replace(offered[name], timeout_s=timeout, tries=1)) if name in offered else None
+               for name in dict.fromkeys(names)}
+    return StepJudge(clients, timeout_s=timeout, prompt_dir=settings.VENUS_PROMPT_DIR or None)
 
 
 async def _vote(trace: Trace, criteria, *, passed: bool) -> dict[str, Any]:

@@ -8,7 +8,7 @@ the official prompts; measure any wording change on the evaluation suite before 
 
 Overrides: when `VENUS_PROMPT_DIR` (or the `prompt_dir` argument) names a folder, a file
 `<folder>/<surface>.txt` there replaces the built-in template of that surface; surfaces with
-no file keep ours. Surfaces: browser, mobile, desktop, captcha, grounding, judge.
+no file keep ours. Surfaces: browser, mobile, desktop, captcha, grounding, judge, step_judge.
 
 Slots, filled by literal search and replace only (templates may hold other braces, which are
 left alone; nothing in a template is ever formatted or evaluated):
@@ -19,7 +19,7 @@ left alone; nothing in a template is ever formatted or evaluated):
 | `{current_date}` | | browser | today's date, as the caller writes it |
 | `{password}` | `{sudo_password}` | desktop | a secret *placeholder token*; the executor puts the real value in when a Type action contains the token |
 | `{instruction}` | | grounding (required) | the element description, per call (`fill_instruction`) |
-| `{goal}` | | judge (required) | the automation's goal, for a judge model voting on a whole trace |
+| `{goal}` | | judge, step_judge (required) | the automation's goal (judge: voting on a whole trace), or the agent step's goal (step_judge: one action) |
 
 Startup checks (`load_prompt`, `check_prompts`): the file is readable, valid UTF-8, not empty,
 and holds the required slot; otherwise a `PromptError` names the file and the problem. Every
@@ -37,7 +37,7 @@ from pathlib import Path
 from workers.errors import ConfigurationError
 
 PROMPT_DIR_ENV = "VENUS_PROMPT_DIR"
-PROMPT_SURFACES = ("browser", "mobile", "desktop", "captcha", "grounding", "judge")
+PROMPT_SURFACES = ("browser", "mobile", "desktop", "captcha", "grounding", "judge", "step_judge")
 NAVIGATION_SURFACES = ("browser", "mobile", "desktop")
 BUILTIN_DIR = Path(__file__).parent / "prompt_packs"
 
@@ -76,7 +76,7 @@ SLOTS = (
         "a secret placeholder token the executor replaces when typing",
     ),
     Slot("{instruction}", (), ("grounding",), True, "the description of the element to locate"),
-    Slot("{goal}", (), ("judge",), True, "the automation's goal, for a judge model reading the whole trace"),
+    Slot("{goal}", (), ("judge", "step_judge"), True, "the goal a judge model checks (the automation's, or the agent step's)"),
 )
 # Slots load_prompt fills, by the keyword argument that supplies them.
 _FILLED = {"{task}": "task", "{user_task}": "task", "{goal}": "task", "{current_date}": "current_date",

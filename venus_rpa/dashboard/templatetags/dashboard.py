@@ -147,6 +147,22 @@ def effect_view(step) -> dict | None:
 
 
 @register.filter
+def judge_view(step) -> dict | None:
+    """The step judges' verdict on an agent turn (`grounding.judge`, workers.step_judge) for the step
+    card: the agreed verdict (or "split" / "unavailable"), why it was asked, each vote, and the reason
+    to look when it disagrees with the step evaluator."""
+    judged = (step.grounding or {}).get("judge") if isinstance(step.grounding, dict) else None
+    if not isinstance(judged, dict):
+        return None
+    verdict = judged.get("verdict") or ("unavailable" if judged.get("unavailable") else "split")
+    tone = "warn" if judged.get("needs_a_look") else {"effective": "ok", "ineffective": "warn"}.get(verdict, "info")
+    votes = [v for v in judged.get("votes") or [] if isinstance(v, dict)]
+    return {"verdict": verdict, "tone": tone, "why": judged.get("asked_because", ""), "votes": votes,
+            "look": judged.get("look_reason", "") if judged.get("needs_a_look") else "",
+            "error": judged.get("error", "")}
+
+
+@register.filter
 def run_outcome(run) -> str:
     """Why a failed run failed, when a person or the safety gate decided it (the badge alone says
     only "failed"): "rejected", "review expired" or "blocked"."""
