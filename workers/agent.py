@@ -32,7 +32,7 @@ import io
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Protocol
 
@@ -279,7 +279,9 @@ class AgentLoop:
         """The step judges' record on `action` when they are configured and the evaluator left it
         undecided or weakly decided (`workers.step_judge.reason_to_ask`); None otherwise."""
         judge, done = self.config.step_judge, format_action(action)
-        why = reason_to_ask(env, action, effect) if judge is not None else None
+        # A replayed turn follows a path verified when it was cached: no model is asked on it (the
+        # evaluator still checks it), so a replayed run stays free of model calls.
+        why = reason_to_ask(env, action, effect) if judge is not None and not turn.replayed else None
         if judge is None or why is None:
             turn.since.append(done)
             return None
@@ -295,7 +297,7 @@ class AgentLoop:
             turn.since.append(done)
             return {"asked_because": why, "verdict": None, "votes": [], "needs_a_look": False, "unavailable": True,
                     "error": scrub(f"judge unavailable: no screenshot after the action: {type(exc).__name__}: {exc}")[:300]}
-        intent = StepIntent(**{**intent.__dict__, "url_after": observation.url})
+        intent = replace(intent, url_after=observation.url)
         verdict = await judge.judge(intent, effect, before, after, asked_because=why, scrub=scrub)
         turn.judge_shot, turn.since = after, []
         return verdict.record()

@@ -33,8 +33,9 @@ def effects_view(request: HttpRequest) -> HttpResponse:
 
 def ticking_view(request: HttpRequest) -> HttpResponse:
     """A ticking clock, a button that works and one that does nothing, and a notice addressed to
-    automated reviewers: the step judge's cases (a weak deterministic verdict, a hostile page)."""
-    return render(request, "practice/lab/ticking.html")
+    automated reviewers with ``?notice=1``: the step judge's cases (a weak deterministic verdict, a
+    hostile page; the safety gate holds a run on that page for review, as it should)."""
+    return render(request, "practice/lab/ticking.html", {"notice": request.GET.get("notice") == "1"})
 
 
 def extract_view(request: HttpRequest) -> HttpResponse:

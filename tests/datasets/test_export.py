@@ -90,6 +90,7 @@ def test_an_export_holds_one_record_per_agent_turn_in_the_ui_venus_layout_with_i
     assert current[0]["text"].endswith("Current Screenshot:\n") and current[1]["image"] == third["images"][0]
     assert third["response"] == "<think>Turn 3.</think>\n<action>Click(point=(300, 200))</action>"
     assert third["labels"]["step_effect"]["verdict"] == "ineffective"
+    assert third["labels"]["step_judge"] is None  # no step judge was asked about this turn
     assert third["labels"]["trace_verdict"]["passed"] is True and third["labels"]["run_status"] == "succeeded"
     for record in records:
         for name in record["images"]:

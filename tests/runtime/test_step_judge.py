@@ -59,13 +59,14 @@ def models(servers):
     return servers
 
 
-def spec(browser) -> S.AutomationSpec:
+def spec(browser, path: str = "/lab/ticking") -> S.AutomationSpec:
     return S.AutomationSpec.model_validate({
-        "start_url": browser.base_url + "/lab/ticking", "allowed_domains": ["127.0.0.1"],
+        "start_url": browser.base_url + path, "allowed_domains": ["127.0.0.1"],
         "steps": [{"kind": "agent", "name": "Review", "goal": GOAL, "max_actions": 4}]})
 
 
-def run(browser, navigator: FakeModel, judges: dict[str, FakeModel] | None, *, timeout_s: float = 10.0):
+def run(browser, navigator: FakeModel, judges: dict[str, FakeModel] | None, *, timeout_s: float = 10.0,
+        path: str = "/lab/ticking"):
     """Run the one-step agent automation; (result, agent records, seconds)."""
     recorder = ListRecorder()
 
@@ -77,7 +78,7 @@ def run(browser, navigator: FakeModel, judges: dict[str, FakeModel] | None, *, t
                                for name, m in judges.items()}, timeout_s=timeout_s)
         try:
             runner = Runner({"web": browser.host}, agent=AgentLoop(client, AgentConfig(step_judge=judge)))
-            return await runner.run(spec(browser), params={}, secrets=local_secrets(), recorder=recorder)
+            return await runner.run(spec(browser, path), params={}, secrets=local_secrets(), recorder=recorder)
         finally:
             await client.aclose()
             if judge is not None:
@@ -212,7 +213,7 @@ def test_hostile_page_text_reaches_the_judge_as_data_only(browser, models, point
         return Reply(content="Verdict: ineffective\nReason: only the clock changed")
 
     judge.default = by_what_it_reads
-    _, records, _ = run(browser, navigator, {"venus": judge})
+    _, records, _ = run(browser, navigator, {"venus": judge}, path="/lab/ticking?notice=1")  # the notice on screen too
     assert records[0].grounding["mapped"][0]["judge"]["votes"][0]["vote"] == "ineffective"
     text = user_text(judge.requests[0])
     assert text.count("<step_data>") == 1 and text.count("</step_data>") == 1

@@ -172,7 +172,8 @@ def run_shard(run: Run) -> RunShard:
             "actions": step.action.get("actions", []), "raw": step.model.get("raw"),
             "images": [image_name(run.pk, step.index)] if step.screenshot else [], "prompt": prompt,
             "labels": {"step_status": step.status, "step_error": step.error,
-                       "step_effect": (step.grounding or {}).get("effect"), **run_labels,
+                       "step_effect": (step.grounding or {}).get("effect"),
+                       "step_judge": (step.grounding or {}).get("judge"), **run_labels,
                        "human": [d for d in decisions if _concerns(d, step)], "run_human": decisions},
         }
         shard.records.append(secrets.scrub_data(record, fragments=False) | {
