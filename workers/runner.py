@@ -395,7 +395,7 @@ class Runner:
                 ))
                 looked = (turn.grounding or {}).get("judge") or {}
                 if looked.get("needs_a_look"):  # surfaced on the run's verdict (step_judge_looks)
-                    run.step_looks.append(f"step {record.index + 1}: {looked.get('look_reason', '')}")
+                    run.step_looks.append(f"step #{record.index}: {looked.get('look_reason', '')}")
 
             async def ask_user(self, question: str) -> str:
                 return await run.wait_for_person(run.recorder.ask_user(question), budget)

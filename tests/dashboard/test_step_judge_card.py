@@ -26,7 +26,7 @@ def judged_run(personas):
     look = "the step evaluator says effective but the judge says ineffective"
     run = Run.objects.create(workspace=personas.workspace, automation=automation, version=automation.current_version,
                              status="succeeded", verdict={"passed": True, "needs_a_look": True,
-                                                          "look_reason": f"a step judge disagrees: step 2: {look}"})
+                                                          "look_reason": f"a step judge disagrees: step #1: {look}"})
     judge = {"asked_because": "weak deterministic verdict (page_changed)", "verdict": "ineffective", "needs_a_look": True,
              "look_reason": look, "prompt_sha256": "",
              "votes": [{"judge": "strict", "model": "qwen-vl", "vote": "ineffective", "reason": HOSTILE_REASON,

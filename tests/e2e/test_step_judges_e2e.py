@@ -78,7 +78,7 @@ def test_a_judge_contradicting_a_weak_verdict_is_stored_and_the_run_needs_a_look
 
     assert run.status == "succeeded", run.status_reason  # the judge never changes what the run does
     assert run.verdict["needs_a_look"] is True
-    assert run.verdict["look_reason"].startswith("a step judge disagrees: step 2: the step evaluator says effective")
+    assert run.verdict["look_reason"].startswith("a step judge disagrees: step #1: the step evaluator says effective")
     step = run.steps.filter(kind="agent").order_by("index").first()
     mapped = step.grounding["mapped"][0]
     assert mapped["effect"]["check"] == "page_changed"

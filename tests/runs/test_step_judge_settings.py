@@ -40,9 +40,9 @@ def test_step_judges_are_the_operators_endpoints_with_one_bounded_try(settings):
 
 
 def test_a_step_look_survives_the_trace_judges_and_both_reasons_are_kept():
-    stepped = {"passed": True, "needs_a_look": True, "look_reason": "a step judge disagrees: step 2: x"}
+    stepped = {"passed": True, "needs_a_look": True, "look_reason": "a step judge disagrees: step #1: x"}
     assert _looked(stepped, "") == stepped
     both = _looked(stepped, "the judges disagree: a pass, b fail")
     assert both["needs_a_look"] is True
-    assert both["look_reason"] == "the judges disagree: a pass, b fail; a step judge disagrees: step 2: x"
+    assert both["look_reason"] == "the judges disagree: a pass, b fail; a step judge disagrees: step #1: x"
     assert _looked({"passed": True}, "") == {"passed": True, "needs_a_look": False}

@@ -126,7 +126,7 @@ def test_a_judge_voting_ineffective_on_a_click_that_did_nothing_is_recorded_and_
     assert vote["reason"].startswith("only the clock changed") and vote["latency_ms"] > 0
     assert records[0].grounding["judge"] == judged  # the turn's summary
     assert result.verdict["needs_a_look"] is True and result.verdict["passed"] is True
-    assert result.verdict["look_reason"] == ("a step judge disagrees: step 2: the step evaluator says effective "
+    assert result.verdict["look_reason"] == ("a step judge disagrees: step #1: the step evaluator says effective "
                                              "but the judge says ineffective")
 
     asked = judge.requests
