@@ -28,15 +28,13 @@ Contract:
 from __future__ import annotations
 
 import asyncio
-import io
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Protocol
 
-from PIL import Image
 
 from workers import actions as A
 from workers.durable import Parked, decode_bytes, encode_bytes
@@ -44,11 +42,11 @@ from workers.envs.base import Observation
 from workers.errors import StepError
 from workers.evaluator import watch_effect, worst
 from workers.policies.client import ModelClient, ModelRequestError, ModelUnavailable, Sampling
-from workers.policies.messages import HistoryTurn, build_grounding_messages, build_messages
+from workers.policies.messages import HistoryTurn, build_grounding_messages, build_messages, downscale
 from workers.policies.parser import ParseError, ParsedAnswer, format_action, parse_answer, parse_grounding
 from workers.policies.prompts import load_prompt
 from workers.replay import CachedTurn, StepReplay, replay_answer
-from workers.step_judge import StepIntent, StepJudge, reason_to_ask, summary
+from workers.step_judge import StepIntent, StepJudge, summary
 from workers.steps import AgentStep
 
 SCROLLS = frozenset({"Scroll", "Swipe"})  # repeating these is exploring, not being stuck
@@ -88,19 +86,6 @@ class AgentHooks(Protocol):
     def emit(self, turn: AgentTurn) -> None: ...
 
     async def ask_user(self, question: str) -> str: ...
-
-
-def downscale(jpeg: bytes, max_pixels: int) -> tuple[bytes, int, int]:
-    """The screenshot to send and its size; smaller than max_pixels, same aspect ratio."""
-    with Image.open(io.BytesIO(jpeg)) as image:
-        width, height = image.size
-        if not max_pixels or width * height <= max_pixels:
-            return jpeg, width, height
-        scale = (max_pixels / (width * height)) ** 0.5
-        size = (max(1, int(width * scale)), max(1, int(height * scale)))
-        out = io.BytesIO()
-        image.convert("RGB").resize(size, Image.Resampling.LANCZOS).save(out, "JPEG", quality=85)
-        return out.getvalue(), size[0], size[1]
 
 
 def _signature(action: A.ActionModel) -> tuple:
@@ -276,31 +261,22 @@ class AgentLoop:
         return done
 
     async def _judge_step(self, state: _AgentState, turn: _Turn, env, action: A.ActionModel, effect) -> dict | None:
-        """The step judges' record on `action` when they are configured and the evaluator left it
-        undecided or weakly decided (`workers.step_judge.reason_to_ask`); None otherwise."""
+        """The step judges' record on `action` (`StepJudge.on_action`); None when none was asked.
+        A replayed turn follows a path verified when it was cached: no judge is asked on it, so a
+        replayed run stays free of model calls (the evaluator still checks it)."""
         judge, done = self.config.step_judge, format_action(action)
-        # A replayed turn follows a path verified when it was cached: no model is asked on it (the
-        # evaluator still checks it), so a replayed run stays free of model calls.
-        why = reason_to_ask(env, action, effect) if judge is not None and not turn.replayed else None
-        if judge is None or why is None:
+        if judge is None or turn.replayed:
             turn.since.append(done)
             return None
-        before = turn.judge_shot or turn.image
         intent = StepIntent(goal=state.goal, step=state.step_name, action=done, thought=turn.parsed.thought,
                             since=tuple(turn.since))
-        secrets = getattr(env, "secrets", None)
-        scrub = (lambda s: secrets.scrub(s, fragments=False)) if secrets is not None else (lambda s: s)
-        try:
-            observation = await env.observe()  # masked like every screenshot the navigation model sees
-            after, _, _ = downscale(observation.screenshot, self.config.max_pixels)
-        except Exception as exc:  # noqa: BLE001 -- no "after" screen: recorded as unavailable, the step goes on
+        record, after = await judge.on_action(env, action, effect, intent, before=turn.judge_shot or turn.image,
+                                              max_pixels=self.config.max_pixels)
+        if after is None:
             turn.since.append(done)
-            return {"asked_because": why, "verdict": None, "votes": [], "needs_a_look": False, "unavailable": True,
-                    "error": scrub(f"judge unavailable: no screenshot after the action: {type(exc).__name__}: {exc}")[:300]}
-        intent = replace(intent, url_after=observation.url)
-        verdict = await judge.judge(intent, effect, before, after, asked_because=why, scrub=scrub)
-        turn.judge_shot, turn.since = after, []
-        return verdict.record()
+        else:
+            turn.judge_shot, turn.since = after, []
+        return record
 
     @staticmethod
     async def _replayed(replay: StepReplay | None, env, space: str) -> tuple[dict[str, str], ParsedAnswer | None]:

@@ -38,12 +38,13 @@ import base64
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from workers import actions as A
 from workers.evaluator import CHECKED, Effect
 from workers.policies.client import ModelClient, Sampling
+from workers.policies.messages import downscale
 from workers.policies.prompts import load_prompt
 
 WEAK_CHECKS = frozenset({"page_changed"})
@@ -209,6 +210,26 @@ class StepJudge:
         votes = await asyncio.gather(*(self._one(name, client, msgs) for name, client in self.judges.items()))
         votes = [JudgeVote(v.judge, v.model, v.vote, scrub(v.reason), v.latency_ms) for v in votes]
         return StepVerdict(asked_because, votes, sha, effect.verdict if effect else None)
+
+    async def on_action(self, env, action: A.ActionModel, effect: Effect | None, intent: StepIntent, *,
+                        before: bytes, max_pixels: int) -> tuple[dict[str, Any] | None, bytes | None]:
+        """The record of the judges asked on one action, and the screen they saw after it (the next
+        "before"); (None, None) when the evaluator's verdict is strong enough (`reason_to_ask`), and a
+        record marked unavailable, without a screen, when no screenshot could be taken after it."""
+        why = reason_to_ask(env, action, effect)
+        if why is None:
+            return None, None
+        secrets = getattr(env, "secrets", None)
+        scrub = (lambda s: secrets.scrub(s, fragments=False)) if secrets is not None else (lambda s: s)
+        try:
+            observation = await env.observe()  # masked like every screenshot the navigation model sees
+            after, _, _ = downscale(observation.screenshot, max_pixels)
+        except Exception as exc:  # noqa: BLE001 -- no "after" screen: recorded as unavailable, the step goes on
+            return {"asked_because": why, "verdict": None, "votes": [], "needs_a_look": False, "unavailable": True,
+                    "error": scrub(f"judge unavailable: no screenshot after the action: {type(exc).__name__}: {exc}")[:300]}, None
+        verdict = await self.judge(replace(intent, url_after=observation.url), effect, before, after,
+                                   asked_because=why, scrub=scrub)
+        return verdict.record(), after
 
     async def _one(self, name: str, client: ModelClient | None, msgs: list[dict[str, Any]]) -> JudgeVote:
         if client is None:

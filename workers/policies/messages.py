@@ -17,7 +17,10 @@ text. The server's image limit must be at least `n_images + 1`.
 from __future__ import annotations
 
 import base64
+import io
 from dataclasses import dataclass
+
+from PIL import Image
 
 from workers.policies.prompts import Prompt, fill_instruction
 
@@ -100,3 +103,16 @@ def build_captcha_messages(*, system: str, image: bytes, image_mime: str = "imag
 def estimate_image_tokens(width: int, height: int) -> int:
     """Approximate prompt tokens for one image: one per 32×32 pixels (patch 16, merge 2)."""
     return max(1, round(width / 32)) * max(1, round(height / 32))
+
+
+def downscale(jpeg: bytes, max_pixels: int) -> tuple[bytes, int, int]:
+    """The screenshot to send and its size; smaller than max_pixels, same aspect ratio."""
+    with Image.open(io.BytesIO(jpeg)) as image:
+        width, height = image.size
+        if not max_pixels or width * height <= max_pixels:
+            return jpeg, width, height
+        scale = (max_pixels / (width * height)) ** 0.5
+        size = (max(1, int(width * scale)), max(1, int(height * scale)))
+        out = io.BytesIO()
+        image.convert("RGB").resize(size, Image.Resampling.LANCZOS).save(out, "JPEG", quality=85)
+        return out.getvalue(), size[0], size[1]
