@@ -6,7 +6,10 @@ Contract:
   action's outcome with an `Effect`; surfaces without `page_state` get no verdict (None).
 - `judge(action, before, after, typed=...)` is pure: a click is effective when the page navigated,
   its DOM text or a control's state changed, or focus moved into a field; ineffective when its
-  target was disabled or nothing changed; a `Type` is effective when the focused field now holds
+  target was disabled, nothing changed, or the same page came back with other parameters showing
+  exactly the same; an error when the new document answered HTTP 4xx/5xx, when an error message
+  appeared on the same page or on the same address reloaded (a form the server sent back), or
+  when the browser refused a submit for an invalid field; a `Type` is effective when the focused field now holds
   what was typed (a maxlength, a number field or a read-only field refusing it is not); a scroll
   must move the page; an error message that appeared is its own verdict ("error").
 - Evidence never holds a field's value or typed text (it may be a secret): lengths and booleans,
@@ -22,6 +25,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from workers import actions as A
 
@@ -45,6 +49,13 @@ class PageState:
     value: str | None = None
     errors: tuple[str, ...] = ()
     invalid: tuple[str, ...] = ()
+    document: str = ""  # the document's identity: a navigation or a reload makes a new one
+    status: int = 0  # the HTTP status the document was served with (0: unknown)
+
+    @property
+    def path(self) -> str:
+        parts = urlsplit(self.url)
+        return f"{parts.scheme}://{parts.netloc}{parts.path}"
 
 
 @dataclass(frozen=True)
@@ -100,10 +111,23 @@ def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: 
     new_errors = [e for e in after.errors if e not in before.errors]
     if isinstance(action, A.Type):
         return _judge_type(action, before, after, typed, new_errors)
-    if after.url != before.url:
+    reloaded = after.document != before.document or after.url.split("#")[0] != before.url.split("#")[0]
+    if reloaded and after.status >= 400:
+        return Effect("error", "http_status", {"status": after.status})
+    # A new document at the same address with an error on it is the form sent back (a server-side
+    # validation error); a different page may show its own warnings after a success.
+    if new_errors and (not reloaded or after.path == before.path):
+        return Effect("error", "error_message", {"errors": new_errors[:3], "reloaded": reloaded})
+    if reloaded:
+        # The same page served again (a form sent back as it was, an empty search, a filter that
+        # changed nothing) showing exactly what it showed: nothing happened that the user can see.
+        # A save that answers with the same page and no message looks the same: the step judge
+        # is asked on this verdict when configured (`workers.step_judge.WEAK_CHECKS`).
+        if after.path == before.path and after.digest == before.digest:
+            return Effect("ineffective", "reloaded_unchanged", {})
+        return Effect("effective", "navigation", {"url_changed": after.url != before.url})
+    if after.url != before.url:  # the fragment only: an in-page link
         return Effect("effective", "navigation", {"url_changed": True})
-    if new_errors:
-        return Effect("error", "error_message", {"errors": new_errors[:3]})
     if isinstance(action, A.Scroll):
         if after.scroll != before.scroll:
             return Effect("effective", "scrolled", {"before": list(before.scroll), "after": list(after.scroll)})
@@ -113,6 +137,9 @@ def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: 
         return Effect("effective", "element_state", {"changed": changed})
     if after.digest != before.digest:
         return Effect("effective", "page_changed", {})
+    # A submit the browser refused for an invalid field (it focuses that field: not a click's effect).
+    if after.invalid and (isinstance(action, A.PressEnter) or _submits(before.target)):
+        return Effect("error", "form_invalid", {"invalid_fields": list(after.invalid[:5])})
     # Focus moving into a field or a select is what a click on it is for; a button taking focus is not.
     if after.active.get("key") != before.active.get("key") and (after.active.get("editable")
                                                                  or after.active.get("tag") == "select"):
@@ -145,6 +172,10 @@ def _judge_type(action: A.Type, before: PageState, after: PageState, typed: str 
 
 
 STATE_KEYS = ("checked", "expanded", "selected", "open", "pressed", "value_length", "selected_index")
+
+
+def _submits(target: dict[str, Any]) -> bool:
+    return target.get("type") in ("submit", "image") and target.get("tag") in ("button", "input")
 
 
 def _state_changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:

@@ -9,7 +9,9 @@ When it is asked (`reason_to_ask`):
   it (a document being replaced) — no verdict;
 - **weak**: the evaluator's verdict is "effective" only because the page's text changed somewhere
   (`page_changed`): no navigation, no state change of the target, no field focused. A ticking clock
-  or a banner rotating looks the same as the intended change to that check.
+  or a banner rotating looks the same as the intended change to that check; or "ineffective" only
+  because the same page came back unchanged (`reloaded_unchanged`), which a save answering with the
+  same page and no message also does.
 Strong verdicts (navigation, a control's state, a field's value, an error message, a disabled
 target, nothing changed) are not sent: the page already proved them, and a judge costs a call.
 
@@ -47,7 +49,7 @@ from workers.policies.client import ModelClient, Sampling
 from workers.policies.messages import downscale
 from workers.policies.prompts import load_prompt
 
-WEAK_CHECKS = frozenset({"page_changed"})
+WEAK_CHECKS = frozenset({"page_changed", "reloaded_unchanged"})
 NOT_JUDGED = frozenset({"Wait", "GetUrl", "GetScreenshot", "TakeNote", "KeyDown", "MouseDown"})  # nothing to see (yet)
 MAX_THOUGHT_CHARS = 1000
 _VERDICT = re.compile(r"\bverdict\s*[:=]\s*\**\s*(effective|ineffective)\b", re.IGNORECASE)
@@ -66,7 +68,7 @@ def reason_to_ask(env, action: A.ActionModel, effect: Effect | None) -> str | No
         return "no page reading on this surface"
     if effect is None:
         return "page unreadable around the action" if isinstance(action, CHECKED) else None
-    if effect.verdict == "effective" and effect.check in WEAK_CHECKS:
+    if effect.check in WEAK_CHECKS:
         return f"weak deterministic verdict ({effect.check})"
     return None
 

@@ -4,6 +4,8 @@ evidence it records (never a typed value)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.helpers import runtime
@@ -62,3 +64,40 @@ def test_judge_flags_a_submit_blocked_by_an_invalid_field():
     page = PageState(url="http://h/a", digest="1", target={"key": 3, "tag": "button"}, invalid=("email",))
     effect = judge(A.Click(point=(1, 1)), page, page)
     assert (effect.verdict, effect.check, effect.evidence) == ("error", "form_invalid", {"invalid_fields": ["email"]})
+
+
+@pytest.mark.parametrize("after,verdict,check", [
+    # The same address served again with an error on it: the form the server sent back.
+    (PageState(url="http://h/a?x=1#f", document="d2", digest="2", errors=("Title is required",)),
+     "error", "error_message"),
+    # Another page after a submit may carry its own warning: the navigation decides.
+    (PageState(url="http://h/b", document="d2", digest="2", errors=("Your trial ends soon",)),
+     "effective", "navigation"),
+    (PageState(url="http://h/b", document="d2", status=404), "error", "http_status"),
+    (PageState(url="http://h/a", document="d2", status=500), "error", "http_status"),
+    # The same page again, showing exactly the same: nothing the user can see happened.
+    (PageState(url="http://h/a?q=", document="d2", digest="1"), "ineffective", "reloaded_unchanged"),
+    (PageState(url="http://h/a", document="d2", digest="1"), "ineffective", "reloaded_unchanged"),
+    (PageState(url="http://h/a", document="d2", digest="2"), "effective", "navigation"),
+    # The target's state is not compared across documents (element keys restart on a new page).
+    (PageState(url="http://h/a", document="d2", digest="2", target={"key": 7, "tag": "button", "checked": True}),
+     "effective", "navigation"),
+    # An in-page link: same document, only the fragment changed.
+    (PageState(url="http://h/a#part", document="d1", digest="1"), "effective", "navigation"),
+])
+def test_judge_reads_a_new_document_by_its_address_status_errors_and_text(after, verdict, check):
+    before = PageState(url="http://h/a", document="d1", digest="1", target={"key": 7, "tag": "button", "checked": False},
+                       errors=("Old banner",))
+    effect = judge(A.Click(point=(10, 10)), before, after)
+    assert (effect.verdict, effect.check) == (verdict, check)
+
+
+def test_a_submit_the_browser_refused_is_an_error_although_focus_moved_to_the_invalid_field():
+    before = PageState(url="http://h/a", digest="1", target={"key": 3, "tag": "input", "type": "submit"},
+                       active={"key": 1, "tag": "body"})
+    after = replace(before, active={"key": 9, "tag": "input", "editable": True}, invalid=("title",))
+    effect = judge(A.Click(point=(1, 1)), before, after)
+    assert (effect.verdict, effect.check, effect.evidence) == ("error", "form_invalid", {"invalid_fields": ["title"]})
+    # A click on a field of a form that still has an empty required field is a click on a field.
+    on_field = replace(before, target={"key": 9, "tag": "input", "type": "text"})
+    assert judge(A.Click(point=(1, 1)), on_field, replace(after, target=on_field.target)).check == "focus_moved"

@@ -237,6 +237,8 @@ class _Surface:
     (False, A.Wait(), None, None),
     (True, A.Click(point=(1, 1)), None, "page unreadable around the action"),
     (True, A.Click(point=(1, 1)), Effect("effective", "page_changed"), "weak deterministic verdict (page_changed)"),
+    (True, A.Click(point=(1, 1)), Effect("ineffective", "reloaded_unchanged"),
+     "weak deterministic verdict (reloaded_unchanged)"),
     (True, A.Click(point=(1, 1)), Effect("effective", "navigation"), None),
     (True, A.Click(point=(1, 1)), Effect("ineffective", "nothing_changed"), None),
     (True, A.Click(point=(1, 1)), Effect("error", "error_message"), None),

@@ -1,6 +1,6 @@
 """The browser's reading for the step evaluator (`workers.evaluator.PageState`): one page round
-trip that returns the URL, a digest of the visible text and every control's state, the scroll
-position, the element under the action's point and the focused element, visible error messages
+trip that returns the URL, the document's identity (a reload is a new document) and its HTTP
+status, a digest of the visible text and every control's state, the scroll position, the element under the action's point and the focused element, visible error messages
 and invalid fields. The focused field's value comes back to the worker (memory only) so a `Type`
 can be checked against what was typed; the page receives nothing."""
 
@@ -45,15 +45,34 @@ PAGE_STATE_JS = """
   for (let i = 0; i < text.length; i++) { hash ^= text.charCodeAt(i); hash = Math.imul(hash, 16777619); }
   let sx = window.scrollX, sy = window.scrollY;
   for (let e = under; e && e !== document.body; e = e.parentElement) { sx += e.scrollLeft; sy += e.scrollTop; }
-  const errors = Array.from(document.querySelectorAll('[role=alert],.error,.errorlist,.invalid-feedback'))
-    .filter(visible).map(e => (e.innerText || '').trim().slice(0, 200)).filter(Boolean).slice(0, 5);
+  // Error messages: an alert role, or an element whose class or id names an error, a warning or a
+  // danger as a word of its own (`system-message warning`, `error-message`, `alert-danger`,
+  // `errornote`, `has-error`); short texts only, the outermost of nested matches.
+  const ERRORISH = /^(error|errors|errornote|errorlist|err|warning|warn|danger|invalid|fail|failed|failure)$/i;
+  const PLEASANT = /^(success|succeeded|ok|info|information|hint|help)$/i;
+  const words = (e) => ((typeof e.className === 'string' ? e.className : '') + ' ' + (e.id || '')).split(/[\s_-]+/);
+  const errorish = (e) => e.getAttribute('role') === 'alert' ||
+    (words(e).some(w => ERRORISH.test(w)) && !words(e).some(w => PLEASANT.test(w)));
+  const NOT_MESSAGES = new Set(['HTML', 'BODY', 'FORM', 'INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'OPTION', 'SCRIPT', 'STYLE']);
+  const found = [];
+  for (const e of document.body ? document.body.querySelectorAll('[class],[id],[role=alert]') : []) {
+    if (found.length >= 5 || NOT_MESSAGES.has(e.tagName) || !errorish(e) || !visible(e)) continue;
+    if (found.some(f => f.contains(e))) continue;
+    const said = (e.innerText || '').trim();
+    if (said && said.length <= 400) found.push(e);
+  }
+  const errors = [...new Set(found.map(e => (e.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 200)))];
+  if (!window.__venusDoc) window.__venusDoc = Math.random().toString(36).slice(2);
+  const nav = performance.getEntriesByType('navigation')[0];
+  const status = nav && nav.responseStatus ? nav.responseStatus : 0;
   const invalid = Array.from(document.querySelectorAll('input,select,textarea'))
     .filter(e => visible(e) && e.willValidate && !e.checkValidity())
     .map(e => e.name || e.id || e.type).slice(0, 5);
   const value = active && typeof active.value === 'string' ? active.value
               : (active && active.isContentEditable ? active.innerText : null);
   return {url: location.href, digest: (hash >>> 0).toString(16), scroll: [Math.round(sx), Math.round(sy)],
-          target: target ? describe(target) : {}, active: describe(active), value, errors, invalid};
+          target: target ? describe(target) : {}, active: describe(active), value, errors, invalid,
+          doc: window.__venusDoc, status};
 }
 """
 
@@ -64,4 +83,4 @@ async def read_page_state(page: Page, point: tuple[int, int] | None) -> PageStat
     data = await page.evaluate(PAGE_STATE_JS, [x, y])
     return PageState(url=data["url"], digest=data["digest"], scroll=tuple(data["scroll"]), target=data["target"],
                      active=data["active"], value=data["value"], errors=tuple(data["errors"]),
-                     invalid=tuple(data["invalid"]))
+                     invalid=tuple(data["invalid"]), document=data["doc"], status=data["status"])
