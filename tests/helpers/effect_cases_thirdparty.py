@@ -116,8 +116,9 @@ CASES: tuple[Case, ...] = (
     # -- Roundup 2.6 ------------------------------------------------------------------------------
     _r("submit a new issue without a title", "/issue?@template=item", "click:#submit_button", False,
        "Roundup refuses it: the title is required"),
-    _r("submit a new issue with a title", "/issue?@template=item", "click:#submit_button", True,
-       "the issue is created and its page opens",
+    _r("submit a new issue with a title", "/issue?@template=item", "click:#submit_button", False,
+       "Roundup refuses it: 'Required issue property priority not supplied', no issue is made (label "
+       "corrected 4 Dec 2026, see docs/datasets.md: it first said the issue is created)",
        setup=("click:#title", "type:Badge reader at the back door is offline")),
     _r("choose a priority for a new issue", "/issue?@template=item", "select:1", True,
        "the priority select changes from '- no selection -'", setup=("click:select[name=priority]",)),
