@@ -247,11 +247,13 @@ class BrowserEnvironment:
 
     async def _screenshot(self) -> bytes:
         # CDP's capture skips Playwright's font and caret bookkeeping: about half the time of
-        # page.screenshot on busy pages, same pixels for a viewport shot.
+        # page.screenshot on busy pages, same pixels for a viewport shot. `optimizeForSpeed`
+        # picks the faster JPEG encoder settings (about a quarter less per shot).
         try:
             if self._cdp is None:
                 self._cdp = await self.context.new_cdp_session(self.page)
-            result = await self._cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": JPEG_QUALITY})
+            result = await self._cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": JPEG_QUALITY,
+                                                                   "optimizeForSpeed": True})
             return base64.b64decode(result["data"])
         except PlaywrightError:
             # Mid-navigation there is no frame to capture yet; Playwright's own screenshot waits
