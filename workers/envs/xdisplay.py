@@ -49,8 +49,13 @@ OPENBOX_RC = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
+def _display_number(display: str) -> str:
+    """':99.0' and ':99' are display '99'."""
+    return display.lstrip(":").split(".")[0]
+
+
 def _socket(display: str) -> Path:
-    return Path(f"/tmp/.X11-unix/X{display.lstrip(':').split('.')[0]}")
+    return Path(f"/tmp/.X11-unix/X{_display_number(display)}")
 
 
 def free_display(start: int = 100) -> str:
@@ -304,8 +309,7 @@ def _wait_dead(procs: list[psutil.Process], *, timeout_s: float) -> None:
 
 def _home_prefix(display: str) -> str:
     """HOMEs of sessions on `display` ('venus-desktop-99-…' on ':99'; ':99.0' is ':99')."""
-    number = display.lstrip(":").split(".")[0]
-    return f"{HOME_PREFIX}{''.join(ch for ch in number if ch.isalnum())}-"
+    return f"{HOME_PREFIX}{''.join(ch for ch in _display_number(display) if ch.isalnum())}-"
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
