@@ -23,7 +23,7 @@ def test_a_viewer_sees_the_figures_and_the_chart_data(viewer_client, history):  
     html = response.content.decode()
     data = json.loads(unescape(re.search(r'<script id="overview-data" type="application/json">(.*?)</script>', html,
                                          re.S).group(1)))
-    assert len(data["labels"]) == 7
+    assert len(data["labels"]) == len(data["days"]) == 7
     assert {s["key"]: sum(s["counts"]) for s in data["states"]} == {"succeeded": 3, "failed": 2, "timed_out": 1,
                                                                     "cancelled": 1}
     assert data["p50"][-1] == pytest.approx(25.0) and data["p95"][-3] == pytest.approx(287.5)

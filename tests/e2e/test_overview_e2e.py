@@ -94,7 +94,8 @@ def test_a_viewer_reads_the_overview_as_charts_and_tables(demo, web, browser_pag
     runs_chart = page.evaluate(CHART_DATA, "chart-runs")
     duration_chart = page.evaluate(CHART_DATA, "chart-duration")
     today = timezone.localdate()
-    assert runs_chart["type"] == "bar" and len(runs_chart["labels"]) == 7 and runs_chart["labels"][-1] == today.isoformat()
+    assert runs_chart["type"] == "bar" and len(runs_chart["labels"]) == 7 and page_data["days"][-1] == today.isoformat()
+    assert runs_chart["labels"] == page_data["labels"] and runs_chart["labels"][-1] == f"{today:%b} {today.day}"
     drawn = {d["label"]: d["data"] for d in runs_chart["datasets"]}
     assert drawn == {s["label"]: s["counts"] for s in page_data["states"]}
     assert drawn["Succeeded"][-1] == 3 and drawn["Failed"][-1] == 1 and drawn["Failed"][-3] == 1

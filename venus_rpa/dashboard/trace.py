@@ -44,10 +44,20 @@ def run_document(run: Run) -> dict[str, Any]:
     }
 
 
-def trace_index(run: Run, shots: dict[int, str]) -> str:
-    """index.html of the bundle; `shots`: step index -> the screenshot's path in the bundle."""
-    steps = [{"step": step, "shot": shots.get(step.index)} for step in run.steps.order_by("index")]
-    return render_to_string("dashboard/runs/trace_index.html", {"run": run, "steps": steps})
+INDEX_BATCH = 200  # steps rendered (and streamed) at a time
+INDEX_END = "</ol>\n</main>\n</body>\n</html>\n"
+
+
+def trace_index(run: Run, shots: dict[int, str]) -> Iterator[str]:
+    """index.html of the bundle in pieces: the run and a list of its steps, then the steps'
+    cards a batch at a time; `shots`: step index -> the screenshot's path in the bundle."""
+    toc = list(run.steps.order_by("index").values("index", "name", "kind", "status"))
+    yield render_to_string("dashboard/runs/trace_index.html", {"run": run, "toc": toc})
+    for start in range(0, len(toc), INDEX_BATCH):
+        batch = run.steps.filter(index__gte=toc[start]["index"]).order_by("index")[:INDEX_BATCH]
+        steps = [{"step": step, "shot": shots.get(step.index)} for step in batch]
+        yield render_to_string("dashboard/runs/_trace_steps.html", {"steps": steps})
+    yield INDEX_END
 
 
 def trace_zip(run: Run) -> Iterator[bytes]:
@@ -71,5 +81,10 @@ def trace_zip(run: Run) -> Iterator[bytes]:
                     out.write(chunk)
                     yield pipe.drain()
             shots[step.index] = info.filename
-        bundle.writestr("index.html", trace_index(run, shots))
+        index = zipfile.ZipInfo("index.html", date_time=run.created_at.timetuple()[:6])
+        index.compress_type = zipfile.ZIP_DEFLATED
+        with bundle.open(index, "w") as out:
+            for piece in trace_index(run, shots):
+                out.write(piece.encode())
+                yield pipe.drain()
     yield pipe.drain()

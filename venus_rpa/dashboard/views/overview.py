@@ -18,7 +18,8 @@ from venus_rpa.runs.stats import TERMINAL_ORDER, WINDOWS, RunStats, automation_r
 def chart_data(stats: RunStats) -> dict:
     """What overview.js draws: one label per day, runs per terminal state, p50/p95 seconds."""
     return {
-        "labels": [d.day.isoformat() for d in stats.days],
+        "days": [d.day.isoformat() for d in stats.days],
+        "labels": [f"{d.day:%b} {d.day.day}" for d in stats.days],  # "Dec 4": short under a phone's chart
         "states": [{"key": str(s), "label": RUN_STATUS_WORDS[str(s)], "counts": [d.counts[str(s)] for d in stats.days]}
                    for s in TERMINAL_ORDER],
         "p50": [d.p50_s for d in stats.days], "p95": [d.p95_s for d in stats.days],
