@@ -92,6 +92,7 @@ DASHBOARD = {
     "dashboard:automation-param-schema": {"POST": "W"},
     "dashboard:automation-edit": {"GET": "R", "POST": "W"},
     "dashboard:automation-versions": {"GET": "R"},
+    "dashboard:automation-overview": {"GET": "R"},
     "dashboard:automation-launch": {"GET": "R", "POST": "W"},
     "dashboard:automation-clone": {"POST": "W"},
     "dashboard:automation-archive": {"GET": "W", "POST": "W"},

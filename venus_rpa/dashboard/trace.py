@@ -1,5 +1,10 @@
-"""The trace bundle of a run: a zip with run.json (the run and its steps) and every screenshot,
-streamed as it is built so a long run never sits in memory whole."""
+"""The trace bundle of a run: a zip with run.json (the run and its steps), every screenshot, and
+index.html, a viewer of the same steps that opens offline from the unzipped folder (no script, no
+network: styles inline, screenshots by relative path, a Content-Security-Policy that refuses the
+rest). Streamed as it is built so a long run's screenshots never sit in memory whole.
+
+Everything in it is what the run stored, and runs store their text already scrubbed of the
+run's secrets (runs.execution, the last door out); the viewer shows no field run.json lacks."""
 
 from __future__ import annotations
 
@@ -8,6 +13,8 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
+
+from django.template.loader import render_to_string
 
 from venus_rpa.core.streaming import ZipPipe
 from venus_rpa.runs.execution import step_event
@@ -37,12 +44,30 @@ def run_document(run: Run) -> dict[str, Any]:
     }
 
 
+INDEX_BATCH = 200  # steps rendered (and streamed) at a time
+INDEX_END = "</ol>\n</main>\n</body>\n</html>\n"
+
+
+def trace_index(run: Run, shots: dict[int, str]) -> Iterator[str]:
+    """index.html of the bundle in pieces: the run and a list of its steps, then the steps'
+    cards a batch at a time; `shots`: step index -> the screenshot's path in the bundle."""
+    toc = list(run.steps.order_by("index").values("index", "name", "kind", "status"))
+    yield render_to_string("dashboard/runs/trace_index.html", {"run": run, "toc": toc})
+    for start in range(0, len(toc), INDEX_BATCH):
+        batch = run.steps.filter(index__gte=toc[start]["index"]).order_by("index")[:INDEX_BATCH]
+        steps = [{"step": step, "shot": shots.get(step.index)} for step in batch]
+        yield render_to_string("dashboard/runs/_trace_steps.html", {"steps": steps})
+    yield INDEX_END
+
+
 def trace_zip(run: Run) -> Iterator[bytes]:
-    """Yield the bytes of the zip: run.json first, then the screenshots that still exist."""
+    """Yield the bytes of the zip: run.json first, then the screenshots that still exist, then
+    index.html (which links only the screenshots written)."""
     pipe = ZipPipe()
     with zipfile.ZipFile(pipe, mode="w", compression=zipfile.ZIP_DEFLATED) as bundle:
         bundle.writestr("run.json", json.dumps(run_document(run), indent=2, ensure_ascii=False))
         yield pipe.drain()
+        shots: dict[int, str] = {}
         for step in run.steps.exclude(screenshot="").order_by("index"):
             try:
                 source = step.screenshot.open("rb")
@@ -55,4 +80,11 @@ def trace_zip(run: Run) -> Iterator[bytes]:
                 while chunk := source.read(CHUNK):
                     out.write(chunk)
                     yield pipe.drain()
+            shots[step.index] = info.filename
+        index = zipfile.ZipInfo("index.html", date_time=run.created_at.timetuple()[:6])
+        index.compress_type = zipfile.ZIP_DEFLATED
+        with bundle.open(index, "w") as out:
+            for piece in trace_index(run, shots):
+                out.write(piece.encode())
+                yield pipe.drain()
     yield pipe.drain()

@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from venus_rpa.dashboard.views import (
-    audit, automations, bulk, credentials, deletes, devices, home, items, lifecycle, notifications, reviews, runs,
+    audit, automations, bulk, credentials, deletes, devices, home, items, lifecycle, notifications, overview, reviews, runs,
     triggers, workspace,
 )
 
@@ -21,6 +21,7 @@ urlpatterns = [
     path("automations/_param-schema/", automations.param_schema_mode, name="automation-param-schema"),
     path("automations/<slug:slug>/", automations.automation_edit, name="automation-edit"),
     path("automations/<slug:slug>/versions/", automations.automation_versions, name="automation-versions"),
+    path("automations/<slug:slug>/overview/", overview.automation_overview, name="automation-overview"),
     path("automations/<slug:slug>/run/", automations.automation_launch, name="automation-launch"),
     path("automations/<slug:slug>/clone/", lifecycle.automation_clone_view, name="automation-clone"),
     path("automations/<slug:slug>/archive/", lifecycle.automation_archive_view, name="automation-archive"),

@@ -274,6 +274,15 @@ def seconds_human(seconds: float | None) -> str:
 
 
 @register.filter
+def percent(fraction: float | None) -> str:
+    """A fraction (0–1) as a percentage for people: 87.5 %, 100 %; "–" for None."""
+    if fraction is None:
+        return "–"
+    value = round(float(fraction) * 100, 1)
+    return f"{value:.0f} %" if value == int(value) else f"{value:.1f} %"
+
+
+@register.filter
 def bulk_summary(results) -> str:
     """“3 of 4 done; 1 not done” for a bulk action's per-item results."""
     done = sum(1 for r in results if r.ok)

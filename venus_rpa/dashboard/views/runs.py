@@ -22,6 +22,7 @@ from venus_rpa.runs.models import Run, RunStatus, Trigger
 from venus_rpa.runs.selectors import run_get, run_list, step_list
 from venus_rpa.runs.reruns import rerun_label
 from venus_rpa.runs.services import run_answer, run_cancel
+from venus_rpa.runs.stats import runs_with_reason
 
 def _date(value: str | None) -> date | None:
     try:
@@ -42,12 +43,15 @@ def runs_filtered(request: HttpRequest):
         runs = runs.filter(created_at__date__gte=since)
     if until:
         runs = runs.filter(created_at__date__lte=until)
+    reason = query.get("reason", "").replace("\x00", "")
+    if reason or "reason" in query:  # a failure-reason group of the automation overview (runs.stats)
+        runs = runs_with_reason(runs, reason)
     look = query.get("look") == "1"
     if look:  # the judges or the criteria disagree (issue 16): a person should look
         runs = runs.filter(verdict__needs_a_look=True)
     current = {"q": search_text(request), "status": status or "", "trigger": trigger or "", "look": "1" if look else "",
                "automation": query.get("automation", ""), "since": since.isoformat() if since else "",
-               "until": until.isoformat() if until else ""}
+               "until": until.isoformat() if until else "", "reason": reason if "reason" in query else None}
     return runs, current
 
 
