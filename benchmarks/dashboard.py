@@ -233,6 +233,8 @@ def main() -> None:
         "axe_minor_or_moderate": sum(len(r.violations) - len(r.blocking) for r in results),
         "page_ms_p50": round(statistics.median(r.ms for r in results), 1),
         "page_ms_p95": round(percentile([r.ms for r in results], 0.95), 1),
+        "slowest_pages": [f"{r.viewport} {r.url.removeprefix(web)} {r.ms:.0f} ms"
+                          for r in sorted(results, key=lambda r: -r.ms)[:8]],
         "review_decision_clicks": clicks,
         "live_update_ms_p50": round(statistics.median(delays), 1),
         "live_update_ms_max": round(max(delays), 1),

@@ -56,6 +56,35 @@ def test_every_page_an_editor_reaches_has_no_serious_accessibility_violation(det
     assert not problems, "\n".join(problems)
 
 
+def test_key_pages_fit_the_phone_screen(details, web, chromium):  # noqa: F811
+    """Screenshots of the home page, the runs list, a review and the automation editor at both
+    sizes (written to /tmp/s25-a11y-*.png to look at); at 390 px nothing widens the page itself
+    (wide tables scroll inside their own box)."""
+    from tests.helpers.dashboard_audit import EDITOR, VIEWPORTS, sign_in
+
+    pages = {"home": "/", "runs": "/runs/", "review": details["review"], "editor": details["automation"]}
+    wide = []
+    for size_name, size in VIEWPORTS.items():
+        context = chromium.new_context(viewport=size)
+        page = context.new_page()
+        try:
+            sign_in(page, web, EDITOR)
+            for name, path in pages.items():
+                page.goto(web + path)
+                page.screenshot(path=f"/tmp/s25-a11y-{name}-{size['width']}.png", full_page=True)
+                width = page.evaluate("() => document.documentElement.scrollWidth")
+                if width > size["width"]:
+                    wide.append((size_name, path, width))
+            if size_name == "desktop":  # the nav shortens a long workspace name, never the member's role
+                clipped = page.evaluate("""() => {
+                  const who = document.querySelector('.whoami'), role = who.querySelector('.role');
+                  return role.getBoundingClientRect().right - who.getBoundingClientRect().right; }""")
+                assert clipped <= 0.5, clipped
+        finally:
+            context.close()
+    assert not wide, wide
+
+
 def test_the_audit_catches_a_violation(web, chromium):  # noqa: F811
     """The check can fail: a button without a name, added to a real page, is reported as critical."""
     from tests.helpers.dashboard_audit import EDITOR, RUN_AXE, sign_in
