@@ -579,7 +579,33 @@
     if (bar && window.WebSocket) connectLiveFeed(bar.dataset.liveWs, 500, false);
   }
 
+  // A table wider than the screen scrolls sideways inside its wrapper: the wrapper takes the
+  // keyboard focus then (arrow keys scroll it), named after the table's heading, and gives it
+  // back when the table fits again.
+  function scrollRegions() {
+    document.querySelectorAll(".table-wrap").forEach(function (wrap) {
+      if (wrap.scrollWidth > wrap.clientWidth + 1) {
+        if (wrap.getAttribute("tabindex") === "0") return;
+        var heading = wrap.closest("section, .card, main");
+        heading = heading && heading.querySelector("h1, h2, h3");
+        wrap.setAttribute("tabindex", "0");
+        wrap.setAttribute("role", "region");
+        wrap.setAttribute("aria-label", (heading ? heading.textContent.trim() + " " : "") + "(table, scrolls sideways)");
+      } else if (wrap.getAttribute("tabindex") === "0") {
+        ["tabindex", "role", "aria-label"].forEach(function (name) { wrap.removeAttribute(name); });
+      }
+    });
+  }
+  var scrollRegionsLater = null;
+  function scrollRegionsSoon() {
+    clearTimeout(scrollRegionsLater);
+    scrollRegionsLater = setTimeout(scrollRegions, 100);
+  }
+  window.addEventListener("resize", scrollRegionsSoon);
+  document.addEventListener("htmx:afterSettle", scrollRegions);
+
   function start() {
+    scrollRegions();
     bulkCount();
     startLiveFeed();
     if (document.querySelector("[data-review-list]")) currentReview();
