@@ -248,3 +248,36 @@ def test_a_token_never_grants_more_than_its_owners_role_now(personas, viewer_cli
     assert _api(owner_raw, "patch", "/api/workspace/", '{"max_concurrent_runs": 4}').status_code == 403
     personas.workspace.refresh_from_db()
     assert personas.workspace.max_concurrent_runs == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_owners_demoting_each_other_at_once_leave_exactly_one_owner(personas):
+    from threading import Barrier, Thread
+
+    from django.db import connection
+
+    from venus_rpa.accounts.services import member_role_set
+    from venus_rpa.core.errors import ServiceError
+
+    bob, alice = _membership(personas, personas.teammate), _membership(personas, personas.owner)
+    Membership.objects.filter(pk=bob.pk).update(role=Role.OWNER)
+    barrier, outcome = Barrier(2), {}
+
+    def demote(actor, target):
+        barrier.wait()
+        try:
+            member_role_set(workspace=personas.workspace, actor=actor, membership=target, role=Role.EDITOR)
+            outcome[actor.username] = "demoted the other"
+        except ServiceError as exc:
+            outcome[actor.username] = exc.message
+        finally:
+            connection.close()
+
+    threads = [Thread(target=demote, args=(personas.owner, bob)), Thread(target=demote, args=(personas.teammate, alice))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(outcome.values()) == ["Only an owner of the workspace adds, changes or removes members.",
+                                        "demoted the other"]
+    assert Membership.objects.filter(workspace=personas.workspace, role=Role.OWNER).count() == 1

@@ -88,10 +88,30 @@ def _user_find(who: str):
     return user
 
 
+def _members_lock(workspace: Workspace) -> None:
+    """Serialise changes to the workspace's members (its row is locked until the transaction
+    ends): two owners demoting or removing each other at once cannot leave it with none, and
+    every check below reads what the previous change committed."""
+    Workspace.objects.select_for_update().filter(pk=workspace.pk).values_list("pk", flat=True).first()
+
+
+def _membership_current(workspace: Workspace, membership: Membership) -> Membership:
+    """The membership as committed now (under the lock); Conflict if it went meanwhile."""
+    current = Membership.objects.select_related("user").filter(pk=membership.pk, workspace=workspace).first()
+    if current is None:
+        raise Conflict("That person is no longer a member of the workspace.")
+    return current
+
+
+def _owner_ids(workspace: Workspace) -> list[int]:
+    return list(Membership.objects.filter(workspace=workspace, role=Role.OWNER).values_list("pk", flat=True))
+
+
 @transaction.atomic
 def member_add(*, workspace: Workspace, actor, who: str, role: str) -> Membership:
     """Add an existing user (by username or e-mail) to the workspace with `role`. Owners only;
     a user already in the workspace is a Conflict (change their role instead)."""
+    _members_lock(workspace)
     _manager_check(workspace=workspace, actor=actor)
     role = _role_check(role)
     user = _user_find(who)
@@ -105,28 +125,20 @@ def member_add(*, workspace: Workspace, actor, who: str, role: str) -> Membershi
     return membership
 
 
-def _owners_locked(workspace: Workspace) -> list[int]:
-    """The ids of the workspace's owner memberships, locked until the transaction ends, so two
-    owners demoting or removing each other at once cannot leave the workspace with none."""
-    return list(Membership.objects.select_for_update().filter(workspace=workspace, role=Role.OWNER)
-                .values_list("pk", flat=True))
-
-
 @transaction.atomic
 def member_role_set(*, workspace: Workspace, actor, membership: Membership, role: str) -> Membership:
     """Change a member's role. Owners only; nobody raises their own role; the last owner is never
     demoted (Conflict). Takes effect at once, for the member's API tokens too."""
     role = _role_check(role)
-    membership = Membership.objects.select_for_update().select_related("user").get(pk=membership.pk,
-                                                                                   workspace=workspace)
+    _members_lock(workspace)
+    membership = _membership_current(workspace, membership)
     before = membership.role
     if membership.user_id == actor.pk and ROLE_RANK[Role(role)] > ROLE_RANK[Role(before)]:
         raise PermissionDenied("You cannot raise your own role: ask an owner.")
     _manager_check(workspace=workspace, actor=actor)
     if role == before:
         return membership
-    owners = _owners_locked(workspace)
-    if before == Role.OWNER and owners == [membership.pk]:
+    if before == Role.OWNER and _owner_ids(workspace) == [membership.pk]:
         raise Conflict(f"{membership.user.username} is the workspace's last owner: make someone else an owner "
                        "first.", fields={"role": ["The last owner cannot be demoted."]})
     membership.role = role
@@ -142,11 +154,10 @@ def member_role_set(*, workspace: Workspace, actor, membership: Membership, role
 def member_remove(*, workspace: Workspace, actor, membership: Membership) -> None:
     """Remove a member and revoke their API tokens of this workspace (so adding them back does not
     bring old tokens back to life). Owners only; the last owner is never removed (Conflict)."""
+    _members_lock(workspace)
     _manager_check(workspace=workspace, actor=actor)
-    membership = Membership.objects.select_for_update().select_related("user").get(pk=membership.pk,
-                                                                                   workspace=workspace)
-    owners = _owners_locked(workspace)
-    if membership.role == Role.OWNER and owners == [membership.pk]:
+    membership = _membership_current(workspace, membership)
+    if membership.role == Role.OWNER and _owner_ids(workspace) == [membership.pk]:
         raise Conflict(f"{membership.user.username} is the workspace's last owner and cannot be removed: make "
                        "someone else an owner first.")
     revoked = ApiToken.objects.filter(workspace=workspace, user=membership.user, revoked_at__isnull=True).update(
@@ -163,6 +174,7 @@ def api_token_issue(*, workspace: Workspace, actor, name: str, expires_at: datet
                     ) -> tuple[ApiToken, str]:
     """A member's new token for this workspace, audited; returns it with its raw value, which the
     caller shows once. The token acts with the member's role at each request, never more."""
+    _members_lock(workspace)  # a removal at the same moment cannot miss the new token
     if not Membership.objects.filter(workspace=workspace, user=actor).exists():
         raise PermissionDenied("Only a member of the workspace creates tokens for it.")
     name = " ".join(name.split())
