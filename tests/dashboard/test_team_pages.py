@@ -281,3 +281,12 @@ def test_two_owners_demoting_each_other_at_once_leave_exactly_one_owner(personas
     assert sorted(outcome.values()) == ["Only an owner of the workspace adds, changes or removes members.",
                                         "demoted the other"]
     assert Membership.objects.filter(workspace=personas.workspace, role=Role.OWNER).count() == 1
+
+
+def test_an_owner_may_leave_when_another_owner_remains(personas, owner_client):
+    Membership.objects.filter(user=personas.teammate).update(role=Role.OWNER)
+    alice = _membership(personas, personas.owner)
+    response = owner_client.post(reverse("dashboard:member-remove", args=[alice.pk]))
+    assert response.status_code == 302 and response["Location"] == reverse("dashboard:home")
+    assert not personas.workspace.memberships.filter(user=personas.owner).exists()
+    assert owner_client.get(MEMBERS).status_code == 403  # no workspace left to see

@@ -67,6 +67,7 @@ def test_an_owner_manages_members_and_a_token_works_until_revoked(demo, bob, web
     expect(page.locator("tr[data-username=demo] [role=alert]")).to_contain_text(
         "demo is the workspace's last owner: make someone else an owner first.")
     assert Membership.objects.get(workspace=demo["workspace"], user__username="demo").role == "owner"
+    page.screenshot(path=str(shots / "s25-team-last-owner-1280x800.png"), full_page=True)
     expect(me.get_by_text("Remove…")).to_have_count(0)
     page.goto(web + "/settings/members/")
     page.screenshot(path=str(shots / "s25-team-members-1280x800.png"), full_page=True)

@@ -104,7 +104,8 @@ def member_remove(request: HttpRequest, membership_id: int) -> HttpResponse:
         except ServiceError as exc:
             return render(request, "dashboard/confirm.html", {**context, "error": exc.message}, status=exc.status)
         messages.success(request, f"{name} removed from the workspace.")
-        return redirect("dashboard:members")
+        # Someone who removed themselves may not see this workspace's members any more.
+        return redirect("dashboard:home" if membership.user_id == request.user.pk else "dashboard:members")
     return render(request, "dashboard/confirm.html", context)
 
 
