@@ -7,7 +7,8 @@ each role's request runs in a savepoint that is rolled back, so one role's write
 what the next one sees.
 
 Rules: R any member reads; W owner or editor; D owner or reviewer (risky decisions); C owner,
-editor or reviewer (CAPTCHA answers in the dashboard); O owner only (workspace settings); P public. "Allowed" means the answer is
+editor or reviewer (CAPTCHA answers in the dashboard); O owner only (workspace settings, members);
+T the object's own user or an owner (the world's API token is the viewer's); P public. "Allowed" means the answer is
 none of 401/403/404 and no redirect to sign-in (a 400 for an empty body is allowed: the request
 got past the role check). Denied means: anonymous 401 (API) or a redirect to sign-in
 (dashboard), a member without the role 403, the other workspace's owner 404 on our objects.
@@ -27,7 +28,7 @@ from tests.reviews.conftest import file_review, make_automation
 
 ROLES = ["anonymous", "viewer", "editor", "reviewer", "owner", "outsider"]
 RULES = {"R": {"viewer", "editor", "reviewer", "owner"}, "W": {"editor", "owner"}, "D": {"reviewer", "owner"},
-         "C": {"editor", "reviewer", "owner"}, "O": {"owner"}, "P": set(ROLES)}
+         "C": {"editor", "reviewer", "owner"}, "O": {"owner"}, "T": {"viewer", "owner"}, "P": set(ROLES)}
 
 API = {
     "workspace-detail": {"GET": "R", "PATCH": "O"},
@@ -131,6 +132,13 @@ DASHBOARD = {
     "dashboard:devices": {"GET": "R"},
     "dashboard:device-workers": {"GET": "R"},
     "dashboard:workspace-settings": {"GET": "R", "POST": "O"},
+    # Everyone sees who is in the workspace; owners add, change and remove. Everyone makes their own
+    # API tokens; a token is revoked by its user or an owner.
+    "dashboard:members": {"GET": "R", "POST": "O"},
+    "dashboard:member-role": {"POST": "O"},
+    "dashboard:member-remove": {"GET": "O", "POST": "O"},
+    "dashboard:tokens": {"GET": "R", "POST": "R"},
+    "dashboard:token-revoke": {"POST": "T"},
     "dashboard:schedules": {"GET": "R"},
     "dashboard:schedule-toggle": {"POST": "W"},
     "dashboard:webhooks": {"GET": "R"},
@@ -200,6 +208,7 @@ def world(personas) -> World:
     from django.core.files.base import ContentFile
 
     from tests.factories import MembershipFactory, UserFactory
+    from venus_rpa.accounts.services import api_token_create
     from venus_rpa.devices.services import device_register
     from venus_rpa.triggers.models import CallbackDelivery
     from venus_rpa.triggers.services import callback_endpoint_create, schedule_create, webhook_trigger_create
@@ -222,9 +231,12 @@ def world(personas) -> World:
     credential, session = _login_session(personas.workspace)
     device = device_register(workspace=personas.workspace, serial="authz-phone")
     snapshot = _picker_snapshot(automation)
+    viewer_token, _ = api_token_create(workspace=personas.workspace, user=personas.viewer, name="viewer's")
+    viewer_membership = personas.workspace.memberships.get(user=personas.viewer)
     values = {"snapshot_id": snapshot.pk, "device_id": device.pk, "name": credential.name, "session_id": session.pk,"slug": automation.slug, "run_id": run.pk, "review_id": review.pk, "schedule_id": schedule.pk,
               "trigger_id": trigger.pk, "endpoint_id": endpoint.pk, "delivery_id": delivery.pk, "index": 0, "number": 1, "fmt": "csv",
-              "path": step.screenshot.name, "public_id": trigger.public_id}
+              "path": step.screenshot.name, "public_id": trigger.public_id, "token_id": viewer_token.pk,
+              "membership_id": viewer_membership.pk}
     users = {"viewer": personas.viewer, "editor": personas.teammate, "reviewer": reviewer, "owner": owner,
              "outsider": personas.outsider}
     return World(users, values)

@@ -16,5 +16,5 @@ class WorkspaceAdmin(admin.ModelAdmin):
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ("name", "prefix", "workspace", "user", "created_at", "last_used_at", "revoked_at")
+    list_display = ("name", "prefix", "workspace", "user", "created_at", "last_used_at", "expires_at", "revoked_at")
     readonly_fields = ("prefix", "token_hash", "last_used_at")

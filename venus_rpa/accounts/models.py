@@ -30,6 +30,8 @@ class Role(models.TextChoices):
 
 # Roles that may change automations and start runs.
 WRITE_ROLES = {Role.OWNER, Role.EDITOR}
+# How much each role may do, lowest first: a role "raises" another when its rank is higher.
+ROLE_RANK = {Role.VIEWER: 0, Role.REVIEWER: 1, Role.EDITOR: 2, Role.OWNER: 3}
 
 
 class Membership(models.Model):
@@ -50,7 +52,8 @@ def hash_token(raw: str) -> str:
 
 
 class ApiToken(models.Model):
-    """A bearer token for one user in one workspace. Only its hash is stored."""
+    """A bearer token for one user in one workspace. Only its hash is stored; it acts with its
+    user's role in the workspace at the time of each request (never a role of its own)."""
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="api_tokens")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
@@ -60,6 +63,16 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # Null: the token works until revoked.
+    expires_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+    def state(self, now) -> str:
+        """"active", "revoked" or "expired" at `now`."""
+        if self.revoked_at is not None:
+            return "revoked"
+        if self.expires_at is not None and self.expires_at <= now:
+            return "expired"
+        return "active"

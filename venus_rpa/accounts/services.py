@@ -1,14 +1,23 @@
-"""Writes for workspaces, memberships and tokens."""
+"""Writes for workspaces, memberships and tokens.
+
+`membership_add` and `api_token_create` are the raw writes (seeds, tests); what people do in the
+dashboard goes through `member_*` and `api_token_issue/revoke`, which check who asks and are audited.
+"""
 
 from __future__ import annotations
 
 import secrets
+from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils import timezone
 from django.utils.text import slugify
 
-from venus_rpa.accounts.models import ApiToken, Membership, Role, Workspace, hash_token
+from venus_rpa.accounts.models import ROLE_RANK, ApiToken, Membership, Role, Workspace, hash_token
+from venus_rpa.audit.models import AuditAction
+from venus_rpa.audit.services import audit_record
+from venus_rpa.core.errors import Conflict, InvalidInput, PermissionDenied
 
 TOKEN_PREFIX = "vrpa_"  # noqa: S105 -- a public prefix, not a secret
 
@@ -36,3 +45,173 @@ def api_token_create(*, workspace: Workspace, user, name: str) -> tuple[ApiToken
 
 def user_create(*, username: str, password: str, email: str = ""):
     return get_user_model().objects.create_user(username=username, password=password, email=email)
+
+
+# -- members and tokens managed in the dashboard (audited) ----------------------------------------
+
+MEMBER_MANAGERS = {Role.OWNER}
+TOKEN_NAME_MAX = 100
+TOKEN_LIFETIME_MAX = timedelta(days=366)
+
+
+def _manager_check(*, workspace: Workspace, actor) -> Membership:
+    """The actor's membership, or PermissionDenied unless they may manage the workspace's members."""
+    membership = Membership.objects.filter(workspace=workspace, user=actor).first()
+    if membership is None or membership.role not in MEMBER_MANAGERS:
+        raise PermissionDenied("Only an owner of the workspace adds, changes or removes members.")
+    return membership
+
+
+def _role_check(role: str) -> str:
+    if role not in Role.values:
+        raise InvalidInput("Choose a role: owner, editor, reviewer or viewer.",
+                           fields={"role": ["Choose owner, editor, reviewer or viewer."]})
+    return role
+
+
+def _user_find(who: str):
+    """The active user with this username (exact) or e-mail address (any case); InvalidInput otherwise."""
+    who = who.strip()
+    if not who:
+        raise InvalidInput("Give a username or e-mail address.", fields={"who": ["Give a username or e-mail address."]})
+    users = get_user_model().objects.filter(is_active=True)
+    user = users.filter(username=who).first()
+    if user is None and "@" in who:
+        found = list(users.filter(email__iexact=who)[:2])
+        if len(found) > 1:
+            raise InvalidInput("Several people have that e-mail address: give the username instead.",
+                               fields={"who": ["Several people have that e-mail address: give the username."]})
+        user = found[0] if found else None
+    if user is None:
+        raise InvalidInput(f"Nobody with the username or e-mail address “{who[:150]}” has an account here.",
+                           fields={"who": ["No account has this username or e-mail address."]})
+    return user
+
+
+def _members_lock(workspace: Workspace) -> None:
+    """Serialise changes to the workspace's members (its row is locked until the transaction
+    ends): two owners demoting or removing each other at once cannot leave it with none, and
+    every check below reads what the previous change committed."""
+    Workspace.objects.select_for_update().filter(pk=workspace.pk).values_list("pk", flat=True).first()
+
+
+def _membership_current(workspace: Workspace, membership: Membership) -> Membership:
+    """The membership as committed now (under the lock); Conflict if it went meanwhile."""
+    current = Membership.objects.select_related("user").filter(pk=membership.pk, workspace=workspace).first()
+    if current is None:
+        raise Conflict("That person is no longer a member of the workspace.")
+    return current
+
+
+def _owner_ids(workspace: Workspace) -> list[int]:
+    return list(Membership.objects.filter(workspace=workspace, role=Role.OWNER).values_list("pk", flat=True))
+
+
+@transaction.atomic
+def member_add(*, workspace: Workspace, actor, who: str, role: str) -> Membership:
+    """Add an existing user (by username or e-mail) to the workspace with `role`. Owners only;
+    a user already in the workspace is a Conflict (change their role instead)."""
+    _members_lock(workspace)
+    _manager_check(workspace=workspace, actor=actor)
+    role = _role_check(role)
+    user = _user_find(who)
+    existing = Membership.objects.filter(workspace=workspace, user=user).first()
+    if existing is not None:
+        raise Conflict(f"{user.username} is already a member ({existing.role}): change their role instead.",
+                       fields={"who": [f"{user.username} is already a member."]})
+    membership = Membership.objects.create(workspace=workspace, user=user, role=role)
+    audit_record(workspace=workspace, actor=actor, action=AuditAction.MEMBER_ADDED,
+                 changes=[f"Added {user.username} as {role}"], before={}, after={"user": user.username, "role": role})
+    return membership
+
+
+@transaction.atomic
+def member_role_set(*, workspace: Workspace, actor, membership: Membership, role: str) -> Membership:
+    """Change a member's role. Owners only; nobody raises their own role; the last owner is never
+    demoted (Conflict). Takes effect at once, for the member's API tokens too."""
+    role = _role_check(role)
+    _members_lock(workspace)
+    membership = _membership_current(workspace, membership)
+    before = membership.role
+    if membership.user_id == actor.pk and ROLE_RANK[Role(role)] > ROLE_RANK[Role(before)]:
+        raise PermissionDenied("You cannot raise your own role: ask an owner.")
+    _manager_check(workspace=workspace, actor=actor)
+    if role == before:
+        return membership
+    if before == Role.OWNER and _owner_ids(workspace) == [membership.pk]:
+        raise Conflict(f"{membership.user.username} is the workspace's last owner: make someone else an owner "
+                       "first.", fields={"role": ["The last owner cannot be demoted."]})
+    membership.role = role
+    membership.save(update_fields=["role"])
+    audit_record(workspace=workspace, actor=actor, action=AuditAction.MEMBER_ROLE_CHANGED,
+                 changes=[f"{membership.user.username}: {before} → {role}"],
+                 before={"user": membership.user.username, "role": before},
+                 after={"user": membership.user.username, "role": role})
+    return membership
+
+
+@transaction.atomic
+def member_remove(*, workspace: Workspace, actor, membership: Membership) -> None:
+    """Remove a member and revoke their API tokens of this workspace (so adding them back does not
+    bring old tokens back to life). Owners only; the last owner is never removed (Conflict)."""
+    _members_lock(workspace)
+    _manager_check(workspace=workspace, actor=actor)
+    membership = _membership_current(workspace, membership)
+    if membership.role == Role.OWNER and _owner_ids(workspace) == [membership.pk]:
+        raise Conflict(f"{membership.user.username} is the workspace's last owner and cannot be removed: make "
+                       "someone else an owner first.")
+    revoked = ApiToken.objects.filter(workspace=workspace, user=membership.user, revoked_at__isnull=True).update(
+        revoked_at=timezone.now())
+    username, role = membership.user.username, membership.role
+    membership.delete()
+    changes = [f"Removed {username} ({role})"] + ([f"{revoked} API token(s) of theirs revoked"] if revoked else [])
+    audit_record(workspace=workspace, actor=actor, action=AuditAction.MEMBER_REMOVED, changes=changes,
+                 before={"user": username, "role": role}, after={})
+
+
+@transaction.atomic
+def api_token_issue(*, workspace: Workspace, actor, name: str, expires_at: datetime | None = None
+                    ) -> tuple[ApiToken, str]:
+    """A member's new token for this workspace, audited; returns it with its raw value, which the
+    caller shows once. The token acts with the member's role at each request, never more."""
+    _members_lock(workspace)  # a removal at the same moment cannot miss the new token
+    if not Membership.objects.filter(workspace=workspace, user=actor).exists():
+        raise PermissionDenied("Only a member of the workspace creates tokens for it.")
+    name = " ".join(name.split())
+    if not name or len(name) > TOKEN_NAME_MAX:
+        message = f"Give the token a name of 1 to {TOKEN_NAME_MAX} characters, e.g. what will use it."
+        raise InvalidInput(message, fields={"name": [message]})
+    now = timezone.now()
+    if expires_at is not None and not now < expires_at <= now + TOKEN_LIFETIME_MAX:
+        message = "The expiry must be in the future and within a year."
+        raise InvalidInput(message, fields={"expires": [message]})
+    token, raw = api_token_create(workspace=workspace, user=actor, name=name)
+    if expires_at is not None:
+        token.expires_at = expires_at
+        token.save(update_fields=["expires_at"])
+    expiry = f", expires {expires_at:%Y-%m-%d %H:%M} UTC" if expires_at else ", no expiry"
+    audit_record(workspace=workspace, actor=actor, action=AuditAction.TOKEN_CREATED,
+                 changes=[f"Token “{name}” ({token.prefix}…) for {actor.username}{expiry}"], before={},
+                 after={"token": token.prefix, "name": name, "user": actor.username,
+                        "expires_at": expires_at.isoformat() if expires_at else None})
+    return token, raw
+
+
+@transaction.atomic
+def api_token_revoke(*, workspace: Workspace, actor, token: ApiToken) -> ApiToken:
+    """Revoke a token at once: its user, or an owner of the workspace, may. Revoking a revoked
+    token changes nothing."""
+    actor_role = Membership.objects.filter(workspace=workspace, user=actor).values_list("role", flat=True).first()
+    if token.workspace_id != workspace.pk:
+        raise PermissionDenied("That token belongs to another workspace.")
+    if token.user_id != actor.pk and actor_role != Role.OWNER:
+        raise PermissionDenied("You can revoke only your own tokens; an owner can revoke anyone's.")
+    token = ApiToken.objects.select_for_update().select_related("user").get(pk=token.pk)
+    if token.revoked_at is not None:
+        return token
+    token.revoked_at = timezone.now()
+    token.save(update_fields=["revoked_at"])
+    audit_record(workspace=workspace, actor=actor, action=AuditAction.TOKEN_REVOKED,
+                 changes=[f"Token “{token.name}” ({token.prefix}…) of {token.user.username} revoked"],
+                 before={"token": token.prefix, "name": token.name, "user": token.user.username}, after={})
+    return token

@@ -27,6 +27,11 @@ class AuditAction(models.TextChoices):
     CREDENTIAL_DELETED = "credential_deleted", "Credential deleted"
     SCHEDULE_DELETED = "schedule_deleted", "Schedule deleted"
     WEBHOOK_DELETED = "webhook_deleted", "Webhook deleted"
+    MEMBER_ADDED = "member_added", "Member added"
+    MEMBER_ROLE_CHANGED = "member_role_changed", "Member's role changed"
+    MEMBER_REMOVED = "member_removed", "Member removed"
+    TOKEN_CREATED = "token_created", "API token created"
+    TOKEN_REVOKED = "token_revoked", "API token revoked"
 
 
 class AuditEvent(models.Model):

@@ -5,7 +5,7 @@ from django.urls import path
 
 from venus_rpa.dashboard.views import (
     audit, automations, bulk, credentials, deletes, devices, home, items, lifecycle, notifications, overview, reviews, runs,
-    triggers, workspace,
+    team, triggers, workspace,
 )
 
 app_name = "dashboard"
@@ -57,6 +57,11 @@ urlpatterns = [
          name="credential-session-revoke"),
     path("devices/", devices.device_index, name="devices"),
     path("settings/", workspace.workspace_settings, name="workspace-settings"),
+    path("settings/members/", team.member_index, name="members"),
+    path("settings/members/<int:membership_id>/role/", team.member_role, name="member-role"),
+    path("settings/members/<int:membership_id>/remove/", team.member_remove, name="member-remove"),
+    path("settings/tokens/", team.token_index, name="tokens"),
+    path("settings/tokens/<int:token_id>/revoke/", team.token_revoke, name="token-revoke"),
     path("settings/notifications/", notifications.notification_settings, name="notification-settings"),
     path("audit/", audit.audit_index, name="audit"),
     path("devices/_workers/", devices.device_workers, name="device-workers"),

@@ -294,3 +294,9 @@ def bulk_summary(results) -> str:
 def item_values(item: Any, columns: list[str]) -> list[str]:
     """An item's fields in the sheet's column order (runs.items)."""
     return [str(item.data.get(column, "")) for column in columns]
+
+
+@register.filter
+def token_state(token, now) -> str:
+    """An API token's state at `now`: "active", "expired" or "revoked"."""
+    return token.state(now)
