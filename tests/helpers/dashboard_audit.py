@@ -39,6 +39,7 @@ class PageAudit:
     viewport: str
     status: int | None
     ms: float
+    server_ms: float = 0.0  # request sent → first byte of the answer (the browser's navigation timing)
     console: list[str] = field(default_factory=list)
     violations: list[dict] = field(default_factory=list)
 
@@ -91,8 +92,8 @@ def seed(workspace, owner) -> dict[str, str]:
                                  ttl_s=3600, action={"kind": "click", "target": {"text": "Pay"}}, verdict=verdict,
                                  fingerprint="a11y")
     Run.objects.create(workspace=workspace, automation=automation, version=automation.current_version,
-                       status="failed", status_reason="The Save button never appeared.", started_at=now - timedelta(minutes=5),
-                       finished_at=now - timedelta(minutes=4))
+                       status="failed", status_reason="The Save button never appeared.",
+                       started_at=now - timedelta(minutes=5), finished_at=now - timedelta(minutes=4))
     credential_set(workspace=workspace, name="a11y-login", fields={"username": "u", "password": "p"},
                    domains=["127.0.0.1"], user=owner)
     paths = {"run": f"/runs/{run.pk}/", "step": f"/runs/{run.pk}/steps/1/", "review": f"/reviews/{review.pk}/",
@@ -140,13 +141,15 @@ def audit(page, url: str, viewport: str, *, axe_source: str) -> PageAudit:
         started = time.perf_counter()
         response = page.goto(url, wait_until="load")
         ms = (time.perf_counter() - started) * 1000
+        server_ms = page.evaluate("""() => { const n = performance.getEntriesByType('navigation')[0];
+                                             return n ? n.responseStart - n.requestStart : 0; }""")
         page.evaluate(axe_source)
         violations = page.evaluate(RUN_AXE)
     finally:
         page.remove_listener("console", on_console)
         page.remove_listener("pageerror", on_error)
     return PageAudit(url=url, viewport=viewport, status=response.status if response else None, ms=ms,
-                     console=console, violations=violations)
+                     server_ms=server_ms, console=console, violations=violations)
 
 
 def crawl(page, base: str, *, extra: list[str], limit: int = 60) -> list[str]:
