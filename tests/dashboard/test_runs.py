@@ -118,7 +118,7 @@ def test_the_trace_zip_holds_run_json_and_screenshots(owner_client, automation):
     assert response["Content-Type"] == "application/zip"
     assert f'filename="run-{run.pk}-trace.zip"' in response["Content-Disposition"]
     bundle = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
-    assert bundle.namelist() == ["run.json", "screenshots/step-0000.jpg", "screenshots/step-0001.jpg"]
+    assert bundle.namelist() == ["run.json", "screenshots/step-0000.jpg", "screenshots/step-0001.jpg", "index.html"]
     document = json.loads(bundle.read("run.json"))
     assert document["id"] == run.pk and document["params"] == {"title": "Taxi"}
     assert document["output"] == {"reference": "EXP-9"}

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from tests.dashboard.conftest import automation, foreign_automation, make_run  # noqa: F401 (fixtures)
 from venus_rpa.runs.models import Run
-from venus_rpa.runs.stats import REASON_KEY_CHARS, automation_run_stats, runs_with_reason, window_days
+from venus_rpa.runs.stats import REASON_KEY_CHARS, _nearest_rank, automation_run_stats, runs_with_reason, window_days
 
 pytestmark = pytest.mark.django_db
 LONG = "Step 4 (Save) failed: " + "x" * 400
@@ -98,3 +98,10 @@ def test_it_aggregates_in_a_fixed_number_of_queries(automation):  # noqa: F811
 
 def test_an_unknown_window_falls_back_to_thirty_days():
     assert [window_days(v) for v in ("7", "90", "31", "abc", None, "-7")] == [7, 90, 30, 30, 30, 30]
+
+
+def test_without_postgresql_the_overall_percentiles_are_read_by_nearest_rank(history):
+    runs = Run.objects.filter(automation=history, created_at__date__gte=timezone.localdate() - timedelta(days=29))
+    # Durations 10, 20, 30, 40, 50, 300 s: rank ⌈0.5·6⌉ = 3 and ⌈0.95·6⌉ = 6.
+    assert _nearest_rank(runs, 0.5, 6) == 30.0 and _nearest_rank(runs, 0.95, 6) == 300.0
+    assert _nearest_rank(runs, 0.5, 0) is None

@@ -11,6 +11,7 @@ embedded SQLite default) get the overall ones by nearest rank and none per day.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -125,7 +126,7 @@ def _nearest_rank(runs: QuerySet[Run], fraction: float, count: int) -> float | N
     """The `fraction` percentile of the durations by nearest rank, read at one offset."""
     if not count:
         return None
-    offset = min(count - 1, max(0, round(fraction * count + 0.5) - 1))
+    offset = min(count - 1, max(0, math.ceil(fraction * count) - 1))  # rank ⌈p·n⌉, 1-based
     row = _timed(runs).annotate(d=_duration()).order_by("d").values_list("d", flat=True)[offset:offset + 1]
     value = next(iter(row), None)
     return value.total_seconds() if value is not None else None
