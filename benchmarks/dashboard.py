@@ -35,26 +35,8 @@ from concurrent.futures import ThreadPoolExecutor
 from _stack import ROOT, practice_site, setup_django, start_postgres, wait_http
 
 from tests.helpers.dashboard_audit import EDITOR, REVIEWER, audit_dashboard, report, seed, sign_in
+from tests.helpers.live import WATCH
 from tests.helpers.servers import free_port
-
-# The same watcher as tests/e2e/test_live_e2e.py: the row's status and the badge's count, each
-# stamped when first on screen.
-WATCH = """() => {
-  window.__live = {want: null, at: null, row: null, badge: null, loaded: performance.timeOrigin};
-  const check = () => {
-    const live = window.__live, want = live.want;
-    if (!want || live.at) return;
-    const status = document.querySelector(`tr[data-run="${want.run}"] [data-status]`);
-    const count = document.querySelector('[data-live-pending]');
-    if (!live.row && status && status.dataset.status === want.status) live.row = Date.now();
-    if (!live.badge && count && !count.hidden && count.firstChild.textContent.trim() === String(want.pending)) {
-      live.badge = Date.now();
-    }
-    if (live.row && live.badge) live.at = Math.max(live.row, live.badge);
-  };
-  new MutationObserver(check).observe(document.body,
-                                     {subtree: true, childList: true, characterData: true, attributes: true});
-}"""
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -21,28 +21,13 @@ from playwright.sync_api import expect
 
 from tests.dashboard.conftest import make_run
 from tests.e2e.test_dashboard_e2e import browser_page, sign_in, web  # noqa: F401 (fixtures)
+from tests.helpers.live import WATCH
 from tests.notifications.conftest import file_review
 
 pytestmark = pytest.mark.e2e
 SHOTS = Path("/tmp/s23-shots")
 SAMPLES = 15
 PARAMS = {"title": "Taxi", "amount": "12.00", "date": "2026-11-30", "category": "Travel", "notes": "n"}
-
-WATCH = """() => {
-  window.__live = {want: null, at: null, row: null, badge: null, loaded: performance.timeOrigin};
-  const check = () => {
-    const live = window.__live, want = live.want;
-    if (!want || live.at) return;
-    const status = document.querySelector(`tr[data-run="${want.run}"] [data-status]`);
-    const count = document.querySelector('[data-live-pending]');
-    if (!live.row && status && status.dataset.status === want.status) live.row = Date.now();
-    if (!live.badge && count && !count.hidden && count.firstChild.textContent.trim() === String(want.pending)) {
-      live.badge = Date.now();
-    }
-    if (live.row && live.badge) live.at = Math.max(live.row, live.badge);
-  };
-  new MutationObserver(check).observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
-}"""
 
 
 class WorkerThread:
