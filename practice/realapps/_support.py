@@ -22,10 +22,11 @@ class InstallError(RuntimeError):
     """An application's virtualenv could not be made (no network to PyPI, a pin that is gone…)."""
 
 
-def ensure_venv(name: str, pins: list[str]) -> Path:
-    """`.local/realapps/<name>/venv` holding exactly `pins` (pip requirement strings); returns the
-    venv's directory. Idempotent: a stamp of the pins skips pip when nothing changed."""
-    venv = LOCAL / name / "venv"
+def ensure_venv(name: str, pins: list[str], *, root: Path | None = None) -> Path:
+    """`.local/realapps/<name>/venv` (or `<root>/<name>/venv`) holding exactly `pins` (pip
+    requirement strings); returns the venv's directory. Idempotent: a stamp of the pins skips pip
+    when nothing changed."""
+    venv = (root or LOCAL) / name / "venv"
     stamp = venv / f".pins-{hashlib.sha256(' '.join(pins).encode()).hexdigest()[:16]}"
     if stamp.is_file() and (venv / "bin" / "python").is_file():
         return venv
@@ -70,6 +71,7 @@ class AppServer:
     pins: list[str] = []
     username = password = ""
     url_path = ""
+    venv_root: Path | None = None  # where `<name>/venv` lives; `.local/realapps` when None
 
     def __init__(self) -> None:
         self.workdir = Path(tempfile.mkdtemp(prefix=f"venus-{self.name}-"))
@@ -105,7 +107,7 @@ class AppServer:
     def start(self) -> "AppServer":
         from tests.helpers.servers import free_port
 
-        self.venv = ensure_venv(self.name, self.pins)
+        self.venv = ensure_venv(self.name, self.pins, root=self.venv_root)
         self.port = self.port or free_port()
         self.seed()
         self.serve()
