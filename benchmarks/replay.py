@@ -86,28 +86,9 @@ def step_evaluator() -> dict:
 
 
 def step_evaluator_thirdparty() -> dict:
-    from tests.helpers.effect_cases import scores
-    from tests.helpers.effect_cases_thirdparty import APPS, judge_all, per_app, servers
-    from tests.helpers.runtime import local_secrets
-    from workers.envs.browser import BrowserConfig
-    from workers.envs.pool import BrowserPool
+    from tests.helpers.effect_cases_thirdparty import APPS, measure, servers
 
-    async def go(app: str, server):
-        host = BrowserPool(BrowserConfig(egress_allow_private=("127.0.0.1",)))
-        try:
-            return await judge_all(host, app, server, secrets=local_secrets())
-        finally:
-            await host.close()
-
-    labelled = []
-    for app in APPS:
-        with servers()[app]() as server:
-            labelled += asyncio.run(go(app, server))
-    figures = {"set": "third-party (Trac, Roundup, django CMS; independent labels)", **scores(labelled)}
-    figures["wrong"] = [f"{c.app}: {c.name}" for c, e in labelled if e is None or e.effective != c.effective]
-    figures["no_verdict"] = sum(1 for _, e in labelled if e is None)
-    figures["per_app"] = per_app(labelled)
-    return figures
+    return measure("third-party (Trac, Roundup, django CMS; independent labels)", APPS, servers())
 
 
 def export_steps_per_s(runs: int, turns: int = 10) -> dict:

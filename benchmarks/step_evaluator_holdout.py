@@ -16,7 +16,6 @@ A measurement of generalisation, with no target of its own; docs/datasets.md rec
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -25,29 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def step_evaluator_holdout() -> dict:
-    from tests.helpers.effect_cases import scores
-    from tests.helpers.effect_cases_holdout2 import APPS, judge_all, servers
-    from tests.helpers.effect_cases_thirdparty import per_app
-    from tests.helpers.runtime import local_secrets
-    from workers.envs.browser import BrowserConfig
-    from workers.envs.pool import BrowserPool
+    from tests.helpers.effect_cases_holdout2 import APPS, CASES, servers, sign_in
+    from tests.helpers.effect_cases_thirdparty import measure
 
-    async def go(app: str, server):
-        host = BrowserPool(BrowserConfig(egress_allow_private=("127.0.0.1",)))
-        try:
-            return await judge_all(host, app, server, secrets=local_secrets())
-        finally:
-            await host.close()
-
-    labelled = []
-    for app in APPS:
-        with servers()[app]() as server:
-            labelled += asyncio.run(go(app, server))
-    figures = {"set": "holdout 2 (Wagtail 7.0 admin, MoinMoin 2.0.0b5; independent labels)", **scores(labelled)}
-    figures["wrong"] = [f"{c.app}: {c.name}" for c, e in labelled if e is None or e.effective != c.effective]
-    figures["no_verdict"] = sum(1 for _, e in labelled if e is None)
-    figures["per_app"] = per_app(labelled)
-    return figures
+    return measure("holdout 2 (Wagtail 7.0 admin, MoinMoin 2.0.0b5; independent labels)", APPS, servers(),
+                   cases=CASES, signs_in=sign_in)
 
 
 if __name__ == "__main__":

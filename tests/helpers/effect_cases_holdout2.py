@@ -15,23 +15,9 @@ the setup-only `bottom`); the browser signs in once per app (`sign_in`, unjudged
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from tests.helpers.effect_cases_thirdparty import judge_case
-from workers.evaluator import Effect
+from tests.helpers.effect_cases_thirdparty import Case
 
 APPS = ("wagtail", "moin")
-
-
-@dataclass(frozen=True)
-class Case:
-    app: str
-    name: str
-    path: str
-    action: str
-    effective: bool
-    why: str
-    setup: tuple[str, ...] = ()
 
 
 def _w(*args, **kw) -> Case:
@@ -276,13 +262,3 @@ async def sign_in(env, app: str, server) -> None:
     else:
         raise ValueError(f"unknown app {app!r}")
     await env.settle()
-
-
-async def judge_all(host, app: str, server, *, secrets=None) -> list[tuple[Case, Effect | None]]:
-    """Every case of `app`, judged in one fresh environment of `host` (a BrowserPool), signed in."""
-    env = await host.new_environment(allowed_domains=["127.0.0.1"], secrets=secrets)
-    try:
-        await sign_in(env, app, server)
-        return [(case, await judge_case(env, server.base_url, case)) for case in CASES if case.app == app]
-    finally:
-        await env.close()

@@ -262,14 +262,45 @@ def servers():
     return {"trac": Trac, "roundup": Roundup, "djangocms": DjangoCMS}
 
 
-async def judge_all(host, app: str, server, *, secrets=None) -> list[tuple[Case, Effect | None]]:
-    """Every case of `app`, judged in one fresh environment of `host` (a BrowserPool), signed in."""
+async def judge_all(host, app: str, server, *, secrets=None, cases: tuple[Case, ...] = CASES,
+                    signs_in=sign_in) -> list[tuple[Case, Effect | None]]:
+    """Every case of `app` in `cases`, judged in one fresh environment of `host` (a BrowserPool),
+    signed in first by `signs_in` (another labelled set passes its own cases and sign-in)."""
     env = await host.new_environment(allowed_domains=["127.0.0.1"], secrets=secrets)
     try:
-        await sign_in(env, app, server)
-        return [(case, await judge_case(env, server.base_url, case)) for case in CASES if case.app == app]
+        await signs_in(env, app, server)
+        return [(case, await judge_case(env, server.base_url, case)) for case in cases if case.app == app]
     finally:
         await env.close()
+
+
+def measure(label: str, apps: tuple[str, ...], app_servers: dict, *, cases: tuple[Case, ...] = CASES,
+            signs_in=sign_in) -> dict:
+    """The figures of a labelled set (benchmarks): each app served by its Server class, its cases
+    judged in a fresh BrowserPool, then `scores`, the wrong cases, cases without a verdict, per app."""
+    import asyncio
+
+    from tests.helpers.effect_cases import scores
+    from tests.helpers.runtime import local_secrets
+    from workers.envs.browser import BrowserConfig
+    from workers.envs.pool import BrowserPool
+
+    async def go(app: str, server):
+        host = BrowserPool(BrowserConfig(egress_allow_private=("127.0.0.1",)))
+        try:
+            return await judge_all(host, app, server, secrets=local_secrets(), cases=cases, signs_in=signs_in)
+        finally:
+            await host.close()
+
+    labelled = []
+    for app in apps:
+        with app_servers[app]() as server:
+            labelled += asyncio.run(go(app, server))
+    figures = {"set": label, **scores(labelled)}
+    figures["wrong"] = [f"{c.app}: {c.name}" for c, e in labelled if e is None or e.effective != c.effective]
+    figures["no_verdict"] = sum(1 for _, e in labelled if e is None)
+    figures["per_app"] = per_app(labelled)
+    return figures
 
 
 def per_app(labelled: list[tuple[Case, Effect | None]]) -> dict[str, dict[str, int]]:
