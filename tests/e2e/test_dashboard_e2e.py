@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import wait_for_run
 from tests.helpers.servers import free_port, stop_process, wait_http
-from tests.helpers.worker import ROOT, worker_database_url
+from tests.helpers.worker import ROOT, log_tail, worker_database_url
 
 pytestmark = pytest.mark.e2e
 TERMINAL = {"succeeded", "failed", "cancelled", "timed_out"}
@@ -171,11 +171,13 @@ def test_build_launch_and_watch_a_run_live(worker, demo, practice_url, web, brow
 
     page.evaluate("window.__sameDocument = 'yes'")
     page.wait_for_selector("#live-indicator[data-state=open], #live-indicator[data-state=done]")
-    page.wait_for_selector("#run-summary[data-status=succeeded]", timeout=60_000)
+    # The run's own end first (a slow machine gets time; a failed run says why, with the worker's log),
+    # then the page must show it without a reload.
+    run = wait_for_run(run_id, statuses=TERMINAL, timeout=120)
+    assert run.status == "succeeded", (run.status_reason, log_tail(worker))
+    page.wait_for_selector("#run-summary[data-status=succeeded]", timeout=30_000)
     # the runner's own "open the start URL" step, then the five of the editor
     expect(page.locator("#steps li.step")).to_have_count(6, timeout=15_000)
-    run = wait_for_run(run_id, statuses=TERMINAL)
-    assert run.status == "succeeded", run.status_reason
     assert run.params == {"title": "Filed from the dashboard"}
     assert page.evaluate("window.__sameDocument") == "yes"  # no reload: the steps came over the socket
     assert page.locator("li.step.step-new").count() >= 1

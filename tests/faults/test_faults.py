@@ -9,14 +9,14 @@ import pytest
 from tests.helpers.faults import (
     kill_chromium, kill_worker, restart_postgres, restart_redis, running_count, settle, submit_batch, tally, wait_until,
 )
-from tests.helpers.worker import celery_worker
+from tests.helpers.worker import celery_worker, log_tail
 
 pytestmark = pytest.mark.e2e
 SIZE = 8
 
 
-def assert_nothing_lost_or_done_twice(result: dict) -> None:
-    assert result["lost"] == 0, result
+def assert_nothing_lost_or_done_twice(result: dict, worker=None) -> None:
+    assert result["lost"] == 0, (result, log_tail(worker) if worker is not None else "")
     assert result["duplicated"] == 0, result
     assert result["missing"] == 0, result  # a succeeded run filed its expense exactly once
 
@@ -70,5 +70,5 @@ def test_chromium_killed_mid_batch_fails_its_runs_with_a_reason(api, practice_ur
         assert kill_chromium(worker) >= 1
         settle(batch, timeout=120)
         result = tally(batch, practice_url)
-    assert_nothing_lost_or_done_twice(result)
+    assert_nothing_lost_or_done_twice(result, worker)
     assert_every_failure_has_a_reason(batch)

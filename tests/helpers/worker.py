@@ -47,6 +47,7 @@ def celery_worker(*, queues: str = "agent,default", name: str = "test", extra_en
          "--concurrency", str(concurrency), "-n", node, "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
+    proc.log_path = log_path  # for a failing test to quote (log_tail)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -60,3 +61,12 @@ def celery_worker(*, queues: str = "agent,default", name: str = "test", extra_en
     finally:
         stop_process(proc, timeout=20)
         log.close()
+
+
+def log_tail(proc: subprocess.Popen, chars: int = 6000) -> str:
+    """The end of a worker's log (HTTP request lines left out), for a failing test's message."""
+    path = getattr(proc, "log_path", None)
+    if path is None or not Path(path).exists():
+        return "(no worker log)"
+    lines = [line for line in Path(path).read_text(errors="replace").splitlines() if "HTTP Request:" not in line]
+    return "\n".join(lines)[-chars:]

@@ -50,7 +50,7 @@ PAGE_STATE_JS = """
   // `errornote`, `has-error`); short texts only, the outermost of nested matches.
   const ERRORISH = /^(error|errors|errornote|errorlist|err|warning|warn|danger|invalid|fail|failed|failure)$/i;
   const PLEASANT = /^(success|succeeded|ok|info|information|hint|help)$/i;
-  const words = (e) => ((typeof e.className === 'string' ? e.className : '') + ' ' + (e.id || '')).split(/[\s_-]+/);
+  const words = (e) => ((typeof e.className === 'string' ? e.className : '') + ' ' + (e.id || '')).split(/[\\s_-]+/);
   const errorish = (e) => e.getAttribute('role') === 'alert' ||
     (words(e).some(w => ERRORISH.test(w)) && !words(e).some(w => PLEASANT.test(w)));
   const NOT_MESSAGES = new Set(['HTML', 'BODY', 'FORM', 'INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'OPTION', 'SCRIPT', 'STYLE']);
@@ -61,7 +61,7 @@ PAGE_STATE_JS = """
     const said = (e.innerText || '').trim();
     if (said && said.length <= 400) found.push(e);
   }
-  const errors = [...new Set(found.map(e => (e.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 200)))];
+  const errors = [...new Set(found.map(e => (e.innerText || '').trim().replace(/\\s+/g, ' ').slice(0, 200)))];
   if (!window.__venusDoc) window.__venusDoc = Math.random().toString(36).slice(2);
   const nav = performance.getEntriesByType('navigation')[0];
   const status = nav && nav.responseStatus ? nav.responseStatus : 0;

@@ -47,6 +47,9 @@ from workers.secrets import SecretBox
 
 log = logging.getLogger(__name__)
 CLOSE_TIMEOUT_S = 10
+# Opening a context or a page has no timeout of Playwright's own: a browser killed while it opens
+# one can leave the call waiting for ever, so the pool bounds it and calls the browser lost.
+OPEN_TIMEOUT_S = 30
 
 
 @dataclass(frozen=True)
@@ -118,8 +121,13 @@ class BrowserPool:
         entry = await self._acquire()
         try:
             await egress.start()
-            context = await entry.browser.new_context(viewport=VIEWPORT, accept_downloads=False,
-                                                      **egress.context_options(), **options)
+            context = await asyncio.wait_for(
+                entry.browser.new_context(viewport=VIEWPORT, accept_downloads=False, **egress.context_options(), **options),
+                OPEN_TIMEOUT_S)
+        except TimeoutError as exc:
+            entry.reserved -= 1
+            await self._notify()
+            raise EnvironmentLost(f"browser lost: no browser context opened within {OPEN_TIMEOUT_S}s") from exc
         except PlaywrightError as exc:
             entry.reserved -= 1
             await self._notify()
@@ -132,9 +140,17 @@ class BrowserPool:
         entry.contexts.add(context)
         self._owners[context] = entry
         context.on("close", lambda ctx: self._released(entry, ctx))
+        try:
+            await asyncio.wait_for(self._prepare(context, egress), OPEN_TIMEOUT_S)
+        except (PlaywrightError, TimeoutError) as exc:
+            await _close_quietly(context)
+            raise EnvironmentLost(f"browser lost: could not prepare a browser context: {_first_line(exc)}") from exc
+        return context
+
+    @staticmethod
+    async def _prepare(context: BrowserContext, egress: EgressGuard) -> None:
         await context.add_init_script(NAV_COUNTER_SCRIPT + MASK_STYLE_SCRIPT)  # one script: one setup per document
         await egress.install(context)
-        return context
 
     async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox,
                               storage_state: dict | str | None = None, run_id: int | None = None) -> BrowserEnvironment:
@@ -144,11 +160,11 @@ class BrowserPool:
         options = {"storage_state": storage_state} if storage_state is not None else {}
         context = await self.new_context(egress, **options)
         try:
-            page = await context.new_page()
-        except PlaywrightError as exc:
+            page = await asyncio.wait_for(context.new_page(), OPEN_TIMEOUT_S)
+        except (PlaywrightError, TimeoutError) as exc:
             await _close_quietly(context)
             await egress.stop()
-            raise EnvironmentLost(f"browser lost: could not open a page: {str(exc).splitlines()[0]}") from exc
+            raise EnvironmentLost(f"browser lost: could not open a page: {_first_line(exc)}") from exc
         return BrowserEnvironment(context, page, allowed_domains=allowed_domains, secrets=secrets, egress=egress)
 
     def browser_lost(self, context: BrowserContext | None) -> bool:
@@ -348,5 +364,12 @@ class BrowserPool:
 
 
 async def _close_quietly(context: BrowserContext) -> None:
-    with contextlib.suppress(PlaywrightError):
-        await context.close()
+    with contextlib.suppress(PlaywrightError, TimeoutError):
+        await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first line of a Playwright error, or what a timeout means."""
+    if isinstance(exc, TimeoutError):
+        return f"no answer within {OPEN_TIMEOUT_S}s"
+    return (str(exc).splitlines() or [type(exc).__name__])[0]
