@@ -207,6 +207,35 @@ def test_the_health_check_kills_a_browser_that_stops_answering(pools):
     assert lost and launches == 2
 
 
+def test_a_browser_that_goes_deaf_while_a_context_opens_fails_the_run_in_bounded_time(pools, monkeypatch):
+    """Playwright gives opening a context no timeout of its own; a browser that stops answering
+    mid-open must cost the run a clear reason after OPEN_TIMEOUT_S, not hold it for ever."""
+    from workers.envs import pool as pool_module
+
+    monkeypatch.setattr(pool_module, "OPEN_TIMEOUT_S", 1.5)
+    pool = pools.make(max_browsers=1, contexts_per_browser=2, health_interval_s=3600)
+
+    async def body():
+        (env,) = await open_envs(pool, 1)
+        entry = pool._browsers[0]
+        os.kill(entry.pid, signal.SIGSTOP)
+        started = time.monotonic()
+        try:
+            with pytest.raises(EnvironmentLost) as info:
+                await pool.new_environment(allowed_domains=LOCAL, secrets=local_secrets())
+        finally:
+            os.kill(entry.pid, signal.SIGKILL)
+        took = time.monotonic() - started
+        reserved = entry.reserved
+        await env.close()
+        return str(info.value), took, reserved
+
+    reason, took, reserved = pools.run(body())
+    assert reason.startswith("browser lost:") and "1.5s" in reason, reason
+    assert took < 10, took
+    assert reserved == 0  # the slot it was promised is given back
+
+
 # --- crashes ----------------------------------------------------------------------------------
 
 
