@@ -124,14 +124,10 @@ class BrowserPool:
             context = await asyncio.wait_for(
                 entry.browser.new_context(viewport=VIEWPORT, accept_downloads=False, **egress.context_options(), **options),
                 OPEN_TIMEOUT_S)
-        except TimeoutError as exc:
+        except (PlaywrightError, TimeoutError) as exc:
             entry.reserved -= 1
             await self._notify()
-            raise EnvironmentLost(f"browser lost: no browser context opened within {OPEN_TIMEOUT_S}s") from exc
-        except PlaywrightError as exc:
-            entry.reserved -= 1
-            await self._notify()
-            raise EnvironmentLost(f"browser lost: could not open a browser context: {str(exc).splitlines()[0]}") from exc
+            raise EnvironmentLost(f"browser lost: could not open a browser context: {_first_line(exc)}") from exc
         except BaseException:
             entry.reserved -= 1
             await self._notify()
@@ -265,7 +261,7 @@ class BrowserPool:
                 executable_path=str(chromium.LAUNCHER), headless=self.config.headless, args=CHROMIUM_ARGS,
                 env=chromium.launch_env(self.config.executable_path, marker))
         except PlaywrightError as exc:
-            raise EnvironmentLost(f"browser lost: could not launch chromium: {str(exc).splitlines()[0]}") from exc
+            raise EnvironmentLost(f"browser lost: could not launch chromium: {_first_line(exc)}") from exc
         entry = PooledBrowser(browser, marker)
         entry.pid = getattr(await asyncio.to_thread(chromium.find_browser, marker), "pid", None)
         browser.on("disconnected", lambda _: self._disconnected(entry))
