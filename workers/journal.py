@@ -7,6 +7,13 @@ the page's URL and session then (`storage_state`) and the run's output so far. T
 must have stored each before it returns: a worker lost in between leaves an intent without a
 done, which the platform treats as *in doubt* and never repeats blindly.
 
+A heartbeat can be late without the worker being lost (a stalled machine, a slow database): the
+platform may then retry or end a run its first execution still holds. The recorder fences that
+execution off: its next heartbeat or intent raises `Superseded`, and the runner stops the run
+there, acting and recording nothing more (the retry resumes after the last done action, or the
+sweep found the intent and failed the run as in doubt). So a late heartbeat never makes an action
+happen twice.
+
 A run retried after its worker was lost gets a `Resume`: it continues with the step after its
 last done action, in a browser context restored from the session saved with it, so what that
 action did is never done twice. Agent steps are not journaled (their history is not resumable
@@ -33,6 +40,11 @@ class ActionEntry:
     storage_state: dict[str, Any] | None = None  # cookies and local storage right after the action
     output: dict[str, Any] = field(default_factory=dict)  # the run's output so far
     next_index: int = 0  # the step-record index that follows this step's record
+
+
+class Superseded(Exception):
+    """The run is no longer this execution's (retried as a new attempt, or ended, while this one still
+    ran): it must not act or record anything more."""
 
 
 @dataclass(frozen=True)

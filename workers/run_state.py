@@ -17,12 +17,12 @@ from workers.durable import Continuation
 from workers.gates.guard import ActionGuard
 from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.items import Item, ItemRecord
-from workers.journal import ActionEntry
+from workers.journal import ActionEntry, Superseded
 from workers.secrets import SecretBox
 from workers.sign_in import LoginSessions
 from workers.templating import values_context
 
-Status = Literal["succeeded", "failed", "cancelled", "timed_out", "parked"]
+Status = Literal["succeeded", "failed", "cancelled", "timed_out", "parked", "superseded"]
 
 
 @dataclass
@@ -103,13 +103,22 @@ class RecordPipe:
         self.task = asyncio.create_task(self._drain())
 
     async def _drain(self) -> None:
+        superseded = False
         while (record := await self.queue.get()) is not None:
-            if isinstance(record, ItemRecord):
-                record_item = getattr(self.recorder, "record_item", None)  # optional: runs without items
-                if record_item is not None:
-                    await record_item(record)
-            else:
-                await self.recorder.record_step(record)
+            if superseded:  # the run is another execution's (workers.journal): its records are not stored
+                continue
+            try:
+                await self._deliver(record)
+            except Superseded:
+                superseded = True
+
+    async def _deliver(self, record: StepRecord | ItemRecord) -> None:
+        if isinstance(record, ItemRecord):
+            record_item = getattr(self.recorder, "record_item", None)  # optional: runs without items
+            if record_item is not None:
+                await record_item(record)
+        else:
+            await self.recorder.record_step(record)
 
     def put(self, record: StepRecord | ItemRecord) -> None:
         if self.hold and hasattr(self.recorder, "finish") and not isinstance(record, ItemRecord):
@@ -120,6 +129,8 @@ class RecordPipe:
     async def close(self, result: "RunResult | None" = None) -> None:
         self.queue.put_nowait(None)
         await self.task
+        if result is not None and result.status == "superseded":
+            return  # the run is another execution's now (workers.journal): nothing more of this one is stored
         if result is not None and result.status != "parked" and hasattr(self.recorder, "finish"):
             await self.recorder.finish(self.held, result)
         else:
@@ -214,6 +225,7 @@ class RunState:
     output: dict[str, Any] = field(default_factory=dict)
     positions: dict[int, int] = field(default_factory=dict)  # id(step) -> its place in the step list
     acting: ActionEntry | None = None  # the journaled action of the step in progress
+    superseded: str = ""  # why the run was taken from this execution (workers.journal.Superseded)
     last_action: ActionEntry | None = None  # the last journaled action that ended (done or failed)
     last_done: ActionEntry | None = None  # the last journaled action done (a crash retry goes on after it)
     current_step: Any = None  # the explicit step in progress, as listed in the automation

@@ -14,7 +14,9 @@ the host's `StepExecutor`, and the CAPTCHA gate runs only where the environment 
 Contract with the caller (the Celery task wires it to the database):
 - `RunRecorder.record_step` receives each finished step; records are delivered in order from a
   background task, so database writes and event publishing overlap the next step's work.
-- `RunRecorder.heartbeat` is called every `heartbeat_s`; returning False means "cancel".
+- `RunRecorder.heartbeat` is called every `heartbeat_s`; returning False means "cancel". It (and
+  `action_intent`) raises `workers.journal.Superseded` when the run was taken from this execution:
+  the run stops at once with status "superseded", and nothing more of it is recorded.
 - `Runner.run` always returns a `RunResult` with a terminal status and a reason, or "parked"
   with a `Continuation` when a wait for a person outlasted the hold window (`workers.durable`);
   `Runner.run(..., resume=continuation)` goes on from there. It raises only if the caller's own
@@ -62,7 +64,7 @@ from workers.envs.base import Host, StepExecutor
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.gates.guard import STEP, SafetyGate
 from workers.items import Item, failed_reason
-from workers.journal import Resume
+from workers.journal import Resume, Superseded
 from workers.replay import CachedTurn, ReplayStore, StepReplay, replay_save, step_key, step_replay
 from workers.secrets import SecretBox, scrubbing_logs
 from workers.step_run import explicit, intend, refill
@@ -122,7 +124,7 @@ class Runner:
         run = RunState(spec, params, secrets, RecordPipe(recorder), recorder, RunClock(), sessions=sessions,
                        host=self.hosts[spec.surface], run_id=run_id, items=list(items), replay_store=replay)
         work = asyncio.create_task(self._run_on_host(run, resume))
-        beat = asyncio.create_task(self._heartbeat(recorder, work))
+        beat = asyncio.create_task(self._heartbeat(run, work))
         result: RunResult | None = None
         limit = resume.remaining_s if resume is not None and resume.remaining_s is not None else spec.limits.max_seconds
         try:
@@ -135,7 +137,10 @@ class Runner:
             result = RunResult("parked", f"waiting for a person ({parked.wait.get('kind')}); the run was parked",
                                continuation=parked.continuation)
         except asyncio.CancelledError:
-            if beat.done() and beat.result() is False:
+            if run.superseded:  # fenced off (workers.journal): the run goes on, or ended, elsewhere
+                log.warning("run %s stopped here: %s", run_id, run.superseded)
+                result = RunResult("superseded", run.superseded)
+            elif beat.done() and beat.result() is False:
                 result = RunResult("cancelled", "cancelled by user")
             else:
                 raise
@@ -167,10 +172,16 @@ class Runner:
         if len(F.plain_steps(spec.steps)) > spec.limits.max_steps:
             raise ConfigurationError(f"{len(F.plain_steps(spec.steps))} steps exceed the limit of {spec.limits.max_steps}")
 
-    async def _heartbeat(self, recorder: RunRecorder, work: asyncio.Task) -> bool:
+    async def _heartbeat(self, run: RunState, work: asyncio.Task) -> bool:
+        """Beat every `heartbeat_s` until the work ends; False (and the work cancelled) when the
+        recorder says the run was cancelled or taken from this execution (`run.superseded`)."""
         while not work.done():
             await asyncio.sleep(self.heartbeat_s)
-            if not await recorder.heartbeat():
+            try:
+                going_on = await run.recorder.heartbeat()
+            except Superseded as exc:
+                run.superseded, going_on = str(exc), False
+            if not going_on:
                 work.cancel()
                 return False
         return True

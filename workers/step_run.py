@@ -6,6 +6,7 @@ restored."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any
@@ -14,7 +15,7 @@ from workers import steps as S
 from workers.envs.base import StepExecutor
 from workers.errors import EnvironmentLost, StepError
 from workers.gates.guard import STEP, GateRefused
-from workers.journal import ActionEntry
+from workers.journal import ActionEntry, Superseded
 from workers.run_state import RunFailed, RunState, StepRecord, scrub_output
 from workers.templating import fill_error
 
@@ -93,7 +94,11 @@ async def intend(run: RunState, step, risk: dict[str, Any]) -> None:
         return
     run.acting = ActionEntry(position, step.kind, step.name or step.kind, url_before=run.env.location(),
                              risk=risk)
-    await intent(run.acting)
+    try:
+        await intent(run.acting)
+    except Superseded as exc:  # the run is another execution's now: stop before acting (no step handler may go on)
+        run.superseded, run.acting = str(exc), None
+        raise asyncio.CancelledError(str(exc)) from None
 
 async def _acted(run: RunState, record: StepRecord) -> None:
     """Journal the outcome of the step's journaled action, with the session to resume from."""

@@ -203,3 +203,70 @@ def test_a_parked_run_is_neither_failed_nor_retried_by_the_sweep(automation):
 
     RunContinuation.objects.filter(run=run).delete()  # the same run held by a worker that died: lost
     assert runs_sweep()["failed"] == [run.pk]
+
+
+@pytest.mark.django_db(transaction=True)  # the recorder writes from its own database thread
+def test_a_worker_whose_run_was_retried_after_a_late_heartbeat_can_neither_act_nor_record_nor_end_it(automation):
+    """The worker was alive, only late: once the sweep has retried its run, its next heartbeat,
+    intent, step or finish is refused, so the click is never made twice and the retry's end stands."""
+    import asyncio
+
+    from venus_rpa.runs.execution import DjangoRecorder
+    from venus_rpa.runs.recovery import runs_sweep
+    from venus_rpa.runs.services import run_finish
+    from workers.journal import ActionEntry, Superseded
+    from workers.runner import RunResult, StepRecord
+
+    run = running_run(automation)  # its heartbeat is 10 s old: the sweep takes its worker for lost
+    late = DjangoRecorder(run.pk, attempt=1)
+    assert runs_sweep()["retried"] == [run.pk]
+
+    async def the_late_worker_goes_on():
+        refused = []
+        for call in (late.heartbeat(), late.action_intent(ActionEntry(1, "click", "Pay now")),
+                     late.record_step(StepRecord(index=3, kind="click", name="Pay now", action={}, status="succeeded"))):
+            try:
+                await call
+                refused.append("")
+            except Superseded as exc:
+                refused.append(str(exc))
+        await late.finish([], RunResult("succeeded", "paid"))
+        await late.close()
+        return refused
+
+    refused = asyncio.run(the_late_worker_goes_on())
+    assert all("retried as attempt 2 while this worker still ran attempt 1" in reason for reason in refused), refused
+    run.refresh_from_db()
+    assert (run.status, run.attempt) == ("queued", 2)  # the retry's to run, and to end
+    assert not RunAction.objects.filter(run=run).exists() and not run.steps.exists()
+    assert not run_finish(run_id=run.pk, status="failed", reason="internal error", attempt=1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_intent_stored_before_the_sweep_decides_makes_the_run_in_doubt_not_retried(automation):
+    """The other order: the late worker journaled its click first; the sweep must not retry it."""
+    import asyncio
+
+    from venus_rpa.runs.execution import DjangoRecorder
+    from venus_rpa.runs.recovery import runs_sweep
+    from workers.journal import ActionEntry, Superseded
+
+    run = running_run(automation)
+    late = DjangoRecorder(run.pk, attempt=1)
+
+    async def intend():
+        await late.action_intent(ActionEntry(1, "click", "Pay now"))
+
+    asyncio.run(intend())
+    assert runs_sweep()["failed"] == [run.pk]
+    run.refresh_from_db()
+    assert run.status == "failed" and "not repeated" in run.status_reason
+
+    async def beat():
+        try:
+            await late.heartbeat()
+        finally:
+            await late.close()
+
+    with pytest.raises(Superseded, match="ended \\(failed\\)"):
+        asyncio.run(beat())

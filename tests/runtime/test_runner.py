@@ -11,6 +11,7 @@ from typing import Any
 from tests.helpers import runtime
 from tests.helpers.runtime import PASSWORD, ListRecorder, local_secrets, run_spec
 from workers import steps as S
+from workers.journal import Superseded
 from workers.runner import Runner
 
 browser = runtime.browser  # one Chromium for the module
@@ -152,6 +153,58 @@ def test_runner_cancels_when_the_heartbeat_says_so(browser):
     assert result.reason == "cancelled by user"
     assert len(recorder.records) == 5  # the interrupted step is not recorded
     assert took < 3  # promptly, not after the 10 s wait_for gives up
+
+
+class TakenOver(ListRecorder):
+    """Journals actions; from `after` intents on (or heartbeats, with `beats`), the platform says the run
+    was retried elsewhere, as `venus_rpa.runs.journal` does after a late heartbeat."""
+
+    def __init__(self, *, after: int = 10**6, beats: int = 10**6) -> None:
+        super().__init__()
+        self.after, self.beats, self.intents, self.finished = after, beats, [], None
+
+    async def action_intent(self, entry) -> None:
+        if len(self.intents) >= self.after:
+            raise Superseded("run 7 was retried as attempt 2 while this worker still ran attempt 1")
+        self.intents.append(entry.name)
+
+    async def action_done(self, entry) -> None:
+        pass
+
+    async def heartbeat(self) -> bool:
+        self.heartbeats += 1
+        if self.heartbeats > self.beats:
+            raise Superseded("run 7 ended (failed) while this worker still ran attempt 1")
+        return True
+
+    async def finish(self, records, result) -> None:
+        self.finished = result
+
+
+def test_a_run_taken_over_elsewhere_stops_before_its_next_action_and_records_nothing_more(browser):
+    """A late heartbeat let the platform retry the run: this execution must not click again."""
+    spec = login_spec(browser.base_url, {"kind": "fill", "name": "Amount", "target": "Amount", "value": "12.50"},
+                      {"kind": "click", "name": "Next", "target": "Next"})
+    recorder = TakenOver(after=1)  # "Sign in" is journaled; "Next" is refused
+    result, recorder, _ = run_spec(browser, spec, recorder)
+
+    assert result.status == "superseded"
+    assert "retried as attempt 2" in result.reason
+    assert recorder.intents == ["Sign in"]
+    assert recorder.finished is None  # the run's end belongs to the new attempt
+    assert [r.name for r in recorder.records][-1] == "Amount"  # "Next" never ran, so it has no record
+
+
+def test_a_heartbeat_refused_as_taken_over_stops_the_run_within_a_beat(browser):
+    spec = login_spec(browser.base_url, {"kind": "wait_for", "name": "Wait forever", "text": "Never shown", "timeout_s": 10})
+    recorder = TakenOver(beats=3)
+    result, recorder, took = run_spec(browser, spec, recorder, heartbeat_s=0.1)
+
+    assert result.status == "superseded"
+    assert "ended (failed)" in result.reason
+    assert recorder.finished is None
+    assert "Wait forever" not in [r.name for r in recorder.records]
+    assert took < 5  # not after the 10 s wait gives up
 
 
 def test_runner_times_out_past_max_seconds(browser):

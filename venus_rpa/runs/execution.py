@@ -50,7 +50,7 @@ from workers.errors import StepError
 from workers.gates.guard import SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
 from workers.items import ItemRecord
-from workers.journal import Resume
+from workers.journal import Resume, Superseded
 from workers.loop import runtime_loop
 from workers.run_state import StepRecord, scrub_record
 from workers.runner import Runner
@@ -138,13 +138,16 @@ class DjangoRecorder(JournalingRecorder):
     blocks on the database."""
 
     def __init__(self, run_id: int, *, secrets: SecretBox | None = None, reviews: ReviewPort | None = None,
-                 hold_s: float | None = None, pending: dict | None = None) -> None:
+                 hold_s: float | None = None, pending: dict | None = None, attempt: int | None = None) -> None:
         """`secrets`: the run's vault values; every string this recorder stores or publishes is
         scrubbed of them again here (the runtime scrubs first; this is the last door out).
         `reviews`: the review queue (the port `reviews` registers). `hold_s`: how long a wait
         keeps the run's thread before it parks (`workers.durable.Parked`). `pending`: the wait a
-        resumed run was parked on; the wait point asking it again gets the answer at once."""
+        resumed run was parked on; the wait point asking it again gets the answer at once.
+        `attempt`: the run's attempt this execution took; heartbeats, intents and the finish are
+        fenced by it (`JournalingRecorder.attempt`)."""
         self.run_id = run_id
+        self.attempt = attempt
         self.secrets = secrets or SecretBox()
         self.reviews = reviews or review_port()
         self.hold_s = settings.VENUS_REVIEW_HOLD_SECONDS if hold_s is None else hold_s
@@ -160,6 +163,9 @@ class DjangoRecorder(JournalingRecorder):
         await apublish_run_event(self.run_id, {"type": "run.step", "step": step_event(step)})
 
     def _save_step(self, record: StepRecord) -> Step:
+        # Fenced (the run still this execution's) and a heartbeat in the same query.
+        if not self._mine().update(heartbeat_at=timezone.now()) and self.attempt is not None:
+            raise Superseded(self._superseded_reason())
         scrub_record(record, self.secrets)  # the same as the runtime does, once more: the last door out
         step = Step(
             run_id=self.run_id, index=record.index, kind=record.kind, name=record.name, status=record.status,
@@ -171,7 +177,6 @@ class DjangoRecorder(JournalingRecorder):
         if record.screenshot:
             step.screenshot.save(f"run{self.run_id}-step{record.index}.jpg", ContentFile(record.screenshot), save=False)
         step.save()
-        Run.objects.filter(pk=self.run_id).update(heartbeat_at=timezone.now())
         return step
 
     async def record_item(self, record: ItemRecord) -> None:
@@ -185,7 +190,8 @@ class DjangoRecorder(JournalingRecorder):
         return await self._db(self._beat)
 
     def _beat(self) -> bool:
-        Run.objects.filter(pk=self.run_id).update(heartbeat_at=timezone.now())
+        if not self._mine().update(heartbeat_at=timezone.now()) and self.attempt is not None:
+            raise Superseded(self._superseded_reason())
         return not Run.objects.filter(pk=self.run_id, cancel_requested_at__isnull=False).exists()
 
     async def _wait_signalled(self, key: str, check, deadline: float):
@@ -428,7 +434,8 @@ def _drive(run: Run, *, resume: Continuation | None) -> None:
     replay = replay_store_for(run=run)  # the version's replay cache (automations.replay)
 
     async def go():
-        recorder = DjangoRecorder(run_id, secrets=secrets, pending=resume.wait if resume else None)
+        recorder = DjangoRecorder(run_id, secrets=secrets, pending=resume.wait if resume else None,
+                                  attempt=run.attempt)
         recorder.judge = judge_with(run, spec)  # trace-level judges, when the automation names some
         recorder.replay = replay  # its paths land with the run's end, if the final verdict verifies
         try:
@@ -451,14 +458,16 @@ def _drive(run: Run, *, resume: Continuation | None) -> None:
         with scrubbing_logs(secrets):
             log.exception("run %s crashed", run_id)
         run_finish(run_id=run_id, status=RunStatus.FAILED,
-                   reason=secrets.scrub(f"internal error: {type(exc).__name__}: {exc}"))
+                   reason=secrets.scrub(f"internal error: {type(exc).__name__}: {exc}"), attempt=run.attempt)
+        return
+    if result.status == "superseded":  # retried or ended elsewhere while this worker still ran it
         return
     if result.status == "parked" and result.continuation is not None:
         _park(run_id, result.continuation)
         return
     run_finish(run_id=run_id, status=result.status, reason=secrets.scrub(result.reason),
                output=secrets.scrub_data(result.output, fragments=True),
-               verdict=secrets.scrub_data(result.verdict, fragments=True))
+               verdict=secrets.scrub_data(result.verdict, fragments=True), attempt=run.attempt)
 
 
 _WAIT_STATUS = {"review": RunStatus.AWAITING_REVIEW, "answer": RunStatus.AWAITING_USER, "captcha": RunStatus.AWAITING_USER}

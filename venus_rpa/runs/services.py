@@ -237,14 +237,17 @@ def run_status_set(*, run_id: int, status: str) -> bool:
 
 
 def run_finish(*, run_id: int, status: str, reason: str, output: dict | None = None, verdict: dict | None = None,
-               only_from: set[str] | None = None) -> bool:
+               only_from: set[str] | None = None, attempt: int | None = None) -> bool:
     """Put a run in a terminal state unless it is in one already (the sweep may have won);
-    with `only_from`, only from one of those states. Listeners of `runs.signals.run_finished`
+    with `only_from`, only from one of those states; with `attempt`, only while the run is on
+    that attempt (an execution the sweep has retried does not end the retry). Listeners of `runs.signals.run_finished`
     hear of it (callbacks, pending reviews); its slot goes to the next waiting run."""
     with transaction.atomic():
         runs = Run.objects.filter(pk=run_id).exclude(status__in=TERMINAL)
         if only_from is not None:
             runs = runs.filter(status__in=only_from)
+        if attempt is not None:
+            runs = runs.filter(attempt=attempt)
         updated = runs.update(
             status=status, status_reason=reason[:5000], output=output or {}, verdict=verdict or {},
             finished_at=timezone.now(),
