@@ -94,7 +94,9 @@ async def restore_session(host, env, continuation: Continuation) -> None:
     context = await host.new_context(env.egress, storage_state=continuation.session or None)
     if continuation.session_storage.get("items"):
         await context.add_init_script(script=f"({_SESSION_STORAGE_SCRIPT})({_js(continuation.session_storage)})")
-    env.context, env.page, env._cdp = context, await context.new_page(), None
+    from workers.envs.browser import open_page  # browser sessions only; this module stays free of Playwright
+
+    env.context, env.page, env._cdp = context, await open_page(context), None
     if continuation.url and continuation.url != "about:blank":
         await env.goto(continuation.url)
 

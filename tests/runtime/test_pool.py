@@ -212,8 +212,14 @@ def test_a_browser_that_goes_deaf_while_a_context_opens_fails_the_run_in_bounded
     mid-open must cost the run a clear reason after OPEN_TIMEOUT_S, not hold it for ever."""
     from workers.envs import pool as pool_module
 
+    from workers.envs import browser as browser_module
+
     monkeypatch.setattr(pool_module, "OPEN_TIMEOUT_S", 1.5)
+    monkeypatch.setattr(browser_module, "NEW_PAGE_TIMEOUT_S", 1.5)
     pool = pools.make(max_browsers=1, contexts_per_browser=2, health_interval_s=3600)
+    guards = []
+    monkeypatch.setattr(EgressGuard, "start", watched(EgressGuard.start, guards, "start"))
+    monkeypatch.setattr(EgressGuard, "stop", watched(EgressGuard.stop, guards, "stop"))
 
     async def body():
         (env,) = await open_envs(pool, 1)
@@ -223,17 +229,31 @@ def test_a_browser_that_goes_deaf_while_a_context_opens_fails_the_run_in_bounded
         try:
             with pytest.raises(EnvironmentLost) as info:
                 await pool.new_environment(allowed_domains=LOCAL, secrets=local_secrets())
+            took = time.monotonic() - started
+            # A Launch action or a restored session opens a page in a context the run already has.
+            with pytest.raises(EnvironmentLost) as page_info:
+                await browser_module.open_page(env.context)
         finally:
             os.kill(entry.pid, signal.SIGKILL)
-        took = time.monotonic() - started
         reserved = entry.reserved
         await env.close()
-        return str(info.value), took, reserved
+        return str(info.value), took, reserved, str(page_info.value)
 
-    reason, took, reserved = pools.run(body())
+    reason, took, reserved, page_reason = pools.run(body())
     assert reason.startswith("browser lost:") and "1.5s" in reason, reason
     assert took < 10, took
     assert reserved == 0  # the slot it was promised is given back
+    assert page_reason == "browser lost: could not open a page: no answer within 1.5s"
+    started_guards = [guard for what, guard in guards if what == "start"]
+    stopped_guards = [guard for what, guard in guards if what == "stop"]
+    assert started_guards[1] in stopped_guards, guards  # the failed open's egress listener does not outlive it
+
+
+def watched(method, calls: list, what: str):
+    async def wrapper(self, *args, **kwargs):
+        calls.append((what, self))
+        return await method(self, *args, **kwargs)
+    return wrapper
 
 
 # --- crashes ----------------------------------------------------------------------------------

@@ -69,7 +69,21 @@ NAV_COMMIT_TIMEOUT_S = 10
 # XHR (django CMS's "Publish") starts one after the click has returned, in the middle of the reads
 # that follow. Each read the runtime makes is bounded by this; past it the step fails, saying so.
 PAGE_READ_TIMEOUT_S = 20.0
+# Opening a page in an existing context (a Launch action, a restored session) has no Playwright
+# timeout of its own: a browser that stopped answering would hold the run and its worker thread.
+NEW_PAGE_TIMEOUT_S = 30.0
 NAV_PROBE = "() => { const n = window.__venusNav || 0; window.__venusNav = 0; return n > 0; }"
+
+
+async def open_page(context: BrowserContext) -> Page:
+    """A new page in `context`, within NEW_PAGE_TIMEOUT_S (EnvironmentLost past it, or when the browser is gone)."""
+    try:
+        return await asyncio.wait_for(context.new_page(), NEW_PAGE_TIMEOUT_S)
+    except TimeoutError as exc:
+        raise EnvironmentLost(f"browser lost: could not open a page: no answer within {NEW_PAGE_TIMEOUT_S:g}s") from exc
+    except PlaywrightError as exc:
+        raise EnvironmentLost(f"browser lost: could not open a page: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
+
 
 
 @dataclass
@@ -357,7 +371,7 @@ class BrowserEnvironment:
                     return await self._select_focused(i)
                 case A.Launch(url=url):
                     self.check_url(url)
-                    self.page = await self.context.new_page()
+                    self.page = await open_page(self.context)
                     self._cdp = None
                     await self.goto(url)
                 case A.GetUrl():

@@ -154,7 +154,11 @@ class BrowserPool:
         given). `run_id` is not needed: a context is this process's own, not a leased resource."""
         egress = EgressGuard(list(allowed_domains), allow_private=self.allow_private)
         options = {"storage_state": storage_state} if storage_state is not None else {}
-        context = await self.new_context(egress, **options)
+        try:
+            context = await self.new_context(egress, **options)
+        except BaseException:
+            await egress.stop()  # its listener was started for this context
+            raise
         try:
             page = await asyncio.wait_for(context.new_page(), OPEN_TIMEOUT_S)
         except (PlaywrightError, TimeoutError) as exc:
