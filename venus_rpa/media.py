@@ -5,6 +5,7 @@ At project level because it reads from several apps (runs, reviews); no app impo
 
 from __future__ import annotations
 
+from django.db.models import Q
 from django.http import FileResponse, Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework.views import APIView
@@ -21,13 +22,14 @@ class MediaApi(APIView):
     def get(self, request, path: str):
         workspace = request_workspace(request)
         owner = (
-            Step.objects.filter(screenshot=path, run__workspace=workspace).first()
+            Step.objects.filter(Q(screenshot=path) | Q(screenshot_before=path), run__workspace=workspace).first()
             or ReviewRequest.objects.filter(screenshot=path, workspace=workspace).first()
             or Artifact.objects.filter(file=path, run__workspace=workspace).first()
         )
         if owner is None:
             raise Http404
-        stored = getattr(owner, "screenshot", None) or owner.file
+        stored = (owner.screenshot_before if isinstance(owner, Step) and owner.screenshot_before.name == path
+                  else getattr(owner, "screenshot", None) or owner.file)
         try:
             return FileResponse(stored.open("rb"))
         except FileNotFoundError:

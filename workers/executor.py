@@ -15,6 +15,7 @@ hand back an edited step and a re-grounded target. Its verdict lands in `groundi
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from urllib.parse import urljoin
 from dataclasses import dataclass
@@ -28,9 +29,11 @@ from workers.envs.base import StepOutcome
 from workers.envs.browser import BrowserEnvironment
 from workers.envs.explicit import ExplicitExecutorBase
 from workers.envs.masking import MASK_ATTR
-from workers.errors import StepError
+from workers.errors import EnvironmentLost, StepError
 from workers.grounding import Grounded, locate, locate_all
 from workers.journal import JOURNALED_KINDS
+
+log = logging.getLogger(__name__)
 
 
 # Text a person sees on the page: the rendered text, and what the visible fields hold (an edit
@@ -105,11 +108,28 @@ class ExplicitExecutor(ExplicitExecutorBase):
 
     async def _click(self, step: S.ClickStep) -> StepOutcome:
         step, found = await self._cleared(step, "click", model=True)
+        before = await self._before(found)
         if isinstance(found, Pointed):
             await self.page.mouse.click(*found.point)
-            return StepOutcome(grounding=dict(found.grounding))
+            return StepOutcome(grounding=dict(found.grounding), screenshot_before=before)
         await found.locator.click(timeout=step.timeout_s * 1000)
-        return StepOutcome(grounding=found.record())
+        return StepOutcome(grounding=found.record(), screenshot_before=before)
+
+    async def _before(self, found) -> bytes | None:
+        """The screen a click or key press acts on, with its target's box measured in it (the screen
+        after it may be another page, where the box would mark an unrelated spot). Best effort: a
+        screen that cannot be taken costs the step its 'before' picture, never the step."""
+        shoot = getattr(self.env, "before_action", None)
+        if shoot is None:
+            return None
+        try:
+            shot, box = await shoot(found.locator, found.box) if isinstance(found, Grounded) else await shoot()
+        except (StepError, EnvironmentLost):
+            log.info("no screenshot before the action", exc_info=True)
+            return None
+        if box is not None and isinstance(found, Grounded):
+            found.box = {k: round(box[k], 1) for k in ("x", "y", "width", "height")}
+        return shot
 
     async def _fill(self, step: S.FillStep) -> StepOutcome:
         step, found = await self._cleared(step, "fill", model=True)
@@ -155,11 +175,12 @@ class ExplicitExecutor(ExplicitExecutorBase):
 
     async def _press(self, step: S.PressStep) -> StepOutcome:
         step, found = await self._cleared(step, "any", target=step.target is not None)
+        before = await self._before(found)
         if found is None:
             await self.page.keyboard.press(step.key)
-            return StepOutcome()
+            return StepOutcome(screenshot_before=before)
         await found.locator.press(step.key, timeout=step.timeout_s * 1000)
-        return StepOutcome(grounding=found.record())
+        return StepOutcome(grounding=found.record(), screenshot_before=before)
 
     async def _wait_for(self, step: S.WaitForStep) -> StepOutcome:
         return await self._condition(step, absent=False)

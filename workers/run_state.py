@@ -35,7 +35,8 @@ class StepRecord:
     error: str = ""
     grounding: dict[str, Any] = field(default_factory=dict)
     output: dict[str, Any] = field(default_factory=dict)
-    screenshot: bytes | None = None
+    screenshot: bytes | None = None  # the screen after the step
+    screenshot_before: bytes | None = None  # for a click or key press: the screen it acted on, its target in `grounding`
     url: str = ""
     started_at: float = 0.0
     act_ms: float = 0.0

@@ -67,6 +67,7 @@ async def _one_step(step, run: RunState, executor: StepExecutor) -> StepRecord:
     try:
         outcome = await executor.run(step)
         record.grounding, record.output = outcome.grounding, scrub_output(outcome.output, secrets)
+        record.screenshot_before = outcome.screenshot_before
     except (StepError, EnvironmentLost) as exc:
         record.status, record.error = "failed", secrets.scrub(str(exc))
         if isinstance(exc, GateRefused):

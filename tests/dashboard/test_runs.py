@@ -174,3 +174,39 @@ def test_a_branch_decision_and_its_skipped_steps_show_on_the_run_page(owner_clie
     assert "if text &#x27;Filed&#x27; is visible: no, skipped" in html
     skipped = html.split('id="step-1"')[0].rsplit("<li", 1)[1] + html.split('id="step-1"')[1].split("</li>")[0]
     assert 'step-skipped' in skipped and 'data-status="skipped"' in skipped and "did not hold" in skipped
+
+
+def test_a_click_is_marked_on_the_screen_it_acted_on_not_on_the_page_it_led_to(owner_client, outsider_client, automation):
+    from django.core.files.base import ContentFile
+
+    from venus_rpa.runs.models import Step
+
+    run = make_run(automation, steps=2)
+    step = Step.objects.get(run=run, index=1)
+    step.screenshot_before.save(f"run{run.pk}-step1-before.jpg", ContentFile(b"\xff\xd8before-1"), save=True)
+
+    html = owner_client.get(f"/runs/{run.pk}/").content.decode()
+    card = html[html.index('id="step-1"'):]
+    before = card[card.index('data-shot="before"'):card.index('data-shot="after"')]
+    after = card[card.index('data-shot="after"'):card.index("</figure>", card.index('data-shot="after"'))]
+    assert step.screenshot_before.url in before and 'class="mark mark-box"' in before
+    assert step.screenshot.url in after and "mark-box" not in after  # the page it led to is not marked
+    assert "Before: where it acted" in card
+    first = html[html.index('id="step-0"'):html.index('id="step-1"')]
+    assert 'data-shot="before"' not in first and "mark-box" in first  # no screen before: marked as until now
+
+    # The API names both; the picture is served to the workspace only.
+    rows = owner_client.get(f"/api/runs/{run.pk}/").json()["steps"]
+    assert rows[1]["screenshot_before"].endswith(step.screenshot_before.url) and rows[0]["screenshot_before"] is None
+    assert b"".join(owner_client.get(step.screenshot_before.url).streaming_content) == b"\xff\xd8before-1"
+    assert outsider_client.get(step.screenshot_before.url).status_code == 404
+
+    # The trace bundle keeps it beside the step's screenshot, and its viewer marks it.
+    bundle = zipfile.ZipFile(io.BytesIO(b"".join(owner_client.get(f"/runs/{run.pk}/trace.zip").streaming_content)))
+    assert "screenshots/step-0001-before.jpg" in bundle.namelist()
+    assert bundle.read("screenshots/step-0001-before.jpg") == b"\xff\xd8before-1"
+    assert json.loads(bundle.read("run.json"))["steps"][1]["screenshot_before"] == "screenshots/step-0001-before.jpg"
+    index = bundle.read("index.html").decode()
+    viewer_card = index[index.index('id="step-1"'):]
+    assert 'src="screenshots/step-0001-before.jpg"' in viewer_card
+    assert viewer_card.index("mark-box") < viewer_card.index('data-shot="after"')

@@ -155,6 +155,36 @@ def test_runner_cancels_when_the_heartbeat_says_so(browser):
     assert took < 3  # promptly, not after the 10 s wait_for gives up
 
 
+def test_a_click_that_changes_page_keeps_the_screen_it_acted_on_with_its_target_box(browser):
+    """The box of a click that leads to another page marks the button on the page it was clicked on."""
+    import io
+
+    from PIL import Image, ImageChops, ImageStat
+
+    result, recorder, _ = run_spec(browser, login_spec(browser.base_url))
+    assert result.status == "succeeded", result.reason
+    named = {r.name: r for r in recorder.records}
+    typed, signed_in = named["Type the password"], named["Sign in"]
+    assert signed_in.name == "Sign in" and signed_in.screenshot_before and signed_in.screenshot
+    assert typed.screenshot_before is None  # typing: its own screenshot is the screen it acted on
+
+    def image(jpeg: bytes):
+        return Image.open(io.BytesIO(jpeg)).convert("L")
+
+    def differs(a: bytes, b: bytes) -> float:
+        return ImageStat.Stat(ImageChops.difference(image(a), image(b))).mean[0]
+
+    # Before the click: the login page as the password was typed; after it: another page.
+    assert differs(signed_in.screenshot_before, typed.screenshot) < 3
+    assert differs(signed_in.screenshot_before, signed_in.screenshot) > 10
+    box = signed_in.grounding["box"]
+    assert 0 <= box["x"] and box["x"] + box["width"] <= 1280 and 0 <= box["y"] and box["y"] + box["height"] <= 800
+    region = (int(box["x"]), int(box["y"]), int(box["x"] + box["width"]), int(box["y"] + box["height"]))
+    inside_before = image(signed_in.screenshot_before).crop(region)
+    inside_after = image(signed_in.screenshot).crop(region)
+    assert ImageStat.Stat(ImageChops.difference(inside_before, inside_after)).mean[0] > 10  # the button is not there after
+
+
 class TakenOver(ListRecorder):
     """Journals actions; from `after` intents on (or heartbeats, with `beats`), the platform says the run
     was retried elsewhere, as `venus_rpa.runs.journal` does after a late heartbeat."""

@@ -23,8 +23,8 @@ from venus_rpa.runs.models import Run
 CHUNK = 64 * 1024
 
 
-def screenshot_name(index: int, stored_name: str) -> str:
-    return f"screenshots/step-{index:04d}{PurePosixPath(stored_name).suffix or '.jpg'}"
+def screenshot_name(index: int, stored_name: str, *, before: bool = False) -> str:
+    return f"screenshots/step-{index:04d}{'-before' if before else ''}{PurePosixPath(stored_name).suffix or '.jpg'}"
 
 
 def run_document(run: Run) -> dict[str, Any]:
@@ -32,7 +32,9 @@ def run_document(run: Run) -> dict[str, Any]:
     for step in run.steps.order_by("index"):
         event = step_event(step)
         event.update(started_at=step.started_at.isoformat(), output=step.output,
-                     screenshot=screenshot_name(step.index, step.screenshot.name) if step.screenshot else None)
+                     screenshot=screenshot_name(step.index, step.screenshot.name) if step.screenshot else None,
+                     screenshot_before=(screenshot_name(step.index, step.screenshot_before.name, before=True)
+                                        if step.screenshot_before else None))
         steps.append(event)
     return {
         "id": run.pk, "automation": run.automation.slug, "version": run.version.number, "status": run.status,
@@ -48,14 +50,16 @@ INDEX_BATCH = 200  # steps rendered (and streamed) at a time
 INDEX_END = "</ol>\n</main>\n</body>\n</html>\n"
 
 
-def trace_index(run: Run, shots: dict[int, str]) -> Iterator[str]:
+def trace_index(run: Run, shots: dict[int, str], befores: dict[int, str] | None = None) -> Iterator[str]:
     """index.html of the bundle in pieces: the run and a list of its steps, then the steps'
-    cards a batch at a time; `shots`: step index -> the screenshot's path in the bundle."""
+    cards a batch at a time; `shots` / `befores`: step index -> the path in the bundle of the
+    screenshot after the step / of the screen a click or key press acted on."""
+    befores = befores or {}
     toc = list(run.steps.order_by("index").values("index", "name", "kind", "status"))
     yield render_to_string("dashboard/runs/trace_index.html", {"run": run, "toc": toc})
     for start in range(0, len(toc), INDEX_BATCH):
         batch = run.steps.filter(index__gte=toc[start]["index"]).order_by("index")[:INDEX_BATCH]
-        steps = [{"step": step, "shot": shots.get(step.index)} for step in batch]
+        steps = [{"step": step, "shot": shots.get(step.index), "before": befores.get(step.index)} for step in batch]
         yield render_to_string("dashboard/runs/_trace_steps.html", {"steps": steps})
     yield INDEX_END
 
@@ -68,23 +72,27 @@ def trace_zip(run: Run) -> Iterator[bytes]:
         bundle.writestr("run.json", json.dumps(run_document(run), indent=2, ensure_ascii=False))
         yield pipe.drain()
         shots: dict[int, str] = {}
-        for step in run.steps.exclude(screenshot="").order_by("index"):
-            try:
-                source = step.screenshot.open("rb")
-            except FileNotFoundError:
-                continue
-            # JPEGs do not shrink: store them as they are.
-            info = zipfile.ZipInfo(screenshot_name(step.index, step.screenshot.name),
-                                   date_time=step.started_at.timetuple()[:6])
-            with source, bundle.open(info, "w") as out:
-                while chunk := source.read(CHUNK):
-                    out.write(chunk)
-                    yield pipe.drain()
-            shots[step.index] = info.filename
+        befores: dict[int, str] = {}
+        for step in run.steps.exclude(screenshot="", screenshot_before="").order_by("index"):
+            for stored, before, written in ((step.screenshot_before, True, befores), (step.screenshot, False, shots)):
+                if not stored:
+                    continue
+                try:
+                    source = stored.open("rb")
+                except FileNotFoundError:
+                    continue
+                # JPEGs do not shrink: store them as they are.
+                info = zipfile.ZipInfo(screenshot_name(step.index, stored.name, before=before),
+                                       date_time=step.started_at.timetuple()[:6])
+                with source, bundle.open(info, "w") as out:
+                    while chunk := source.read(CHUNK):
+                        out.write(chunk)
+                        yield pipe.drain()
+                written[step.index] = info.filename
         index = zipfile.ZipInfo("index.html", date_time=run.created_at.timetuple()[:6])
         index.compress_type = zipfile.ZIP_DEFLATED
         with bundle.open(index, "w") as out:
-            for piece in trace_index(run, shots):
+            for piece in trace_index(run, shots, befores):
                 out.write(piece.encode())
                 yield pipe.drain()
     yield pipe.drain()

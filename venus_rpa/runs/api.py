@@ -23,7 +23,10 @@ from venus_rpa.runs.models import Artifact, Run, RunItem, RunStatus, Step, Trigg
 
 
 class StepOutSerializer(serializers.ModelSerializer):
-    screenshot = serializers.SerializerMethodField()
+    screenshot = serializers.SerializerMethodField(help_text="The screen after the step (JPEG, secrets masked).")
+    screenshot_before = serializers.SerializerMethodField(help_text=(
+        "Clicks and key presses: the screen the step acted on, in which grounding.box (or x, y) marks its target; "
+        "null for other steps."))
     replayed = serializers.BooleanField(read_only=True, allow_null=True, help_text=(
         "Agent turns: true when replayed from the replay cache without calling the model, false when the model "
         "reasoned it (model.replay says why: the drift, or why replay does not apply); null for other steps."))
@@ -31,13 +34,19 @@ class StepOutSerializer(serializers.ModelSerializer):
     class Meta:
         model = Step
         fields = ["index", "kind", "name", "status", "error", "thought", "action", "grounding", "output", "url",
-                  "screenshot", "started_at", "act_ms", "observe_ms", "model_ms", "model", "item", "replayed"]
+                  "screenshot", "screenshot_before", "started_at", "act_ms", "observe_ms", "model_ms", "model", "item", "replayed"]
 
     def get_screenshot(self, step: Step) -> str | None:
-        if not step.screenshot:
+        return self._url(step.screenshot)
+
+    def get_screenshot_before(self, step: Step) -> str | None:
+        return self._url(step.screenshot_before)
+
+    def _url(self, stored) -> str | None:
+        if not stored:
             return None
         request = self.context.get("request")
-        return request.build_absolute_uri(step.screenshot.url) if request else step.screenshot.url
+        return request.build_absolute_uri(stored.url) if request else stored.url
 
 
 QUEUE_POSITION_HELP = (

@@ -83,5 +83,6 @@ def step_event(step: Step) -> dict:
         "action": step.action, "grounding": step.grounding, "url": step.url, "thought": step.thought,
         "model": step.model, "replayed": step.replayed,
         "screenshot": step.screenshot.url if step.screenshot else None,
+        "screenshot_before": step.screenshot_before.url if step.screenshot_before else None,
         "timings": {"act_ms": round(step.act_ms, 1), "observe_ms": round(step.observe_ms, 1), "model_ms": round(step.model_ms, 1)},
     }

@@ -176,6 +176,9 @@ class DjangoRecorder(JournalingRecorder):
         )
         if record.screenshot:
             step.screenshot.save(f"run{self.run_id}-step{record.index}.jpg", ContentFile(record.screenshot), save=False)
+        if record.screenshot_before:
+            step.screenshot_before.save(f"run{self.run_id}-step{record.index}-before.jpg",
+                                        ContentFile(record.screenshot_before), save=False)
         step.save()
         return step
 

@@ -109,7 +109,9 @@ class Step(models.Model):
     grounding = models.JSONField(default=dict, blank=True)
     output = models.JSONField(default=dict, blank=True)
     url = models.CharField(max_length=2000, blank=True)
-    screenshot = models.FileField(upload_to="screenshots/%Y/%m/%d", blank=True)
+    screenshot = models.FileField(upload_to="screenshots/%Y/%m/%d", blank=True)  # the screen after the step
+    # A click or key press: the screen it acted on, where `grounding`'s box is (the one after may be another page).
+    screenshot_before = models.FileField(upload_to="screenshots/%Y/%m/%d", blank=True)
     started_at = models.DateTimeField()
     recorded_at = models.DateTimeField(auto_now_add=True, null=True)  # when the worker stored it
     act_ms = models.FloatField(default=0)

@@ -58,6 +58,9 @@ class StepOutcome:
 
     grounding: dict[str, Any] = field(default_factory=dict)
     output: dict[str, Any] = field(default_factory=dict)
+    # A click or key press: the (masked) screen right before it acted, in which `grounding`'s box or
+    # point is where it acted (the screen after it may be another page).
+    screenshot_before: bytes | None = None
 
 
 @dataclass

@@ -75,6 +75,11 @@ NEW_PAGE_TIMEOUT_S = 30.0
 NAV_PROBE = "() => { const n = window.__venusNav || 0; window.__venusNav = 0; return n > 0; }"
 
 
+def _in_viewport(box: dict[str, float] | None) -> bool:
+    return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= VIEWPORT["height"] \
+        and 0 <= box["x"] and box["x"] + box["width"] <= VIEWPORT["width"]
+
+
 async def open_page(context: BrowserContext) -> Page:
     """A new page in `context`, within NEW_PAGE_TIMEOUT_S (EnvironmentLost past it, or when the browser is gone)."""
     try:
@@ -200,6 +205,19 @@ class BrowserEnvironment:
             return box
         await locator.scroll_into_view_if_needed(timeout=PAGE_READ_TIMEOUT_S * 1000)
         return await self.read(locator.bounding_box(), "could not measure the target")
+
+    async def before_action(self, locator=None, box: dict[str, float] | None = None) -> tuple[bytes, dict[str, float] | None]:
+        """The screen an action is about to act on (masked like every observation) and, with a
+        `locator`, its target's box in it: `box` when it was just measured and lies in the viewport,
+        else scrolled into view first (as the action would) and measured."""
+        what = "could not take a screenshot"
+        try:
+            if locator is not None and not _in_viewport(box):
+                await locator.scroll_into_view_if_needed(timeout=PAGE_READ_TIMEOUT_S * 1000)
+                box = await self.read(locator.bounding_box(), "could not measure the target")
+            return await self.read(self.mask.capture(self.page, self._screenshot), what), box
+        except PlaywrightError as exc:
+            raise self._error(exc, what) from exc
 
     async def review_view(self, target, box: dict[str, float] | None, point: tuple[float, float] | None):
         """What a reviewer sees of a commit (`workers.envs.review_page`): the full page (masked as
