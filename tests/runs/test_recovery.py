@@ -214,6 +214,7 @@ def test_a_worker_whose_run_was_retried_after_a_late_heartbeat_can_neither_act_n
     from venus_rpa.runs.execution import DjangoRecorder
     from venus_rpa.runs.recovery import runs_sweep
     from venus_rpa.runs.services import run_finish
+    from workers.items import ItemRecord
     from workers.journal import ActionEntry, Superseded
     from workers.runner import RunResult, StepRecord
 
@@ -224,7 +225,8 @@ def test_a_worker_whose_run_was_retried_after_a_late_heartbeat_can_neither_act_n
     async def the_late_worker_goes_on():
         refused = []
         for call in (late.heartbeat(), late.action_intent(ActionEntry(1, "click", "Pay now")),
-                     late.record_step(StepRecord(index=3, kind="click", name="Pay now", action={}, status="succeeded"))):
+                     late.record_step(StepRecord(index=3, kind="click", name="Pay now", action={}, status="succeeded")),
+                     late.record_item(ItemRecord(number=1, status="failed", error="cancelled"))):
             try:
                 await call
                 refused.append("")

@@ -21,7 +21,7 @@ from datetime import datetime, timezone as dt_timezone
 from celery.signals import worker_process_shutdown, worker_shutdown
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import InterfaceError, OperationalError, close_old_connections, connection
+from django.db import InterfaceError, OperationalError, close_old_connections, connection, transaction
 from django.utils import timezone
 
 from venus_rpa.automations.replay import replay_store_for
@@ -185,9 +185,14 @@ class DjangoRecorder(JournalingRecorder):
     async def record_item(self, record: ItemRecord) -> None:
         """Store an item's new status (runs.items) and tell the run's live page."""
         record.error, record.output = self.secrets.scrub(record.error), self.secrets.scrub_data(record.output)
-        await self._db(lambda: run_item_record(run_id=self.run_id, record=record))
+        await self._db(self._save_item, record)
         await apublish_run_event(self.run_id, {"type": "run.item", "item": {
             "number": record.number, "status": record.status, "error": record.error[:500]}})
+
+    def _save_item(self, record: ItemRecord) -> None:
+        with transaction.atomic():  # fenced: an item's status is the run's current execution's to write
+            self._fence()
+            run_item_record(run_id=self.run_id, record=record)
 
     async def heartbeat(self) -> bool:
         return await self._db(self._beat)
