@@ -10,6 +10,30 @@ import pytest
 from tests.helpers.servers import practice_site
 
 
+@pytest.fixture(autouse=True, scope="session")
+def password_hashes_made_once():
+    """Each password is hashed once per hasher setting in the test process: a production hash
+    (PBKDF2 with Django's iterations, so servers and workers started by tests verify it as they
+    would in production) costs about 0.4 s of CPU, and fixtures create users for hundreds of tests
+    (the personas, the seeded demo). Same password, same salt: harmless here."""
+    from django.conf import settings
+    from django.contrib.auth import base_user, hashers, models
+
+    made: dict[tuple, str] = {}
+
+    def make_password(password, salt=None, hasher="default"):
+        if password is None or salt is not None or hasher != "default":
+            return hashers.make_password(password, salt, hasher)
+        key = (password, tuple(settings.PASSWORD_HASHERS))
+        if key not in made:
+            made[key] = hashers.make_password(password)
+        return made[key]
+
+    base_user.make_password = models.make_password = make_password
+    yield
+    base_user.make_password = models.make_password = hashers.make_password
+
+
 @pytest.fixture(autouse=True)
 def stub_dns(monkeypatch) -> dict[str, list[str]]:
     """No test sends a DNS query off the machine: the egress guard resolves names through this

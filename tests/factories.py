@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import functools
-
 import factory
-from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.hashers import make_password
 
 from venus_rpa.accounts.models import Membership, Role, Workspace
 
@@ -19,22 +15,12 @@ class UserFactory(factory.django.DjangoModelFactory):
 
     username = factory.Sequence(lambda n: f"user{n}")
     email = factory.LazyAttribute(lambda u: f"{u.username}@example.com")
-    @factory.post_generation
-    def password(obj, create, extracted, **kwargs):
-        obj.password = password_hash(extracted or "password", settings.PASSWORD_HASHERS[0])
+    password = factory.PostGenerationMethodCall("set_password", "password")  # hashed once (tests/conftest.py)
 
     @factory.post_generation
     def _save(obj, create, extracted, **kwargs):
         if create:
             obj.save()
-
-
-@functools.cache
-def password_hash(raw: str, hasher: str) -> str:
-    """The hash production makes (PBKDF2 with Django's iterations, verified by test servers and workers
-    as it would be in production), made once per password and hasher: each set_password costs about
-    0.4 s of CPU, and the persona fixture alone makes four users for hundreds of tests."""
-    return make_password(raw)
 
 
 class WorkspaceFactory(factory.django.DjangoModelFactory):

@@ -26,14 +26,15 @@ def free_port() -> int:
 
 def wait_http(url: str, *, timeout: float = 20.0, proc: subprocess.Popen | None = None) -> None:
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"server for {url} exited with code {proc.returncode}")
-        try:
-            httpx.get(url, timeout=1.0)
-            return
-        except httpx.HTTPError:
-            time.sleep(0.1)
+    with httpx.Client(timeout=1.0) as client:  # one client: each new one builds a TLS context (tens of ms of CPU)
+        while time.monotonic() < deadline:
+            if proc is not None and proc.poll() is not None:
+                raise RuntimeError(f"server for {url} exited with code {proc.returncode}")
+            try:
+                client.get(url)
+                return
+            except httpx.HTTPError:
+                time.sleep(0.1)
     raise TimeoutError(f"{url} did not answer within {timeout}s")
 
 
