@@ -290,3 +290,21 @@ def test_an_owner_may_leave_when_another_owner_remains(personas, owner_client):
     assert response.status_code == 302 and response["Location"] == reverse("dashboard:home")
     assert not personas.workspace.memberships.filter(user=personas.owner).exists()
     assert owner_client.get(MEMBERS).status_code == 403  # no workspace left to see
+
+
+def test_a_token_form_sent_twice_makes_one_token_and_says_why(personas, viewer_client, editor_client):
+    """A reload of the page that showed the new token re-sends the form: no second live credential."""
+    from venus_rpa.accounts.models import ApiToken
+
+    first = _new_token(viewer_client, "nightly report")
+    again = viewer_client.post(TOKENS, {"name": "nightly report", "expires": "30"})
+    assert again.status_code == 400
+    page = again.content.decode()
+    assert "You already have a working token named “nightly report”" in page and "no second token was created" in page
+    assert first not in page and 'id="new-token"' not in page  # the value is never shown again
+    assert ApiToken.objects.filter(user=personas.viewer, name="nightly report").count() == 1
+    # Another member may use the name; a revoked token frees it.
+    assert _new_token(editor_client, "nightly report")
+    token = ApiToken.objects.get(user=personas.viewer, name="nightly report")
+    assert viewer_client.post(reverse("dashboard:token-revoke", args=[token.pk])).status_code == 302
+    assert _new_token(viewer_client, "nightly report")

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -185,6 +186,15 @@ def api_token_issue(*, workspace: Workspace, actor, name: str, expires_at: datet
     if expires_at is not None and not now < expires_at <= now + TOKEN_LIFETIME_MAX:
         message = "The expiry must be in the future and within a year."
         raise InvalidInput(message, fields={"expires": [message]})
+    # One working token per name and member: a form sent twice (a reload re-sends it) does not leave a
+    # second live credential nobody saw. Revoked and expired tokens free their name.
+    same = (ApiToken.objects.filter(workspace=workspace, user=actor, name=name, revoked_at__isnull=True)
+            .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now)).first())
+    if same is not None:
+        message = (f"You already have a working token named “{name}” ({same.prefix}…), created "
+                   f"{same.created_at:%Y-%m-%d %H:%M} UTC. Its value was shown once, when it was made; no second "
+                   "token was created. Choose another name, or revoke that one first.")
+        raise InvalidInput(message, fields={"name": [message]})
     token, raw = api_token_create(workspace=workspace, user=actor, name=name)
     if expires_at is not None:
         token.expires_at = expires_at
