@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 from django.test import Client
 
 from tests.dashboard.conftest import make_run, signed_in
@@ -92,3 +93,16 @@ def test_a_reviewer_can_decide_reviews_but_not_edit(personas, reviewer, automati
     client = signed_in(reviewer)
     assert client.get("/reviews/").status_code == 200
     assert client.post(f"/automations/{automation.slug}/", {"name": "x"}).status_code == 403
+
+
+def test_a_page_a_role_may_not_open_says_why_in_the_dashboard_and_an_unknown_one_says_not_found(viewer_client):
+    """Not Django's bare "403 Forbidden": the dashboard's own page (styles, icon, navigation), the reason
+    in words and a way back."""
+    refused = viewer_client.get(reverse("dashboard:automation-new"))
+    assert refused.status_code == 403
+    page = refused.content.decode()
+    assert "<h1 id=\"error-h\">Not allowed</h1>" in page and "This needs the owner or editor role in the workspace." in page
+    assert "venus.css" in page and "favicon.svg" in page and 'href="/">Back to the dashboard' in page
+    missing = viewer_client.get("/runs/999999/")
+    assert missing.status_code == 404
+    assert "Not found" in missing.content.decode() and "venus.css" in missing.content.decode()

@@ -1,5 +1,6 @@
 """axe-core on every dashboard page a signed-in editor reaches, in real Chromium against daphne,
-at 1280×800 and 390×844: no serious or critical violation, no server error, no console error.
+at 1280×800 and 390×844, and on every page a reviewer and a viewer reach at 1280×800: no serious
+or critical violation, no server error, no console error.
 
 The pages are found by following same-origin links from the home page, plus the detail pages of
 a run with steps, a pending review, an automation, a credential, the webhooks and the schedules.
@@ -52,6 +53,21 @@ def test_every_page_an_editor_reaches_has_no_serious_accessibility_violation(det
     assert {r.viewport for r in results} == {"desktop", "phone"}
     # axe really ran: every page gave an answer (a list, possibly empty), and the vendored file is whole.
     assert AXE_JS.stat().st_size > 400_000
+    problems = report(results)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("role", ["reviewer", "viewer"])
+def test_every_page_a_reviewer_or_viewer_reaches_has_no_serious_accessibility_violation(details, web, chromium,  # noqa: F811
+                                                                                        role):
+    """They see other pages and controls (the review queue; no editor, no forms, 403 where they may
+    not go): each page they reach, and the detail pages, at 1280×800."""
+    results = audit_dashboard(chromium, web, extra=list(details.values()), limit=40, role=role, viewports=("desktop",))
+
+    paths = {r.url.removeprefix(web) for r in results}
+    print(f"{role}: {len(paths)} pages: {sorted(paths)}")
+    assert len(paths) >= 10, sorted(paths)
+    assert all(r.status is not None and r.status < 500 for r in results)
     problems = report(results)
     assert not problems, "\n".join(problems)
 

@@ -1,5 +1,6 @@
-"""Crawl the dashboard as a signed-in editor in real Chromium and audit each page: HTTP status,
-console errors, load time and axe-core's accessibility rules (tests/assets/axe/, vendored).
+"""Crawl the dashboard as a signed-in member (an editor, a reviewer, a viewer: each reaches other
+pages and sees other controls) in real Chromium and audit each page: HTTP status, console errors,
+load time and axe-core's accessibility rules (tests/assets/axe/, vendored).
 
 Shared by tests/e2e/test_accessibility_e2e.py and benchmarks/dashboard.py, so both measure the
 same pages the same way. Nothing here is a test double: the pages come from the real server.
@@ -21,6 +22,8 @@ from urllib.parse import urldefrag, urlsplit
 AXE_JS = Path(__file__).resolve().parents[1] / "assets" / "axe" / "axe.min.js"
 EDITOR = ("edna", "edna-a11y-password-1")
 REVIEWER = ("rita", "rita-a11y-password-1")
+VIEWER = ("vera", "vera-a11y-password-1")
+ROLES = {"editor": EDITOR, "reviewer": REVIEWER, "viewer": VIEWER}
 VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 BLOCKING = ("serious", "critical")
 # Not pages: downloads, the API and its docs, the admin, media and static files, signing out.
@@ -42,6 +45,7 @@ class PageAudit:
     server_ms: float = 0.0  # request sent → first byte of the answer (the browser's navigation timing)
     console: list[str] = field(default_factory=list)
     violations: list[dict] = field(default_factory=list)
+    role: str = "editor"  # whose session loaded the page
 
     @property
     def blocking(self) -> list[dict]:
@@ -57,8 +61,8 @@ def jpeg(width: int = 320, height: int = 200, shade: int = 200) -> bytes:
 
 
 def seed(workspace, owner) -> dict[str, str]:
-    """An editor to sign in as (and a reviewer), and one of each thing a detail page shows: a run with steps, a
-    pending review on it, a webhook, a schedule, a credential. Returns the detail paths."""
+    """An editor, a reviewer and a viewer to sign in as, and one of each thing a detail page shows: a run with
+    steps, a pending review on it, a webhook, a schedule, a credential. Returns the detail paths."""
     from datetime import timedelta
 
     from django.core.files.base import ContentFile
@@ -75,6 +79,8 @@ def seed(workspace, owner) -> dict[str, str]:
     Membership.objects.create(workspace=workspace, user=editor, role=Role.EDITOR)
     reviewer = user_create(username=REVIEWER[0], password=REVIEWER[1], email="rita@example.com")
     Membership.objects.create(workspace=workspace, user=reviewer, role=Role.REVIEWER)
+    viewer = user_create(username=VIEWER[0], password=VIEWER[1], email="vera@example.com")
+    Membership.objects.create(workspace=workspace, user=viewer, role=Role.VIEWER)
     automation = Automation.objects.filter(workspace=workspace).order_by("pk").first()
     now = timezone.now()
     run = Run.objects.create(workspace=workspace, automation=automation, version=automation.current_version,
@@ -148,7 +154,13 @@ def audit(page, url: str, viewport: str, *, axe_source: str) -> PageAudit:
     finally:
         page.remove_listener("console", on_console)
         page.remove_listener("pageerror", on_error)
-    return PageAudit(url=url, viewport=viewport, status=response.status if response else None, ms=ms,
+    status = response.status if response else None
+    if status is not None and status >= 400:  # the browser reports the page's own status as a console error
+        own = f"error: Failed to load resource: the server responded with a status of {status} "
+        mine = next((i for i, line in enumerate(console) if line.startswith(own)), None)
+        if mine is not None:  # that one line; a sub-resource the page failed to load still counts
+            del console[mine]
+    return PageAudit(url=url, viewport=viewport, status=status, ms=ms,
                      server_ms=server_ms, console=console, violations=violations)
 
 
@@ -170,20 +182,25 @@ def crawl(page, base: str, *, extra: list[str], limit: int = 60) -> list[str]:
     return found + [p for p in extra if p not in found]
 
 
-def audit_dashboard(browser, base: str, *, extra: list[str], limit: int = 60) -> list[PageAudit]:
-    """Every page an editor reaches, at each viewport, in a fresh signed-in context per viewport."""
+def audit_dashboard(browser, base: str, *, extra: list[str], limit: int = 60, role: str = "editor",
+                    viewports: tuple[str, ...] = tuple(VIEWPORTS)) -> list[PageAudit]:
+    """Every page a member of `role` reaches (the crawl follows what their pages link to, then
+    `extra`), at each of `viewports`, in a fresh signed-in context per viewport."""
     axe_source = AXE_JS.read_text()
     results: list[PageAudit] = []
     paths: list[str] | None = None
-    for name, size in VIEWPORTS.items():
-        context = browser.new_context(viewport=size)
+    for name in viewports:
+        context = browser.new_context(viewport=VIEWPORTS[name])
         context.set_default_timeout(20_000)
         page = context.new_page()
         try:
-            sign_in(page, base)
+            sign_in(page, base, ROLES[role])
             if paths is None:
                 paths = crawl(page, base, extra=extra, limit=limit)
-            results.extend(audit(page, base + path, name, axe_source=axe_source) for path in paths)
+            for path in paths:
+                result = audit(page, base + path, name, axe_source=axe_source)
+                result.role = role
+                results.append(result)
         finally:
             context.close()
     return results
@@ -193,7 +210,7 @@ def report(results: list[PageAudit]) -> list[str]:
     """One line per failing page: a server error, a console error or a serious/critical violation."""
     lines = []
     for r in results:
-        where = f"{r.viewport} {urlsplit(r.url).path}{'?' + urlsplit(r.url).query if urlsplit(r.url).query else ''}"
+        where = f"{r.role} {r.viewport} {urlsplit(r.url).path}{'?' + urlsplit(r.url).query if urlsplit(r.url).query else ''}"
         if r.status is None or r.status >= 500:
             lines.append(f"{where}: HTTP {r.status}")
         lines.extend(f"{where}: console {c}" for c in r.console)
