@@ -4,7 +4,9 @@ Chromium. Prints JSON.
 
 - `pages`: dashboard pages a signed-in editor reaches (links from the home page, bounded, plus the
   detail pages of a run with steps, a step, a review, an automation, a credential, a webhook and
-  a schedule); each is audited at 1280×800 and at 390×844.
+  a schedule); each is audited at 1280×800 and at 390×844. A reviewer's and a viewer's crawls
+  (what their pages link to, and the same detail pages, some of which answer them 403) are audited
+  at 1280×800; `by_role` gives each role's pages and failures, and the figures below count them all.
 - `server_errors`: page loads answered 5xx (or not at all); `console_errors`: console errors and
   uncaught page errors on those loads (CSP refusals included).
 - `axe_serious_or_critical`: axe-core 4.10 violations of impact serious or critical, summed over
@@ -198,6 +200,9 @@ def main() -> None:
                 browser = playwright.chromium.launch(executable_path=settings.VENUS_CHROMIUM_PATH, headless=True)
                 try:
                     results = audit_dashboard(browser, web, extra=list(details.values()), limit=args.limit)
+                    for role in ("reviewer", "viewer"):
+                        results += audit_dashboard(browser, web, extra=list(details.values()), limit=args.limit,
+                                                   role=role, viewports=("desktop",))
                     clicks = review_decision(browser, web, decide_run, workspace)
                     delays, same_page = live_updates(browser, web, live_runs)
                 finally:
@@ -210,6 +215,10 @@ def main() -> None:
     result = {
         "benchmark": "dashboard",
         "pages": len({r.url for r in results}),
+        "by_role": {role: {"pages": len({r.url for r in results if r.role == role}),
+                           "refused_403": len({r.url for r in results if r.role == role and r.status == 403}),
+                           "failures": sum(1 for line in problems if line.startswith(role + " "))}
+                    for role in ("editor", "reviewer", "viewer")},
         "page_loads": len(results),
         "server_errors": sum(1 for r in results if r.status is None or r.status >= 500),
         "console_errors": sum(len(r.console) for r in results),
