@@ -184,8 +184,10 @@ def test_build_launch_and_watch_a_run_live(worker, demo, practice_url, web, brow
     assert page.locator("#step-count").inner_text() == "6"
     assert Run.objects.get(pk=run_id).steps.count() == 6
     # targets drawn on the screenshots, and the lightbox opens a large copy
-    assert page.locator("#step-3 .mark-box").count() == 1
-    page.locator("#step-3 figure.shot").click()
+    # (a click: marked on the screen it acted on, not on the page it led to)
+    assert page.locator("#step-3 figure[data-shot=before] .mark-box").count() == 1
+    assert page.locator("#step-3 figure[data-shot=after] .mark-box").count() == 0
+    page.locator("#step-3 figure[data-shot=before]").click()
     assert page.locator("#lightbox[open] img").count() == 1
     page.keyboard.press("Escape")
     assert "demo-password" not in page.content()
