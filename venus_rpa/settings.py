@@ -30,6 +30,11 @@ CREDENTIAL_KEY = local_secret(
 # Off unless a developer turns it on (DJANGO_DEBUG=1); even then error pages hide secrets
 # (DEFAULT_EXCEPTION_REPORTER_FILTER below).
 DEBUG = env_bool("DJANGO_DEBUG", False)
+# Form bodies: the automation editor posts two fields per closed step row (dashboard.step_lines),
+# so a 10,000-step automation is about 20,000 fields; Django's default of 1,000 refused any
+# editor form past about 25 open rows. Bodies stay bounded by DATA_UPLOAD_MAX_MEMORY_SIZE.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = env_int("DJANGO_DATA_UPLOAD_MAX_NUMBER_FIELDS", 50_000)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DJANGO_DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024 * 1024)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 

@@ -82,3 +82,22 @@ def test_outsiders_get_404_and_viewers_403(outsider_client, viewer_client, autom
     assert outsider_client.post(f"/schedules/{schedule.pk}/toggle/", {"enabled": "0"}).status_code == 404
     assert viewer_client.post(f"/schedules/{schedule.pk}/toggle/", {"enabled": "0"}).status_code == 403
     assert viewer_client.get("/schedules/").status_code == 200
+
+
+def test_the_webhooks_list_searches_by_name_and_pages(editor_client, automation, personas):
+    from venus_rpa.triggers.services import webhook_trigger_create
+
+    for number in range(27):
+        webhook_trigger_create(workspace=personas.workspace, user=personas.owner, automation=automation,
+                               name=f"Hook {number:02d}", param_mapping={})
+    webhook_trigger_create(workspace=personas.workspace, user=personas.owner, automation=automation,
+                           name="Invoices from SAP", param_mapping={})
+    first = editor_client.get("/webhooks/").content.decode()
+    assert "Hook 00" in first and "Invoices from SAP" not in first  # 25 a page, by name
+    assert "Page 1 of 2 · 28 webhooks" in first and 'rel="next"' in first
+    second = editor_client.get("/webhooks/?page=2").content.decode()
+    assert "Invoices from SAP" in second and "Hook 00" not in second
+    found = editor_client.get("/webhooks/?q=sap").content.decode()
+    assert "Invoices from SAP" in found and "Hook 01" not in found and ">1 webhook</p>" in found
+    assert "No webhook matches “nothing”" in editor_client.get("/webhooks/?q=nothing").content.decode()
+    assert editor_client.get("/webhooks/?q=%00&page=x").status_code == 200

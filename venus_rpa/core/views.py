@@ -1,11 +1,13 @@
 """A health check, and the error pages: JSON in the API's one error shape under /api/ and /hooks/,
-Django's HTML pages everywhere else."""
+the dashboard's own HTML pages everywhere else."""
 
 from __future__ import annotations
 
-from django.core.exceptions import RequestDataTooBig
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.views import defaults
 
 # Paths whose clients are programs: they get JSON errors, never an HTML page.
@@ -31,7 +33,12 @@ def error_json(code: str, message: str, status: int) -> JsonResponse:
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """handler400: Django's SuspiciousOperation answers, including bodies over the size limit."""
     if not wants_json_errors(request):
-        return defaults.bad_request(request, exception)
+        too_large = ""
+        if isinstance(exception, RequestDataTooBig):
+            too_large = f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1024 / 1024:g} MB at most"
+        elif isinstance(exception, TooManyFieldsSent):
+            too_large = f"{settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} fields at most"
+        return render(request, "400.html", {"too_large": too_large}, status=400)
     if isinstance(exception, RequestDataTooBig):
         return error_json("too_large", "The request body is too large.", 413)
     return error_json("bad_request", "The request could not be understood.", 400)

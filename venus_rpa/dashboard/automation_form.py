@@ -12,7 +12,7 @@ from django.http import QueryDict
 from venus_rpa.automations.models import Automation, AutomationVersion
 from venus_rpa.automations.services import DEFINITION_DEFAULTS
 from venus_rpa.core.judges import judge_names
-from venus_rpa.dashboard import blocks, editor
+from venus_rpa.dashboard import blocks, editor, step_lines
 from venus_rpa.dashboard.field_errors import field_label, json_field
 
 DEFAULT_STEP = {"kind": "goto", "url": "/"}
@@ -57,6 +57,7 @@ class AutomationEditor:
         form.steps = blocks.rows_from_steps(definition["steps"])
         _, form.step_paths = blocks.steps_from_rows(form.steps)
         blocks.values_hints(definition["steps"], form.steps, form.step_paths)
+        step_lines.close_long(form.steps)
         form.set_param_schema(definition["param_schema"])
         form.output_schema_json = editor.pretty(definition["output_schema"])
         form.safety_json = editor.pretty(definition.get("safety") or {})
@@ -146,6 +147,11 @@ class AutomationEditor:
         return [(field_label(k), m) for k, msgs in self.errors.items() for m in msgs]
 
     # -- template helpers --------------------------------------------------------------------
+    @property
+    def steps_closed(self) -> bool:
+        """Every row is shown closed (a long automation as stored: dashboard.step_lines)."""
+        return bool(self.steps) and all(row.closed and not row.errors for row in self.steps)
+
     @property
     def allowed_domains_text(self) -> str:
         """The allowed domains, or the start URL's host proposed when there are none."""

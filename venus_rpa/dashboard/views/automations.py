@@ -15,7 +15,7 @@ from venus_rpa.automations.models import Automation
 from venus_rpa.automations.selectors import automation_get, automation_list, credential_list
 from venus_rpa.automations.services import automation_create, automation_update, definition_validate
 from venus_rpa.core.errors import ServiceError
-from venus_rpa.dashboard import blocks, editor
+from venus_rpa.dashboard import editor, step_lines
 from venus_rpa.dashboard.access import member_view, require_write
 from venus_rpa.dashboard.automation_form import AutomationEditor
 from venus_rpa.dashboard.diff import version_diff, version_lowerings
@@ -43,11 +43,11 @@ def automation_index(request: HttpRequest) -> HttpResponse:
 
 
 def _editor_context(request: HttpRequest, form: AutomationEditor, automation: Automation | None) -> dict:
+    readonly = not request.access.can_write or bool(automation and automation.is_archived)
     return {
-        "form": form, "automation": automation, "kinds": editor.STEP_KINDS, "roles": editor.ROLES, **blocks.ROW_CONTEXT,
+        "form": form, "automation": automation, "steps_html": step_lines.rows_html(form.steps, readonly),
         "param_types": editor.PARAM_TYPES, "solvers": editor.SOLVERS, "judge_rules": editor.JUDGE_RULES,
-        "credentials": credential_list(workspace=request.access.workspace),
-        "readonly": not request.access.can_write or bool(automation and automation.is_archived),
+        "credentials": credential_list(workspace=request.access.workspace), "readonly": readonly,
     }
 
 
@@ -119,12 +119,17 @@ def automation_edit(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @member_view(write=True)
+@require_http_methods(["GET", "POST"])
 def step_row(request: HttpRequest) -> HttpResponse:
-    """A fresh step row for the editor (htmx appends it to the list)."""
-    kind = request.GET.get("kind", "click")
-    row = editor.StepRow(uid=editor.new_uid(), kind=kind if kind in editor.STEP_KINDS else "click")
-    return render(request, "dashboard/automations/_step_row.html",
-                  {"row": row, "kinds": editor.STEP_KINDS, "roles": editor.ROLES, **blocks.ROW_CONTEXT})
+    """A step row for the editor: GET a fresh one (htmx appends it to the list); POST a closed
+    row's line (`step` and its packed fields) to get it back open, with the same uid and values."""
+    if request.method == "POST":
+        uid = request.POST.get("step", "")
+        row = step_lines.open_row(uid, request.POST.get(f"s-{uid}-packed", ""))
+    else:
+        kind = request.GET.get("kind", "click")
+        row = editor.StepRow(uid=editor.new_uid(), kind=kind if kind in editor.STEP_KINDS else "click")
+    return render(request, "dashboard/automations/_step_row.html", {"row": row, **step_lines.ROW_CONTEXT})
 
 
 @member_view(write=True)

@@ -100,8 +100,9 @@ def _webhooks_context(request: HttpRequest) -> dict:
     from venus_rpa.triggers import selectors
 
     workspace = request.access.workspace
+    listed = listing(request, selectors.webhook_trigger_list(workspace=workspace, search=search_text(request)))
     return {
-        "triggers": selectors.webhook_trigger_list(workspace=workspace),
+        "triggers": listed.page.object_list, "page": listed.page, "filters": listed.filters, "q": listed.q,
         "endpoints": selectors.callback_endpoint_list(workspace=workspace),
         "deliveries": selectors.callback_delivery_list(workspace=workspace).select_related("run")[:30],
         "automations": automation_list(workspace=workspace),
