@@ -122,3 +122,73 @@ def test_agent_questions_wait_in_the_queue_and_are_answered_there(owner_client, 
     response = owner_client.post(f"/runs/{run.pk}/answer/", {"answer": "CC-42"})
     assert response.status_code in (200, 302)
     assert Run.objects.get(pk=run.pk).answer == "CC-42"
+
+
+def risky(automation, action: dict, editable: list[str], title: str = "Pay invoice INV-9"):
+    from venus_rpa.reviews.services import review_create_risky
+
+    run = make_run(automation, status="awaiting_review")
+    verdict = {"category": "PAY", "level": "R3", "reason": "Clicking 'Pay' spends money."}
+    return review_create_risky(run_id=run.pk, title=title, screenshot=None, ttl_s=600, action=action, verdict=verdict,
+                               fingerprint=title, detail={"action": action, "editable": editable, "verdict": verdict})
+
+
+def the_form_as_posted(html: str, review_id: int) -> dict[str, list[str]]:
+    from tests.helpers.form_fields import form_fields
+
+    item = html.split(f'id="review-{review_id}"', 1)[1]
+    form = item[item.index("<form hx-post"):item.index("</form>") + 7].replace("<form hx-post", '<form id="f" hx-post', 1)
+    data: dict[str, list[str]] = {}
+    for name, value in form_fields(form, "f"):
+        data.setdefault(name, []).append(value)
+    return data
+
+
+def test_a_reviewer_edits_the_editable_fields_as_a_form_not_json(owner_client, automation):
+    from venus_rpa.reviews.models import ReviewRequest
+
+    review = risky(automation, {"kind": "fill", "target": "Amount", "value": "310.00"}, ["value"])
+    html = owner_client.get("/reviews/").content.decode()
+    assert f'name="edit-value" id="edit-value-{review.pk}" hx-preserve value="310.00"' in html
+    assert "Value to type" in html and "Edit the whole action as JSON instead" in html
+    data = the_form_as_posted(html, review.pk)  # what the browser sends: the JSON box as shown, unchanged
+    assert json.loads(data["edited_action"][0]) == {"kind": "fill", "target": "Amount", "value": "310.00"}
+    data.update({"edit-value": ["300.00"], "decision": ["edit"], "comment": ["agreed amount"]})
+    response = owner_client.post(f"/reviews/{review.pk}/decide/", data)
+    assert response.status_code == 200, response.content.decode()[:1500]
+    review = ReviewRequest.objects.get(pk=review.pk)
+    assert review.edited_action["value"] == "300.00" and review.edited_action["kind"] == "fill"
+    assert review.comment == "agreed amount"
+
+
+def test_a_model_click_is_edited_by_its_coordinates_and_bad_numbers_are_said(owner_client, automation):
+    from venus_rpa.reviews.models import ReviewRequest
+
+    review = risky(automation, {"type": "Click", "point": [412, 300]}, ["point"], title="Click Pay")
+    html = owner_client.get("/reviews/").content.decode()
+    assert 'name="edit-point-x"' in html and 'value="412"' in html and "Where to click: y" in html
+    data = {**the_form_as_posted(html, review.pk), "decision": ["edit"], "edit-point-x": ["four"]}
+    response = owner_client.post(f"/reviews/{review.pk}/decide/", data)
+    assert response.status_code == 400 and "Where to click: x (pixels from the left) must be a number." in response.content.decode()
+    assert ReviewRequest.objects.get(pk=review.pk).status == "pending"
+    data["edit-point-x"] = ["420"]
+    assert owner_client.post(f"/reviews/{review.pk}/decide/", data).status_code == 200
+    assert ReviewRequest.objects.get(pk=review.pk).edited_action["point"] == [420, 300]
+
+
+def test_a_form_edit_of_a_field_that_is_not_editable_is_refused(owner_client, automation):
+    from venus_rpa.reviews.models import ReviewRequest
+
+    review = risky(automation, {"kind": "click", "target": {"role": "button", "name": "Pay"}}, ["target"])
+    html = owner_client.get("/reviews/").content.decode()
+    assert 'name="edit-target-role"' in html and 'name="edit-target-name"' in html
+    data = the_form_as_posted(html, review.pk)
+    data["edited_action"] = ['{"kind": "click", "target": {"role": "button", "name": "Pay"}, "timeout_s": 99}']
+    data["decision"] = ["edit"]
+    response = owner_client.post(f"/reviews/{review.pk}/decide/", data)  # the JSON box was changed: it counts
+    assert response.status_code == 400 and "Only these fields can be edited: target." in response.content.decode()
+    data["edited_action"] = [json.dumps({"kind": "click", "target": {"name": "Pay", "role": "button"}}, indent=2,
+                                        sort_keys=True).replace("\n", "\r\n")]
+    data["edit-target-name"] = ["Pay later"]
+    assert owner_client.post(f"/reviews/{review.pk}/decide/", data).status_code == 200
+    assert ReviewRequest.objects.get(pk=review.pk).edited_action["target"] == {"role": "button", "name": "Pay later"}

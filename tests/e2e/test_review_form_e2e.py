@@ -45,3 +45,25 @@ def test_an_invalid_edit_is_shown_and_the_comment_survives_the_queue_refresh(dem
     expect(item.locator("[data-status]")).to_have_attribute("data-status", "rejected", timeout=10_000)
     first.refresh_from_db()
     assert first.status == "rejected" and first.comment == "wrong payee", first.comment
+
+
+def test_edit_and_approve_changes_a_field_through_the_form(demo, web, browser_page):  # noqa: F811
+    from venus_rpa.reviews.services import review_create_risky
+
+    page = browser_page
+    run = make_run(demo["automation"], status="awaiting_review")
+    action = {"kind": "fill", "target": "Amount", "value": "310.00"}
+    verdict = {"category": "PAY", "level": "R3", "reason": "Typing the amount of a payment."}
+    review = review_create_risky(run_id=run.pk, title="Type the amount", screenshot=None, ttl_s=600, action=action,
+                                 verdict=verdict, fingerprint="e2e-edit",
+                                 detail={"action": action, "editable": ["value"], "verdict": verdict})
+    sign_in(page, web)
+    page.goto(web + "/reviews/")
+    item = page.locator(f"#review-{review.pk}")
+    expect(item.locator("textarea[name=edited_action]")).to_be_hidden()  # JSON only on request
+    item.get_by_label("Value to type").fill("300.00")
+    item.locator("input[name=comment]").fill("the agreed amount")
+    item.locator("button:has-text('Edit & approve')").click()
+    expect(item.locator("[data-status]")).not_to_have_attribute("data-status", "pending", timeout=10_000)
+    review.refresh_from_db()
+    assert review.edited_action["value"] == "300.00" and review.comment == "the agreed amount"

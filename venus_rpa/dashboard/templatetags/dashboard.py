@@ -65,6 +65,14 @@ def pretty_json(value: Any) -> str:
 
 
 @register.filter
+def edit_inputs(detail: dict | None) -> list:
+    """The reviewer's edit form for a risky action's review detail (dashboard.review_edit)."""
+    from venus_rpa.dashboard.review_edit import edit_inputs as inputs
+
+    return inputs(detail or {})
+
+
+@register.filter
 def get(mapping: dict, key: str) -> Any:
     return (mapping or {}).get(key)
 

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_POST
 
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.core.parsers import json_loads_bounded
+from venus_rpa.dashboard import review_edit
 from venus_rpa.dashboard.access import member_view
 from venus_rpa.dashboard.listing import listing, search_text
 from venus_rpa.reviews import services as review_services
@@ -150,9 +151,15 @@ def review_decide_view(request: HttpRequest, review_id: int) -> HttpResponse:
     if not decisions_available():
         return _item(request, review, "Safety review decisions are not available yet.", status=409)
     edited = None
-    if decision == "edit":
+    if decision == "edit":  # the form's fields, or the whole action as JSON when that box was changed
+        text = request.POST.get("edited_action") or ""
         try:
-            edited = json_loads_bounded(request.POST.get("edited_action") or "")
+            if review_edit.json_changed(review.detail or {}, text) or not review_edit.edit_inputs(review.detail or {}):
+                edited = json_loads_bounded(text)
+            else:
+                edited = review_edit.edited_from_form(review.detail or {}, request.POST)
+        except review_edit.EditInvalid as exc:
+            return _item(request, review, str(exc), status=400)
         except ValueError:
             return _item(request, review, "The edited action must be JSON.", status=400)
     try:
