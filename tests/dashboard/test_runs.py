@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from datetime import timedelta
 
@@ -210,3 +211,27 @@ def test_a_click_is_marked_on_the_screen_it_acted_on_not_on_the_page_it_led_to(o
     viewer_card = index[index.index('id="step-1"'):]
     assert 'src="screenshots/step-0001-before.jpg"' in viewer_card
     assert viewer_card.index("mark-box") < viewer_card.index('data-shot="after"')
+
+
+def test_a_step_without_a_name_says_what_it_did_in_words_without_the_typed_value(owner_client, automation):
+    from django.utils import timezone
+
+    from venus_rpa.runs.models import Step
+
+    run = make_run(automation, status="succeeded")
+    for index, (kind, action) in enumerate([
+            ("fill", {"kind": "fill", "target": "Password", "value": "hunter2"}),
+            ("click", {"kind": "click", "target": {"role": "button", "name": "Sign in"}}),
+            ("goto", {"kind": "goto", "url": "http://127.0.0.1:9/expenses"}),
+            ("select", {"kind": "select", "target": {"label": "Category"}, "option": "Meals"}),
+            ("wait_for", {"kind": "wait_for", "text": "Saved"}),
+            ("click", {"kind": "click", "target": {}})]):
+        Step.objects.create(run=run, index=index, kind=kind, name="", status="succeeded", action=action,
+                            started_at=timezone.now())
+    Step.objects.create(run=run, index=6, kind="click", name="Submit the report", status="succeeded",
+                        action={"kind": "click", "target": "Submit"}, started_at=timezone.now())
+    html = owner_client.get(f"/runs/{run.pk}/").content.decode()
+    titles = re.findall(r'<span class="kind kind-\w+">\w+</span>\s*<strong>([^<]*)</strong>', html)
+    assert titles == ["Type into “Password”", "Click “Sign in”", "Open http://127.0.0.1:9/expenses",
+                      "Choose “Meals” in “Category”", "Wait for “Saved”", "click", "Submit the report"]
+    assert "hunter2" not in "".join(titles)

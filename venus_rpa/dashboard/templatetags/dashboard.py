@@ -239,6 +239,38 @@ def action_summary(action: dict | None) -> str:
     return " ".join(p for p in parts if p)
 
 
+def _target_words(target: Any) -> str:
+    if isinstance(target, str):
+        return target
+    if isinstance(target, dict):
+        for key in ("name", "text", "label", "placeholder", "css"):
+            if target.get(key):
+                return str(target[key])
+    return ""
+
+
+STEP_WORDS = {"click": "Click “{t}”", "fill": "Type into “{t}”", "select": "Choose “{option}” in “{t}”",
+              "check": "Tick “{t}”", "upload": "Attach a file to “{t}”", "press": "Press {key}", "goto": "Open {url}",
+              "wait_for": "Wait for “{text}”", "assert": "Check “{text}”", "extract": "Read “{t}”"}
+
+
+@register.filter
+def step_title(step) -> str:
+    """A step's name, or what it did in words ("Click “Sign in”") when the automation gave none;
+    never a typed value (a password is typed by a fill step)."""
+    if getattr(step, "name", ""):
+        return step.name
+    action = step.action if isinstance(getattr(step, "action", None), dict) else {}
+    words = STEP_WORDS.get(step.kind)
+    values = {"t": _target_words(action.get("target")), "option": action.get("option", ""),
+              "key": action.get("key", ""), "url": action.get("url", ""),
+              "text": action.get("text") or action.get("url_contains") or ""}
+    if not words or "{t}" in words and not values["t"] or "{text}" in words and not values["text"]:
+        return step.kind
+    title = words.format(**{k: str(v) for k, v in values.items()})
+    return title if len(title) <= 120 else title[:119] + "…"
+
+
 @register.filter
 def kinds_for(field_name: str) -> str:
     from venus_rpa.dashboard.editor import kinds_for as _kinds_for
