@@ -13,7 +13,7 @@ from venus_rpa.automations.models import Automation
 from venus_rpa.automations.services import automation_create
 from venus_rpa.dashboard import editor, step_lines
 from tests.dashboard.test_editor_blocks import DEFINITION
-from tests.helpers.form_fields import form_fields
+from tests.helpers.form_fields import form_data
 
 VARIED = [
     {"kind": "goto", "url": "/records?page=1"},
@@ -35,10 +35,7 @@ def long_definition(repeat: int) -> dict:
 
 
 def posted(page: str) -> dict[str, list[str]]:
-    data: dict[str, list[str]] = {}
-    for name, value in form_fields(page, "automation-form"):
-        data.setdefault(name, []).append(value)
-    return data
+    return form_data(page, "automation-form")
 
 
 @pytest.fixture

@@ -134,14 +134,11 @@ def risky(automation, action: dict, editable: list[str], title: str = "Pay invoi
 
 
 def the_form_as_posted(html: str, review_id: int) -> dict[str, list[str]]:
-    from tests.helpers.form_fields import form_fields
+    from tests.helpers.form_fields import form_data
 
     item = html.split(f'id="review-{review_id}"', 1)[1]
     form = item[item.index("<form hx-post"):item.index("</form>") + 7].replace("<form hx-post", '<form id="f" hx-post', 1)
-    data: dict[str, list[str]] = {}
-    for name, value in form_fields(form, "f"):
-        data.setdefault(name, []).append(value)
-    return data
+    return form_data(form, "f")
 
 
 def test_a_reviewer_edits_the_editable_fields_as_a_form_not_json(owner_client, automation):

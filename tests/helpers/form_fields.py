@@ -68,3 +68,11 @@ def form_fields(html: str, form_id: str) -> list[tuple[str, str]]:
     parser = _Fields(form_id)
     parser.feed(html)
     return parser.fields
+
+
+def form_data(html: str, form_id: str) -> dict[str, list[str]]:
+    """The same fields as the test client posts them: each name with its values in order."""
+    data: dict[str, list[str]] = {}
+    for name, value in form_fields(html, form_id):
+        data.setdefault(name, []).append(value)
+    return data

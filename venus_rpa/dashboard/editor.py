@@ -45,6 +45,7 @@ NOT_STEPS = ("if", "else", "repeat", "for_each", "skip_item", "end")  # rows wit
 SIGN_IN_CHECK_KEYS = ("text_visible", "url_contains", "url_excludes", "timeout_s")
 TARGET_KEYS = ("text", "role", "name", "label", "placeholder", "css", "nth", "within", "near")
 BOOL_FIELDS = {"checked", "absent", "all", "append", "stop_on_failure"}
+ROW_FLAGS = (*BOOL_FIELDS, "sign_in", "negate")  # a row's checkboxes: True or False, never absent
 # Sent even when empty, so the service names the missing value on the right row.
 REQUIRED_TEXT = {"url", "value", "option", "filename", "key", "goal"}
 ROLES = TARGET_ROLES.__args__
@@ -123,7 +124,7 @@ def step_rows_from_post(data: QueryDict) -> list[StepRow]:
             continue
         values.pop("packed", None)
         kind = values.pop("kind", "click")
-        for name in (*BOOL_FIELDS, "sign_in", "negate"):
+        for name in ROW_FLAGS:
             values[name] = values.get(name) == "on"
         rows.append(StepRow(uid=uid, kind=kind if kind in STEP_KINDS else "click", values=values))
     return rows
@@ -146,10 +147,10 @@ def unpacked(uid: str, text: str) -> StepRow:
     except ValueError:
         data = None
     if not isinstance(data, dict) or not isinstance(data.get("kind", "click"), str):
-        return StepRow(uid=uid, errors={"": [NOT_READ]}, closed=False)
+        return StepRow(uid=uid, errors={"": [NOT_READ]})
     kind = data.pop("kind", "click")
     values = {str(k): v for k, v in data.items()}
-    for name in (*BOOL_FIELDS, "sign_in", "negate"):
+    for name in ROW_FLAGS:
         values[name] = values.get(name) is True
     return StepRow(uid=uid, kind=kind if kind in STEP_KINDS else "click", values=values, closed=True)
 

@@ -12,6 +12,7 @@ a packed row exactly as an open one: `editor.unpacked` gives back the same value
 from __future__ import annotations
 
 import re
+
 from django.template.loader import get_template
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString
@@ -75,6 +76,6 @@ def close_long(rows: list[editor.StepRow]) -> None:
 
 def open_row(uid: str, text: str) -> editor.StepRow:
     """The row a closed line asks to open (a fresh uid when the posted one is not one of ours)."""
-    return editor.unpacked(uid if UID.match(uid or "") else editor.new_uid(), text) if text else editor.StepRow(uid=editor.new_uid())
-
-
+    if not text:
+        return editor.StepRow(uid=editor.new_uid())
+    return editor.unpacked(uid if UID.match(uid or "") else editor.new_uid(), text)
