@@ -61,7 +61,8 @@ def overhead(base: str, model: FakeModel, turns: int) -> dict:
     from asgiref.sync import sync_to_async
 
     from venus_rpa.automations.models import Automation
-    from venus_rpa.runs.execution import DjangoRecorder, browser_host, build_runner
+    from venus_rpa.runs.execution import DjangoRecorder, build_runner
+    from venus_rpa.runs.process import browser_host
     from venus_rpa.runs.models import Run
     from venus_rpa.runs.services import secrets_for, spec_for
     automation = Automation.objects.select_related("workspace", "current_version").get(slug="bench-agent")

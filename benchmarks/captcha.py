@@ -52,7 +52,8 @@ async def run_type(kind: str, base: str, samples: int, concurrency: int) -> dict
 
     from venus_rpa.accounts.models import Workspace
     from venus_rpa.automations.services import automation_create
-    from venus_rpa.runs.execution import DjangoRecorder, browser_host, captcha_gate
+    from venus_rpa.runs.execution import DjangoRecorder
+    from venus_rpa.runs.process import browser_host, captcha_gate
     from venus_rpa.runs.models import Run, Step
     from venus_rpa.runs.services import secrets_for, spec_for
     from workers.runner import Runner
@@ -159,7 +160,7 @@ def practice(args) -> dict:
     setup_django()
     from django.core.management import call_command
 
-    from venus_rpa.runs.execution import browser_host
+    from venus_rpa.runs.process import browser_host
 
     kinds = [k for k in args.types.split(",") if k]
     with practice_site(quiet=True) as base:

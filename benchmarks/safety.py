@@ -193,7 +193,8 @@ def _execute_in_thread(run, records: list, outcome: dict):
     import asyncio
     import threading
 
-    from venus_rpa.runs.execution import DjangoRecorder, browser_host
+    from venus_rpa.runs.execution import DjangoRecorder
+    from venus_rpa.runs.process import browser_host
     from venus_rpa.runs.services import secrets_for, spec_for
     from workers.gates.guard import SafetyGate
     from workers.runner import Runner

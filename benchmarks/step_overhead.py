@@ -117,7 +117,7 @@ def main() -> None:
         params = params_validate(schema=version.param_schema, params={})
 
         async def go():
-            host = BrowserPool(BrowserConfig(  # the worker's egress settings (execution.browser_host)
+            host = BrowserPool(BrowserConfig(  # the worker's egress settings (process.browser_host)
                 executable_path=settings.VENUS_CHROMIUM_PATH, egress_allow_private=tuple(settings.VENUS_EGRESS_ALLOW_PRIVATE)))
             playwright = await async_playwright().start()  # bare Playwright: its own Chromium, no pool
             bare_browser = await playwright.chromium.launch(executable_path=settings.VENUS_CHROMIUM_PATH,

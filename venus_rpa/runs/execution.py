@@ -6,19 +6,18 @@ is its bridge to the database, the live event stream and the review queue (the `
 `reviews` app registers: `runs` does not import `reviews`).
 
 Surfaces: the runner gets this process's hosts (`venus_rpa.runs.hosts`), one per surface it
-serves; the web's browser pool is registered here, other surfaces register from their own apps.
+serves; the web's browser pool, the model loop and the CAPTCHA gate are built once per worker
+process in `venus_rpa.runs.process`; other surfaces register from their own apps.
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone as dt_timezone
 
-from celery.signals import worker_process_shutdown, worker_shutdown
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import InterfaceError, OperationalError, close_old_connections, connection, transaction
@@ -29,23 +28,17 @@ from venus_rpa.automations.sessions import login_sessions_for
 from venus_rpa.runs.events import apublish_run_event, publish_run_changed, publish_run_event, step_event
 from venus_rpa.runs.items import run_item_record, run_items_for_worker
 from venus_rpa.runs.journal import JournalingRecorder
-from venus_rpa.runs.judging import judge_with, step_judge
+from venus_rpa.runs.judging import judge_with
 from venus_rpa.runs.models import Run, RunStatus, Step
 from venus_rpa.runs.ports import ReviewPort, review_port
-from venus_rpa.runs.hosts import host_for, hosts, hosts_close, register_host
+from venus_rpa.runs.hosts import hosts
+from venus_rpa.runs.process import agent_loop, captcha_gate
 from venus_rpa.runs.recovery import run_resume_point
 from venus_rpa.runs.services import (
     answer_key, run_claim, run_finish, run_slot_release, run_status_set, secrets_for, spec_for,
 )
 from venus_rpa.runs.waits import run_continue, run_park, run_resume_claim
-from workers.agent import AgentConfig, AgentLoop
-from workers.captcha.gate import CaptchaGate
-from workers.captcha.local import LocalCaptchaSolver
-from workers.captcha.model import ModelCaptchaSolver
 from workers.durable import Continuation, Parked
-from workers.envs.browser import BrowserConfig
-from workers.envs.pool import BrowserPool, PoolSettings
-from workers.policies.client import ModelClient, ModelSettings, Sampling
 from workers.errors import StepError
 from workers.gates.guard import SafetyGate
 from workers.gates.review import ReviewDecision, ReviewQuestion
@@ -57,81 +50,6 @@ from workers.runner import Runner
 from workers.secrets import SecretBox, install_log_scrubbing, scrubbing_logs
 
 log = logging.getLogger(__name__)
-_host: BrowserPool | None = None
-
-
-_agent: AgentLoop | None = None
-
-
-def agent_loop() -> AgentLoop | None:
-    """This worker process's UI-Venus loop (one pooled model client), or None without a model."""
-    global _agent
-    if not settings.VENUS_MODEL_URL:
-        return None
-    if _agent is None:
-        client = ModelClient(ModelSettings(
-            url=settings.VENUS_MODEL_URL, model=settings.VENUS_MODEL, api_key=settings.VENUS_API_KEY,
-            timeout_s=settings.VENUS_MODEL_TIMEOUT, tries=settings.VENUS_MODEL_TRIES,
-        ))
-        _agent = AgentLoop(client, AgentConfig(
-            history_images=settings.VENUS_HISTORY_IMAGES, max_pixels=settings.VENUS_MAX_PIXELS,
-            sampling=Sampling(temperature=settings.VENUS_NAV_TEMPERATURE, max_tokens=settings.VENUS_NAV_MAX_TOKENS),
-            prompt_dir=settings.VENUS_PROMPT_DIR or None, step_judge=step_judge(),
-        ))
-    return _agent
-
-
-_captcha: CaptchaGate | None = None
-
-
-def captcha_gate() -> CaptchaGate:
-    """This worker process's CAPTCHA gate: local solvers always, the model's CAPTCHA mode when a
-    model server is configured, a person through the review queue."""
-    global _captcha
-    if _captcha is None:
-        agent = agent_loop()
-        model = ModelCaptchaSolver(agent.client, prompt_dir=settings.VENUS_PROMPT_DIR or None) if agent else None
-        _captcha = CaptchaGate(local=LocalCaptchaSolver(), model=model)
-    return _captcha
-
-
-def browser_host() -> BrowserPool:
-    """This worker process's browser pool (Chromium launched on first use, closed at exit)."""
-    global _host
-    if _host is None:
-        _host = BrowserPool(
-            BrowserConfig(executable_path=settings.VENUS_CHROMIUM_PATH, headless=settings.VENUS_HEADLESS,
-                          egress_allow_private=tuple(settings.VENUS_EGRESS_ALLOW_PRIVATE)),
-            PoolSettings(max_browsers=settings.VENUS_BROWSERS_PER_WORKER,
-                         contexts_per_browser=settings.VENUS_CONTEXTS_PER_BROWSER,
-                         recycle_after_runs=settings.VENUS_BROWSER_RECYCLE_RUNS,
-                         memory_ceiling_mb=settings.VENUS_BROWSER_MEMORY_CEILING_MB,
-                         crash_policy=settings.VENUS_BROWSER_CRASH_POLICY,
-                         health_interval_s=settings.VENUS_BROWSER_HEALTH_SECONDS,
-                         acquire_timeout_s=settings.VENUS_BROWSER_ACQUIRE_TIMEOUT_SECONDS,
-                         idle_close_s=settings.VENUS_BROWSER_IDLE_CLOSE_SECONDS))
-        atexit.register(browser_pool_close)
-    return _host
-
-
-register_host("web", browser_host)
-
-
-@worker_shutdown.connect
-@worker_process_shutdown.connect
-def browser_pool_close(**_: object) -> None:
-    """Close this process's hosts, the browser pool among them (worker shutdown, interpreter
-    exit); idempotent."""
-    global _host
-    pool, _host = _host, None
-    if pool is not None and host_for("web") is not pool:  # built outside the registry (benchmarks)
-        try:
-            runtime_loop.run(asyncio.wait_for(pool.close(), 30))
-        except Exception:  # shutting down: Chromium still dies with this process (workers.envs.chromium)
-            log.warning("closing the browser pool failed", exc_info=True)
-    hosts_close()
-
-
 class DjangoRecorder(JournalingRecorder):
     """Stores steps and heartbeats of one run, journals its actions and carries its waits for a
     person. All ORM calls go through one thread of its own, in order, so the runtime loop never

@@ -1,7 +1,7 @@
 """This worker process's hosts: one `workers.envs.base.Host` per surface it serves.
 
 Each surface registers a builder (`register_host(surface, builder)`): the web's browser pool in
-`venus_rpa.runs.execution`, Android's device leases in `venus_rpa.devices` (its AppConfig.ready),
+`venus_rpa.runs.process`, Android's device leases in `venus_rpa.devices` (its AppConfig.ready),
 the desktop's display pool likewise. A Celery worker serves the surfaces of the queues it consumes
 (`venus_rpa.runs.queues.surfaces_served`); outside a worker (benchmarks, management commands,
 in-process tests) every registered surface is served. Hosts are built on first use and closed

@@ -8,7 +8,7 @@ automation's surface: `VENUS_AGENT_QUEUE` for the web, `VENUS_ANDROID_QUEUE` for
 `queue=` goes there instead. The continuation of a parked run whose environment stays on one
 machine (a desktop display kept for it) goes to that machine's own queue instead
 (`register_resume_queue`; the desktop's is `<VENUS_DESKTOP_QUEUE>.<host>`). A worker builds hosts for the surfaces of the queues it
-consumes (`venus_rpa.runs.execution.served_surfaces`).
+consumes (`venus_rpa.runs.hosts.served_surfaces`).
 """
 
 from __future__ import annotations
