@@ -129,6 +129,9 @@ class _Checker:
             if isinstance(step, S.ForEachBlock):
                 self.for_each(step, where, label, available, depth)
                 continue
+            if isinstance(step, S.CallBlock):
+                available = self.call(step, where, label, available, depth)
+                continue
             if isinstance(step, S.BLOCKS):
                 self.block(step, where, label, available, depth)
                 continue
@@ -162,6 +165,17 @@ class _Checker:
             otherwise = self.check(step.else_steps, f"{where}.else", set(available), depth + 1)
             available |= inside & otherwise  # the caller's set: what every path through the block stores
 
+
+    def call(self, step: Any, where: str, label: str, available: set[str], depth: int) -> set[str]:
+        """A call's parameters may use what is stored before it; what its steps store is returned."""
+        self.seen_block = True
+        texts = list(step.params.values())
+        self.uses(f"{where}.params", label, {n for t in texts for n in template_values(t)}, available)
+        self.items(f"{where}.params", label, texts)
+        if depth + 1 > S.MAX_BLOCK_DEPTH:
+            self.add(where, f"{_cap(label)} nests blocks more than {S.MAX_BLOCK_DEPTH} deep.")
+            return available
+        return self.check(step.steps, f"{where}.steps", set(available), depth + 1)
 
     def items(self, where: str, label: str, strings: list[str]) -> None:
         used = sorted({name for text in strings for name in template_items(text)})
@@ -206,13 +220,14 @@ class Op:
     then-branch ran; its else steps are recorded as skipped). `loop_start`: reset the counter.
     `loop_check`: leave to `target` when `until` holds, fail or leave at the cap, else count an
     iteration. `loop_back`: to the loop's check at `target`.
+    `call`: the called automation's steps follow, up to `target` (a trace line says what was called).
     `each_start`: the item cursor goes to the first item. `each_next`: start the next item still
     to run, or leave to `target` when none is left. `each_done`: the item's steps all ran, it
     succeeded; back to `each_next` at `target`. `skip`: the item is skipped (a `skip_item` step);
     back to `each_next` at `target`."""
 
     kind: Literal["if", "jump", "loop_start", "loop_check", "loop_back", "each_start", "each_next", "each_done",
-                  "skip"]
+                  "skip", "call"]
     block: Any
     path: str
     target: int = 0
@@ -257,6 +272,11 @@ def _emit(steps: list, path: str, out: list, each: int = -1) -> None:
             _emit(step.steps, f"{where}.steps", out, at)
             out.append(Op("each_done", step, where, target=at))
             check.target = len(out)
+        elif isinstance(step, S.CallBlock):
+            head = Op("call", step, where)
+            out.append(head)
+            _emit(step.steps, f"{where}.steps", out, each)
+            head.target = len(out)
         elif isinstance(step, S.SkipItemStep):
             out.append(Op("skip", step, where, target=each))
         else:
@@ -272,6 +292,13 @@ class Flow:
         self.each_at, self.each = heads[0] if heads else (-1, None)
         self.each_end = self.each.target if self.each is not None else -1
         self.each_values = {produced(s) for s in plain_steps(self.each.block.steps)} - {None} if self.each else set()
+        # Position -> the called automation(s) it runs in ("sign-in v3 › report v1"), for the trace.
+        self.within = [""] * len(program)
+        for at, op in enumerate(program):
+            if isinstance(op, Op) and op.kind == "call":
+                for inner in range(at + 1, op.target):
+                    self.within[inner] = " › ".join(filter(None, [self.within[inner], op.block.resolved or
+                                                                  op.block.automation]))
 
     async def control(self, op: Op, position: int) -> int:
         if op.kind in ("each_start", "each_next", "each_done", "skip"):
@@ -281,6 +308,10 @@ class Flow:
             return op.target
         if op.kind == "loop_back":
             return op.target
+        if op.kind == "call":
+            self._record(op, f"call {op.block.resolved or op.block.automation}: its steps run here",
+                         {"automation": op.block.automation, "version": op.block.resolved})
+            return position + 1
         if op.kind == "loop_start":
             self.run.loops[op.path] = 0
             return position + 1

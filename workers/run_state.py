@@ -45,6 +45,7 @@ class StepRecord:
     thought: str = ""
     model: dict[str, Any] = field(default_factory=dict)
     item: int | None = None  # the number of the item (workers.items) the step ran for
+    called_in: str = ""  # the called automation(s) the step ran in ("sign-in v3"), see workers.calls
 
 
 @dataclass
@@ -237,10 +238,12 @@ class RunState:
     replay_store: Any = None  # the automation version's replay cache (workers.replay.ReplayStore), or None
     replay_paths: dict[str, list] = field(default_factory=dict)  # step key -> the path to cache if the run verifies
     step_looks: list[str] = field(default_factory=list)  # agent turns whose step judges disagree (workers.step_judge)
+    within: str = ""  # the called automation(s) the current position runs in (workers.flow.Flow.within)
 
     def emit(self, record: StepRecord) -> StepRecord:
         record.index = self.next_index
         self.next_index += 1
+        record.called_in = record.called_in or self.within
         if self.item is not None and record.item is None:
             record.item = self.item.number
             if record.status == "succeeded" and record.output:

@@ -265,7 +265,7 @@ class Runner:
                 run.item_output = dict(resume.item_output) if run.item is not None else {}
                 await self._restore(run, executor, resume)
             while position < len(steps):
-                step = steps[position]
+                step, run.within = steps[position], flow.within[position]
                 try:
                     if isinstance(step, F.Op):
                         position = await flow.control(step, position)
@@ -297,6 +297,7 @@ class Runner:
                     # A failed item ends its own iteration; the next item goes on (workers.items).
                     position = flow.item_failed(str(exc))
                     agent_resume, run.page_steps = None, []
+            run.within = ""
             await self._gate_and_replay(run, executor, run.page_steps, output)
             if any(item.status == "failed" for item in run.items):
                 return RunResult("failed", failed_reason(run.items, {i.number: i.error for i in run.items}), output)

@@ -276,6 +276,38 @@ class ForEachBlock(_Block):
     steps: list["Step"] = Field(min_length=1)
 
 
+class CallBlock(_Block):
+    """Runs another automation of the workspace here, as a step (a shared sign-in, a shared "open
+    the report"). `automation`: its slug; `version`: a pinned version number, or none to follow its
+    current version (resolved when a run starts and kept for the whole run); `params`: its
+    parameters, each a template filled from this automation's parameters and values
+    (`{{invoice}}`, `{{steps.total.value}}`, or plain text). The values its steps store are
+    returned: later steps use them as `{{steps.NAME.value}}`.
+
+    `steps` is filled by the platform when a run starts (the called version's steps, its start URL
+    opened first, its parameters substituted); it is never part of a saved definition."""
+
+    kind: Literal["call"] = "call"
+    automation: str = Field(min_length=1, max_length=80, pattern=r"^[a-z0-9][a-z0-9-]*$",
+                            description="Slug of the automation to run here.")
+    version: int | None = Field(default=None, ge=1, description="A pinned version; none: its current version.")
+    params: dict[str, str] = Field(default_factory=dict, max_length=50,
+                                   description="Its parameters: name -> template filled from this run.")
+    steps: list["Step"] = Field(default_factory=list, description="Filled when a run starts; never saved.")
+    resolved: str = Field(default="", max_length=200, description="Filled when a run starts: "
+                                                                  "what was called ('shared-sign-in v3').")
+
+    @field_validator("params")
+    @classmethod
+    def _param_names(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, text in value.items():
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,79}", name):
+                raise ValueError(f"{name!r} is not a parameter name")
+            if len(text) > 2000:
+                raise ValueError(f"the value of {name!r} is longer than 2000 characters")
+        return value
+
+
 class SkipItemStep(BaseModel):
     """Inside a `for_each` block (usually in an `if`): ends the current item's iteration with the
     status `skipped` and `reason` ("already filed"); the next item goes on."""
@@ -290,15 +322,16 @@ class SkipItemStep(BaseModel):
 Step = Annotated[
     Union[
         GotoStep, ClickStep, FillStep, SelectStep, CheckStep, UploadStep, PressStep, WaitForStep, AssertStep,
-        ExtractStep, AgentStep, IfBlock, RepeatBlock, ForEachBlock, SkipItemStep,
+        ExtractStep, AgentStep, IfBlock, RepeatBlock, ForEachBlock, CallBlock, SkipItemStep,
     ],
     Field(discriminator="kind"),
 ]
-BLOCKS = (IfBlock, RepeatBlock, ForEachBlock)
+BLOCKS = (IfBlock, RepeatBlock, ForEachBlock, CallBlock)
 CONTROL = (SkipItemStep,)  # steps that neither act nor read: the flow carries them out (workers.flow)
 IfBlock.model_rebuild()
 RepeatBlock.model_rebuild()
 ForEachBlock.model_rebuild()
+CallBlock.model_rebuild()
 STEPS = TypeAdapter(list[Step])
 
 

@@ -18,6 +18,7 @@ from venus_rpa.accounts.models import Workspace
 from venus_rpa.audit.models import AuditAction
 from venus_rpa.audit.services import audit_record
 from venus_rpa.automations import checks, governance
+from venus_rpa.automations.calls import calls_problems, stored_steps
 from venus_rpa.automations.crypto import decrypt_json, encrypt_fields, encrypt_json
 from venus_rpa.automations.models import Automation, AutomationVersion, Credential, LoginSession, ReplayPath
 from venus_rpa.core.errors import Conflict, InvalidInput
@@ -42,8 +43,9 @@ def _pydantic_fields(exc: PydanticValidationError, prefix: str = "") -> dict[str
     return fields
 
 
-def definition_validate(*, workspace: Workspace, definition: dict[str, Any]) -> dict[str, Any]:
-    """Check a definition and return it normalised (steps in canonical form).
+def definition_validate(*, workspace: Workspace, definition: dict[str, Any], slug: str = "") -> dict[str, Any]:
+    """Check a definition and return it normalised (steps in canonical form). `slug`: the
+    automation it is for (a call back to it is a cycle).
 
     Errors are field errors: steps.2.target, param_schema, credentials...
     """
@@ -57,8 +59,9 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any]) -> 
     except PydanticValidationError as exc:
         raise InvalidInput("The automation definition is invalid.", fields=_pydantic_fields(exc)) from exc
     fields: dict[str, list[str]] = checks.definition_problems(spec)
-    for where, problems in flow.definition_problems(spec.steps).items():  # step values, blocks
-        fields.setdefault(where, []).extend(problems)
+    expanded, call_problems = calls_problems(workspace=workspace, spec=spec, slug=slug)  # sub-automations
+    for where, problems in [*call_problems.items(), *flow.definition_problems(expanded.steps).items()]:
+        fields.setdefault(where, []).extend(problems)  # calls; step values and blocks (returned values too)
     domains = _allowed_domains_clean(data, fields)
     schema = data["param_schema"]
     try:
@@ -113,6 +116,7 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any]) -> 
     if fields:
         raise InvalidInput("The automation definition is invalid.", fields=fields)
     normalised = spec.model_dump(mode="json", exclude_none=True)
+    normalised["steps"] = stored_steps(normalised["steps"])
     return {**data, **normalised, "credentials": credentials, "allowed_domains": domains, "sign_in": sign_in}
 
 
@@ -153,7 +157,7 @@ def automation_create(*, workspace: Workspace, user, slug: str, name: str, descr
     slug = slug or checks.slug_propose(name)
     if problem := checks.slug_problem(slug):
         raise InvalidInput("The slug is invalid.", fields={"slug": [problem]})
-    clean = definition_validate(workspace=workspace, definition=definition)
+    clean = definition_validate(workspace=workspace, definition=definition, slug=slug)
     lowered = governance.safety_change_authorize(workspace=workspace, user=user, automation=None, before=None,
                                                  after=clean["safety"])
     conflict = Conflict(f"An automation with slug {slug!r} exists already.", fields={"slug": ["Already in use."]})
@@ -201,7 +205,8 @@ def automation_update(*, automation: Automation, user, name: str | None = None, 
     version = None
     if definition is not None:
         current = automation.current_version.definition() if automation.current_version else {}
-        clean = definition_validate(workspace=automation.workspace, definition={**current, **definition})
+        clean = definition_validate(workspace=automation.workspace, definition={**current, **definition},
+                                    slug=automation.slug)
         if clean != current:
             lowered = governance.safety_change_authorize(workspace=automation.workspace, user=user,
                                                          automation=automation, before=current.get("safety"),

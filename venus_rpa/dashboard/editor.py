@@ -20,7 +20,7 @@ from venus_rpa.dashboard.field_errors import json_object_read
 from workers.steps import TARGET_ROLES, CaptchaPolicy
 
 STEP_KINDS = ("goto", "click", "fill", "select", "check", "upload", "press", "wait_for", "assert", "extract", "agent",
-              "skip_item", "if", "else", "repeat", "for_each", "end")  # if … end open, split and close blocks (dashboard.blocks)
+              "call", "skip_item", "if", "else", "repeat", "for_each", "end")  # if … end open, split and close blocks (dashboard.blocks)
 # The fields each kind takes besides name and timeout_s ("target?" is an optional target).
 KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "goto": ("url",),
@@ -34,6 +34,7 @@ KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "assert": ("target?", "text", "url_contains", "absent"),
     "extract": ("target", "into", "attribute", "all", "pattern", "append"),
     "agent": ("goal", "max_actions", "repeat_limit", "into"),
+    "call": ("automation", "version", "params"),  # another automation run here (workers.calls)
     "if": ("condition", "target?"),  # the target fields name an element condition's element
     "else": (),
     "repeat": ("condition", "target?", "max_iterations", "on_cap"),
@@ -41,13 +42,13 @@ KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "skip_item": ("reason",),
     "end": (),
 }
-NOT_STEPS = ("if", "else", "repeat", "for_each", "skip_item", "end")  # rows without a timeout or sign-in mark
+NOT_STEPS = ("if", "else", "repeat", "for_each", "skip_item", "end", "call")  # rows without a timeout or sign-in mark
 SIGN_IN_CHECK_KEYS = ("text_visible", "url_contains", "url_excludes", "timeout_s")
 TARGET_KEYS = ("text", "role", "name", "label", "placeholder", "css", "nth", "within", "near")
 BOOL_FIELDS = {"checked", "absent", "all", "append", "stop_on_failure"}
 ROW_FLAGS = (*BOOL_FIELDS, "sign_in", "negate")  # a row's checkboxes: True or False, never absent
 # Sent even when empty, so the service names the missing value on the right row.
-REQUIRED_TEXT = {"url", "value", "option", "filename", "key", "goal"}
+REQUIRED_TEXT = {"url", "value", "option", "filename", "key", "goal", "automation"}
 ROLES = TARGET_ROLES.__args__
 PARAM_TYPES = ("string", "integer", "number", "boolean", "date")
 SOLVERS = CaptchaPolicy.model_fields["solvers"].annotation.__args__[0].__args__
@@ -105,6 +106,8 @@ def step_row_from_step(step: dict[str, Any]) -> StepRow:
         values[f"target_{key}"] = value
     if isinstance(values.get("timeout_s"), float):
         values["timeout_s"] = f"{values['timeout_s']:g}"
+    if isinstance(values.get("params"), dict):  # a call's parameters: one "name = value" a line
+        values["params"] = "\n".join(f"{k} = {v}" for k, v in values["params"].items())
     return StepRow(uid=new_uid(), kind=step.get("kind", "click"), values=values)
 
 
@@ -175,9 +178,22 @@ def step_from_row(row: StepRow) -> dict[str, Any]:
                 step["target"] = target
         elif name in BOOL_FIELDS:
             step[name] = bool(values.get(name))
+        elif name == "params":
+            step[name] = call_params(str(values.get(name) or ""))
         elif str(values.get(name, "")) != "" or name in REQUIRED_TEXT:
             step[name] = values.get(name, "")
     return step
+
+
+def call_params(text: str) -> dict[str, str]:
+    """A call's "name = value" lines as a mapping; a line without "=" is kept whole as a name, so
+    the service says it is not a parameter name on the right row."""
+    params: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.strip():
+            name, sep, value = line.partition("=")
+            params[name.strip()] = value.strip() if sep else ""
+    return params
 
 
 def sign_in_from_post(data: QueryDict, steps: list[StepRow]) -> dict[str, Any]:

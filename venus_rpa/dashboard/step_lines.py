@@ -34,7 +34,7 @@ def summary(row: editor.StepRow) -> str:
               "press": values.get("key"), "agent": values.get("goal"), "skip_item": values.get("reason"),
               "wait_for": values.get("text") or values.get("url_contains"),
               "assert": values.get("text") or values.get("url_contains"),
-              "if": values.get("cond_text") or target, "repeat": values.get("cond_text") or target,
+              "call": values.get("automation"), "if": values.get("cond_text") or target, "repeat": values.get("cond_text") or target,
               }.get(row.kind) or target
     parts = [str(p).strip() for p in (values.get("name"), detail) if p and str(p).strip()]
     text = " · ".join(dict.fromkeys(parts))

@@ -89,7 +89,7 @@ class DjangoRecorder(JournalingRecorder):
             run_id=self.run_id, index=record.index, kind=record.kind, name=record.name, status=record.status,
             error=record.error, action=record.action, grounding=record.grounding, output=record.output,
             url=record.url[:2000], act_ms=record.act_ms, observe_ms=record.observe_ms, model_ms=record.model_ms,
-            thought=record.thought, model=record.model, item=record.item,
+            thought=record.thought, model=record.model, item=record.item, called_in=record.called_in[:300],
             started_at=datetime.fromtimestamp(record.started_at, tz=dt_timezone.utc),
         )
         if record.screenshot:

@@ -67,6 +67,9 @@ class Run(models.Model):
     retry_of = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="retries")
     # A run with items (runs.items): the items' field names in the sheet's order (exports follow it).
     item_columns = models.JSONField(default=list, blank=True)
+    # Its `call` steps' versions, resolved when it was created and kept for the whole run
+    # (automations.calls): call path -> AutomationVersion id.
+    call_versions = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -120,6 +123,8 @@ class Step(models.Model):
     # Model call facts for agent steps: latency, tokens, image size, tries, prompt hash, raw answer.
     model = models.JSONField(default=dict, blank=True)
     item = models.PositiveIntegerField(null=True, blank=True)  # the number of the item (RunItem) it ran for
+    # The called automation(s) it ran in ("sign-in v3 › report v1"; workers.calls), empty at the top.
+    called_in = models.CharField(max_length=300, blank=True)
 
     class Meta:
         ordering = ["run", "index"]

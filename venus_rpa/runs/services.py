@@ -18,6 +18,7 @@ from referencing.exceptions import Unresolvable
 from venus_rpa.accounts.models import Workspace
 from venus_rpa.audit.models import AuditAction
 from venus_rpa.audit.services import audit_record
+from venus_rpa.automations.calls import called_credentials, calls_expand, calls_resolve
 from venus_rpa.automations.crypto import decrypt_fields
 from venus_rpa.automations.lifecycle import archived_refusal
 from venus_rpa.automations.models import Automation, Credential
@@ -90,13 +91,17 @@ def run_start(*, automation: Automation, params: dict[str, Any], user=None, trig
     if version is None:
         raise Conflict("This automation has no version to run.")
     clean = params_validate(schema=version.param_schema, params=params)
-    prepared = items if isinstance(items, PreparedItems) else items_prepare(spec=version_spec(version=version),
-                                                                            given=items)
+    spec = version_spec(version=version)
+    prepared = items if isinstance(items, PreparedItems) else items_prepare(spec=spec, given=items)
+    call_versions, problems = calls_resolve(workspace=automation.workspace, spec=spec, slug=fresh.slug)
+    if problems:  # a called automation archived, or changed so that this call no longer fits it
+        raise Conflict("This automation calls another that cannot run now: "
+                       + " ".join(m for messages in problems.values() for m in messages), fields=problems)
     with transaction.atomic():
         run = Run.objects.create(
             workspace=automation.workspace, automation=automation, version=version, params=clean,
             trigger=trigger, created_by=user if getattr(user, "is_authenticated", False) else None,
-            retry_of=retry_of,
+            retry_of=retry_of, call_versions=call_versions,
         )
         if prepared is not None:
             run_items_create(run=run, prepared=prepared)
@@ -274,13 +279,15 @@ def _publish_status(run_id: int) -> None:
 
 
 def secrets_for(*, run: Run) -> SecretBox:
-    return version_secrets(workspace=run.workspace, version=run.version)
+    """The vault values the run's version and the versions it calls name (worker side only)."""
+    return version_secrets(workspace=run.workspace, version=run.version,
+                           also=called_credentials(frozen=run.call_versions or {}))
 
 
-def version_secrets(*, workspace, version) -> SecretBox:
-    """The vault values of the credentials an automation version names (worker side only)."""
+def version_secrets(*, workspace, version, also: list[str] = ()) -> SecretBox:
+    """The vault values of the credentials an automation version names, and `also` (worker side only)."""
     box = SecretBox()
-    for credential in Credential.objects.filter(workspace=workspace, name__in=version.credentials):
+    for credential in Credential.objects.filter(workspace=workspace, name__in=[*version.credentials, *also]):
         box.credentials[credential.name] = RuntimeCredential(
             name=credential.name, fields=decrypt_fields(credential.ciphertext), domains=credential.domains
         )
@@ -288,7 +295,9 @@ def version_secrets(*, workspace, version) -> SecretBox:
 
 
 def spec_for(*, run: Run) -> AutomationSpec:
-    return version_spec(version=run.version)
+    """The run's spec: its version's, with the steps of the versions it calls in place."""
+    return calls_expand(workspace=run.workspace, spec=version_spec(version=run.version),
+                        slug=run.automation.slug, frozen=run.call_versions or {})
 
 
 def version_spec(*, version) -> AutomationSpec:

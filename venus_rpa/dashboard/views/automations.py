@@ -48,6 +48,9 @@ def _editor_context(request: HttpRequest, form: AutomationEditor, automation: Au
         "form": form, "automation": automation, "steps_html": step_lines.rows_html(form.steps, readonly),
         "param_types": editor.PARAM_TYPES, "solvers": editor.SOLVERS, "judge_rules": editor.JUDGE_RULES,
         "credentials": credential_list(workspace=request.access.workspace), "readonly": readonly,
+        # What a `call` step may run: the workspace's other automations, not archived (a datalist).
+        "callable": automation_list(workspace=request.access.workspace, archived=False).exclude(
+            pk=getattr(automation, "pk", None)).only("slug", "name")[:500],
     }
 
 
@@ -57,7 +60,7 @@ def _check_all(request: HttpRequest, form: AutomationEditor) -> None:
     if not form.errors:
         return
     try:
-        definition_validate(workspace=request.access.workspace, definition=form.definition)
+        definition_validate(workspace=request.access.workspace, definition=form.definition, slug=form.slug or "")
     except ServiceError as exc:
         form.add_errors(exc.fields)
 
