@@ -175,7 +175,10 @@ class _Checker:
         if depth + 1 > S.MAX_BLOCK_DEPTH:
             self.add(where, f"{_cap(label)} nests blocks more than {S.MAX_BLOCK_DEPTH} deep.")
             return available
-        return self.check(step.steps, f"{where}.steps", set(available), depth + 1)
+        stored = self.check(step.steps, f"{where}.steps", set(available), depth + 1)
+        for key in [k for k in self.fields if k.startswith(f"{where}.steps.")]:  # its steps are not this one's rows
+            self.fields.setdefault(where, []).extend(f"In {step.automation}: {m}" for m in self.fields.pop(key))
+        return stored
 
     def items(self, where: str, label: str, strings: list[str]) -> None:
         used = sorted({name for text in strings for name in template_items(text)})

@@ -257,8 +257,10 @@ class RunState:
         return values_context(self.params, self.output, self.item.data if self.item is not None else None)
 
     def gate_facts(self) -> dict[str, Any]:
-        """What a review raised now says of where it is: the item it belongs to."""
-        return {"item": self.item.label(), "item_number": self.item.number} if self.item is not None else {}
+        """What a review raised now says of where it is: the item it belongs to, the called
+        automation it runs in."""
+        facts: dict[str, Any] = {"called_in": self.within} if self.within else {}
+        return {**facts, "item": self.item.label(), "item_number": self.item.number} if self.item is not None else facts
 
     def item_event(self, item: Item, status: str, *, error: str = "", output: dict[str, Any] | None = None) -> None:
         self.pipe.put(ItemRecord(item.number, status, error=self.secrets.scrub(error)[:2000],  # type: ignore[arg-type]

@@ -265,7 +265,8 @@ def test_run_detail_includes_steps_in_order_and_never_secrets(owner, queued_run)
     assert [s["index"] for s in body["steps"]] == [0, 1]
     step = body["steps"][1]
     assert set(step) == {"index", "kind", "name", "status", "error", "thought", "action", "grounding", "output",
-                         "url", "screenshot", "screenshot_before", "started_at", "act_ms", "observe_ms", "model_ms", "model", "item", "replayed"}
+                         "url", "screenshot", "screenshot_before", "started_at", "act_ms", "observe_ms", "model_ms", "model", "item", "called_in",
+                         "replayed"}
     assert step["kind"] == "fill" and step["replayed"] is None  # only agent turns are replayed or reasoned
     assert step["name"] == "Type the password"
     assert step["action"]["value"] == placeholder

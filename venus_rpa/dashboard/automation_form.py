@@ -9,11 +9,13 @@ from typing import Any
 
 from django.http import QueryDict
 
+from venus_rpa.automations.calls import calls_problems
 from venus_rpa.automations.models import Automation, AutomationVersion
 from venus_rpa.automations.services import DEFINITION_DEFAULTS
 from venus_rpa.core.judges import judge_names
 from venus_rpa.dashboard import blocks, editor, step_lines
 from venus_rpa.dashboard.field_errors import field_label, json_field
+from workers.steps import AutomationSpec
 
 DEFAULT_STEP = {"kind": "goto", "url": "/"}
 DEFAULT_CAPTCHA = {"enabled": True, "solvers": ["local", "model", "human"], "max_attempts": 3}
@@ -56,7 +58,10 @@ class AutomationEditor:
                    definition=definition, replay_cache=automation.replay_cache)
         form.steps = blocks.rows_from_steps(definition["steps"])
         _, form.step_paths = blocks.steps_from_rows(form.steps)
-        blocks.values_hints(definition["steps"], form.steps, form.step_paths)
+        blocks.values_hints(definition["steps"], form.steps, form.step_paths, expand=lambda steps: calls_problems(
+            workspace=automation.workspace, spec=AutomationSpec(steps=steps, surface=definition["surface"],
+                                                                allowed_domains=definition["allowed_domains"]),
+            slug=automation.slug)[0].steps)
         step_lines.close_long(form.steps)
         form.set_param_schema(definition["param_schema"])
         form.output_schema_json = editor.pretty(definition["output_schema"])

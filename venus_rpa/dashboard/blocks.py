@@ -10,6 +10,7 @@ an error on that row. `rows_from_steps` lays a stored definition out as rows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -132,12 +133,17 @@ def steps_from_rows(rows: list[editor.StepRow]) -> tuple[list[dict[str, Any]], d
     return top, paths
 
 
-def values_hints(steps: list[dict[str, Any]], rows: list[editor.StepRow], paths: dict[str, int]) -> None:
-    """Set each row's `values_here`: the step values it may use (nothing when the steps do not parse)."""
+def values_hints(steps: list[dict[str, Any]], rows: list[editor.StepRow], paths: dict[str, int],
+                 expand: Callable[[list], list] | None = None) -> None:
+    """Set each row's `values_here`: the step values it may use (nothing when the steps do not parse).
+    `expand`: puts called automations' steps in place (`automations.calls`), so the values a call
+    returns are listed after it."""
     try:
         parsed = STEPS.validate_python(steps)
     except ValidationError:
         return
+    if expand is not None:
+        parsed = expand(parsed)
     for path, names in flow.values_available(parsed).items():
         if path in paths:
             rows[paths[path]].values_here = names

@@ -34,7 +34,8 @@ class StepOutSerializer(serializers.ModelSerializer):
     class Meta:
         model = Step
         fields = ["index", "kind", "name", "status", "error", "thought", "action", "grounding", "output", "url",
-                  "screenshot", "screenshot_before", "started_at", "act_ms", "observe_ms", "model_ms", "model", "item", "called_in", "replayed"]
+                  "screenshot", "screenshot_before", "started_at", "act_ms", "observe_ms", "model_ms", "model", "item",
+                  "called_in", "replayed"]
 
     def get_screenshot(self, step: Step) -> str | None:
         return self._url(step.screenshot)

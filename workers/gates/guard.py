@@ -297,8 +297,10 @@ class ActionGuard:
             shot = mark_screenshot(shot, box=box if point is None else None, point=point)
         summary = _summary(fields)
         return ReviewQuestion(
-            action=action, description=(f"{self.step['item']}: " if self.step.get("item") else "")  # "item 7 of 25: …"
-            + describe_action(fields, probe), verdict=_scrub(verdict.model_dump(mode="json"), self.secrets),
+            action=action, description="".join(f"{prefix}{self.step[key]}: " for key, prefix in
+                                               (("item", ""), ("called_in", "in ")) if self.step.get(key))
+            + describe_action(fields, probe),  # "item 7 of 25: in sign-in v2: Click …"
+            verdict=_scrub(verdict.model_dump(mode="json"), self.secrets),
             fingerprint=fingerprint(probe, summary), url=probe.url, screenshot=shot, target=marked,
             step={**self.step, **({"thought": thought[:1000]} if thought else {})}, editable=editable,
             timeout_s=self.settings.review_timeout_s, form=form.fields, amounts=form.amounts, full_page=full is not None,

@@ -50,7 +50,7 @@ def _editor_context(request: HttpRequest, form: AutomationEditor, automation: Au
         "credentials": credential_list(workspace=request.access.workspace), "readonly": readonly,
         # What a `call` step may run: the workspace's other automations, not archived (a datalist).
         "callable": automation_list(workspace=request.access.workspace, archived=False).exclude(
-            pk=getattr(automation, "pk", None)).only("slug", "name")[:500],
+            pk=getattr(automation, "pk", None)).values("slug", "name")[:500],
     }
 
 
