@@ -138,6 +138,48 @@
   document.addEventListener("change", function (event) {
     if (event.target.matches(".step-kind")) { applyKind(event.target.closest(".step-row")); indentSteps(); }
   });
+
+  // Drag to reorder: a row is dragged by its grip and dropped before or after another row (the
+  // half of the row the pointer is over); blocks re-indent as after ↑ ↓, which stay the keyboard way.
+  var dragged = null;
+  function dropMark(row, after) {
+    document.querySelectorAll(".step-row.drop-before, .step-row.drop-after").forEach(function (other) {
+      if (other !== row) other.classList.remove("drop-before", "drop-after");
+    });
+    if (row) { row.classList.toggle("drop-after", after); row.classList.toggle("drop-before", !after); }
+  }
+  function dropAfter(row, event) {
+    var box = row.getBoundingClientRect();
+    return event.clientY > box.top + box.height / 2;
+  }
+  document.addEventListener("dragstart", function (event) {
+    var grip = event.target.closest && event.target.closest(".steps-editor .step-grip");
+    if (!grip) return;
+    dragged = grip.closest(".step-row");
+    event.dataTransfer.effectAllowed = "move";
+    event.dataTransfer.setData("text/plain", dragged.id);
+    event.dataTransfer.setDragImage(dragged, 16, 16);
+    dragged.classList.add("dragging");
+  });
+  document.addEventListener("dragover", function (event) {
+    var row = dragged && event.target.closest && event.target.closest(".steps-editor .step-row");
+    if (!row || row === dragged) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = "move";
+    dropMark(row, dropAfter(row, event));
+  });
+  document.addEventListener("drop", function (event) {
+    var row = dragged && event.target.closest && event.target.closest(".steps-editor .step-row");
+    if (!row || row === dragged) return;
+    event.preventDefault();
+    row.parentNode.insertBefore(dragged, dropAfter(row, event) ? row.nextElementSibling : row);
+    indentSteps();
+  });
+  document.addEventListener("dragend", function () {
+    if (dragged) dragged.classList.remove("dragging");
+    dragged = null;
+    dropMark(null, false);
+  });
   document.addEventListener("htmx:afterSwap", indentSteps);
 
   // Allowed domains: propose the start URL's host while the box is empty or still holds the

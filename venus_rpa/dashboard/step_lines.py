@@ -15,7 +15,7 @@ import re
 
 from django.template.loader import get_template
 from django.utils.html import conditional_escape, format_html, format_html_join
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from venus_rpa.dashboard import blocks, editor
 
@@ -47,15 +47,18 @@ TOOLS = ('<span class="step-tools"><button type="button" class="btn btn-small" d
          '<button type="button" class="btn btn-small btn-icon btn-danger" data-step-remove title="Remove" aria-label="Remove step">✕</button></span>')
 
 
+GRIP = mark_safe('<span class="step-grip" draggable="true" title="Drag to move (or use ↑ ↓)" aria-hidden="true">⠿</span>')
+
+
 def _line(row: editor.StepRow, readonly: bool) -> SafeString:
     text = summary(row)
     return format_html(
         '<li class="step-row step-closed" data-kind="{kind}" data-depth="{depth}" style="--depth: {depth}" id="step-{uid}">'
         '<input type="hidden" name="step" value="{uid}"><input type="hidden" name="s-{uid}-packed" value="{packed}">'
-        '<div class="step-head"><span class="step-no" aria-hidden="true"></span>'
+        '<div class="step-head">{grip}<span class="step-no" aria-hidden="true"></span>'
         '<span class="step-kind-name">{kind}</span><span class="step-summary">{summary}</span>{tools}</div></li>',
         kind=row.kind, depth=row.depth, uid=row.uid, packed=editor.packed(row), summary=text or "–",
-        tools="" if readonly else format_html(TOOLS, label=text or row.kind))
+        tools="" if readonly else format_html(TOOLS, label=text or row.kind), grip="" if readonly else GRIP)
 
 
 def rows_html(rows: list[editor.StepRow], readonly: bool = False) -> SafeString:
