@@ -250,7 +250,7 @@ def _target_words(target: Any) -> str:
 
 
 STEP_WORDS = {"click": "Click “{t}”", "fill": "Type into “{t}”", "select": "Choose “{option}” in “{t}”",
-              "check": "Tick “{t}”", "upload": "Attach a file to “{t}”", "press": "Press {key}", "goto": "Open {url}",
+              "check": "Tick “{t}”", "upload": "Attach a file to “{t}”", "download": "Download from “{t}”", "press": "Press {key}", "goto": "Open {url}",
               "wait_for": "Wait for “{text}”", "assert": "Check “{text}”", "extract": "Read “{t}”"}
 
 
