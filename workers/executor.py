@@ -198,10 +198,10 @@ class ExplicitExecutor(ExplicitExecutorBase):
             raise StepError(f"no download started within {step.timeout_s:g}s of clicking {step.target.describe()}"
                             + (f" ({blocked})" if blocked else "")) from None
         facts, file = await asyncio.wait_for(asyncio.shield(capture), step.timeout_s + 60)
+        if file is None:  # the step's record shows the facts under "downloads" (workers.step_run)
+            raise StepError(f"the download {facts['name']!r} was not kept: {facts.get('reason', facts.get('status'))}")
         files.reported(facts)
         grounding["download"] = facts
-        if file is None:
-            raise StepError(f"the download {facts['name']!r} was not kept: {facts.get('reason', facts.get('status'))}")
         if step.into:
             files.files[step.into] = file
         return StepOutcome(grounding=grounding, output={step.into: file.name} if step.into else {})
