@@ -171,3 +171,17 @@ def test_definitions_that_read_files_wrongly_are_refused_at_save(owner, steps, f
                                                 "allowed_domains": ["127.0.0.1"], "steps": steps}, format="json")
     error = assert_error(response, 400, "invalid")
     assert any(says in message for message in error["fields"].get(field, [])), error
+
+
+@pytest.mark.django_db
+def test_the_command_line_takes_input_files(upload_automation, tmp_path):
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    receipt = tmp_path / "receipt.pdf"
+    receipt.write_bytes(PDF)
+    with pytest.raises(CommandError, match="files.receipt: This file is required"):
+        call_command("run_automation", "receipt", stdout=io.StringIO())
+    call_command("run_automation", "receipt", "--file", f"receipt={receipt}", stdout=io.StringIO())
+    assert list(Run.objects.get().artifacts.values_list("name", "kind")) == [("receipt.pdf", "input")]
