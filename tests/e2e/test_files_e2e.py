@@ -95,3 +95,35 @@ def test_a_program_posing_as_a_report_is_refused_and_nothing_is_kept(worker, dem
     assert not run.artifacts.exists()
     (refused,) = run.steps.get(name="Download the report").grounding["downloads"]
     assert refused["status"] == "refused" and refused["name"] == "report-2026-11.csv" and "ref" not in refused
+
+
+def link_centre(practice_url: str, name: str) -> tuple[int, int]:
+    """Where a link of /lab/report is, in the model's 0-1000 space at the runtime's viewport."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.helpers.layout import VIEWPORT, _centre
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(practice_url + "/lab/report")
+        point = _centre(page, page.get_by_role("link", name=name, exact=True))
+        browser.close()
+    return point
+
+
+def test_a_download_an_agent_turn_starts_is_kept_and_shown_in_the_trace(worker, demo, practice_url, fake_model):
+    from tests.helpers.fake_model import venus
+
+    x, y = link_centre(practice_url, "Download report (CSV)")
+    fake_model.script(venus("The report page is open; download the CSV.", f"Click(point=({x}, {y}))"),
+                      venus("The report was downloaded.", "Finished(content='downloaded')"))
+    slug = create(demo, practice_url, "/lab/report", [
+        {"kind": "agent", "name": "Download the report", "goal": "Download the monthly report as CSV", "max_actions": 3}])
+    client = api_client(demo["workspace"])
+    run = wait_for_run(client.post(f"/api/automations/{slug}/runs/", {}, format="json").json()["id"],
+                       statuses=TERMINAL, timeout=120)
+    assert run.status == "succeeded", run.status_reason
+    assert list(run.artifacts.values_list("name", "kind", "data__type")) == [("report-2026-11.csv", "file", "text")]
+    shown = [d for s in run.steps.filter(kind="agent") for d in s.grounding.get("downloads", [])]
+    assert [d["name"] for d in shown] == ["report-2026-11.csv"] and shown[0]["status"] == "kept"

@@ -96,6 +96,12 @@ class RunFiles:
         reported, self._unreported = self._unreported, []
         return reported
 
+    def take_finished(self) -> list[dict[str, Any]]:
+        """The facts of captures already finished and not reported yet, without waiting (an agent
+        turn's record; one still under way shows in a later record)."""
+        reported, self._unreported = self._unreported, []
+        return reported
+
     def reported(self, facts: dict[str, Any]) -> None:
         """A step shows these facts itself: `settle` leaves them out."""
         self._unreported = [f for f in self._unreported if f is not facts]
