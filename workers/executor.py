@@ -197,7 +197,8 @@ class ExplicitExecutor(ExplicitExecutorBase):
             blocked = egress.blocked[-1] if egress is not None and egress.blocked else ""
             raise StepError(f"no download started within {step.timeout_s:g}s of clicking {step.target.describe()}"
                             + (f" ({blocked})" if blocked else "")) from None
-        facts, file = await asyncio.wait_for(asyncio.shield(capture), step.timeout_s + 60)
+        captured = await asyncio.wait_for(asyncio.shield(capture), step.timeout_s + 60)
+        facts, file = captured.facts, captured.file
         if file is None:  # the step's record shows the facts under "downloads" (workers.step_run)
             raise StepError(f"the download {facts['name']!r} was not kept: {facts.get('reason', facts.get('status'))}")
         files.reported(facts)

@@ -25,6 +25,7 @@ import contextlib
 import logging
 import os
 import time
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -34,6 +35,16 @@ from workers.errors import StepError
 from workers.files import DEFAULT_MAX_BYTES, RunFile, file_check, safe_name
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class Capture:
+    """One download's capture: the facts for the trace and, until they are reported, the kept
+    file (then dropped, so a run of many downloads does not hold them all in memory; a
+    `download` step takes its file before that)."""
+
+    facts: dict[str, Any]
+    file: RunFile | None = None
 
 
 class FileStore(Protocol):
@@ -53,7 +64,7 @@ class RunFiles:
         self.store, self.max_bytes = store, max_bytes
         self.files: dict[str, RunFile] = {}
         self._tasks: dict[Any, asyncio.Task] = {}
-        self._unreported: list[dict[str, Any]] = []
+        self._unreported: list[Capture] = []
         self._started = asyncio.Event()
 
     # -- watching ------------------------------------------------------------------------
@@ -93,21 +104,25 @@ class RunFiles:
         pending = [t for t in self._tasks.values() if not t.done()]
         if pending:
             await asyncio.wait(pending, timeout=timeout_s)
+        return self._report()
+
+    def _report(self) -> list[dict[str, Any]]:
         reported, self._unreported = self._unreported, []
-        return reported
+        for capture in reported:
+            capture.file = None
+        return [capture.facts for capture in reported]
 
     def take_finished(self) -> list[dict[str, Any]]:
         """The facts of captures already finished and not reported yet, without waiting (an agent
         turn's record; one still under way shows in a later record)."""
-        reported, self._unreported = self._unreported, []
-        return reported
+        return self._report()
 
     def reported(self, facts: dict[str, Any]) -> None:
         """A step shows these facts itself: `settle` leaves them out."""
-        self._unreported = [f for f in self._unreported if f is not facts]
+        self._unreported = [c for c in self._unreported if c.facts is not facts]
 
     # -- capturing -----------------------------------------------------------------------
-    async def _capture(self, download) -> tuple[dict[str, Any], RunFile | None]:
+    async def _capture(self, download) -> Capture:
         name = safe_name(download.suggested_filename)
         where = urlsplit(download.url)
         facts: dict[str, Any] = {"name": name, "from": f"{where.scheme}://{where.netloc}{where.path}"[:300]}
@@ -122,8 +137,9 @@ class RunFiles:
         finally:
             with contextlib.suppress(PlaywrightError):
                 await download.delete()
-        self._unreported.append(facts)
-        return facts, file
+        capture = Capture(facts, file)
+        self._unreported.append(capture)
+        return capture
 
     async def _read(self, download, facts: dict[str, Any]) -> RunFile | None:
         failure = await download.failure()
