@@ -185,3 +185,19 @@ def test_the_command_line_takes_input_files(upload_automation, tmp_path):
         call_command("run_automation", "receipt", stdout=io.StringIO())
     call_command("run_automation", "receipt", "--file", f"receipt={receipt}", stdout=io.StringIO())
     assert list(Run.objects.get().artifacts.values_list("name", "kind")) == [("receipt.pdf", "input")]
+
+
+@pytest.mark.django_db
+def test_a_webhook_gives_input_files_in_its_signed_body(owner, upload_automation):
+    from tests.triggers.test_webhooks import body_of, post_hook
+
+    hook = owner.post("/api/webhooks/", {"automation": "receipt", "name": "Receipts"}, format="json").json()
+    missing = post_hook(hook, body_of({}))
+    assert missing.status_code == 400 and "files.receipt" in missing.json()["error"]["fields"]
+    bad = post_hook(hook, body_of({"files": {"receipt": {"name": "x.pdf", "content": b64(b"\x7fELF\x02")}}}))
+    assert bad.status_code == 400 and "programs are never kept" in bad.json()["error"]["fields"]["files.receipt"][0]
+    assert not Run.objects.exists()
+    response = post_hook(hook, body_of({"files": {"receipt": {"name": "r.pdf", "content": b64(PDF)}}}))
+    assert response.status_code == 202, response.json()
+    (artifact,) = Run.objects.get(pk=response.json()["run_id"]).artifacts.all()
+    assert (artifact.kind, artifact.name) == ("input", "r.pdf")
