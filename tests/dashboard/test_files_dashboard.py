@@ -92,3 +92,21 @@ def test_the_file_fields_round_trip_through_editor_rows():
         back = editor.step_from_row(editor.step_row_from_step(step))
         assert {k: back[k] for k in step} == step and "target" not in back or step.get("target")
         S.STEPS.validate_python([back])  # what the editor posts is a valid step
+
+
+def test_the_trace_says_what_each_step_did_with_files(editor_client, upload_automation):
+    from django.utils import timezone
+
+    from venus_rpa.runs.models import Step
+
+    launch(editor_client, {"file_receipt": SimpleUploadedFile("r.pdf", PDF, "application/pdf")})
+    run = Run.objects.get()
+    Step.objects.create(run=run, index=0, kind="upload", name="Attach", status="succeeded", started_at=timezone.now(),
+                        grounding={"upload": {"file": "r.pdf", "type": "pdf", "size": 19}})
+    Step.objects.create(run=run, index=1, kind="download", name="Export", status="failed", started_at=timezone.now(),
+                        error="the download 'report.csv' was not kept: programs are never kept",
+                        grounding={"downloads": [{"name": "report.csv", "size": 130, "type": "pe", "status": "refused",
+                                                  "reason": "programs are never kept (its bytes are a pe program)"}]})
+    html = editor_client.get(f"/runs/{run.pk}/").content.decode()
+    assert "Uploaded r.pdf, 19\xa0bytes, pdf" in html
+    assert "Downloaded report.csv, 130\xa0bytes, pe: refused — programs are never kept (its bytes are a pe program)" in html
