@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import path, re_path
 
 from practice.captcha import views as captcha
-from practice.views import account, api, auth, docs, expenses, lab, mail, register, replay_lab, shop
+from practice.views import account, api, auth, docs, expenses, files_lab, lab, mail, register, replay_lab, shop
 
 urlpatterns = [
     path("", auth.home_view),
@@ -68,6 +68,11 @@ urlpatterns = [
     path("lab/lookup", lab.lookup_view),
     path("lab/records", lab.records_view),
     path("lab/ticking", lab.ticking_view),
+    path("lab/report", files_lab.report_view),
+    re_path(r"^lab/report\.(?P<fmt>csv|xlsx)$", files_lab.report_file_view),
+    path("lab/report/total", files_lab.total_view),
+    path("lab/attach", files_lab.attach_view),
+    path("api/lab/files", files_lab.files_api),
     path("lab/replay", replay_lab.form_view),
     path("lab/replay/confirm", replay_lab.confirm_view),
     path("lab/replay/done", replay_lab.done_view),

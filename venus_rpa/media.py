@@ -31,6 +31,15 @@ class MediaApi(APIView):
         stored = (owner.screenshot_before if isinstance(owner, Step) and owner.screenshot_before.name == path
                   else getattr(owner, "screenshot", None) or owner.file)
         try:
-            return FileResponse(stored.open("rb"))
+            handle = stored.open("rb")
         except FileNotFoundError:
             raise Http404 from None
+        if isinstance(owner, Artifact):
+            # A run's file came from a web page or a user: never rendered on our origin (an HTML or
+            # SVG "report" would run its scripts here), always saved under its safe name.
+            response = FileResponse(handle, as_attachment=True, filename=owner.name,
+                                    content_type="application/octet-stream")
+            response["Content-Security-Policy"] = "sandbox; default-src 'none'"
+            response["X-Content-Type-Options"] = "nosniff"
+            return response
+        return FileResponse(handle)

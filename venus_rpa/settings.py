@@ -286,6 +286,10 @@ VENUS_RUNS_PER_WORKSPACE_MAX = env_int("VENUS_RUNS_PER_WORKSPACE_MAX", 64)
 # file (CSV/XLSX) of at most this many bytes.
 VENUS_ITEMS_MAX = env_int("VENUS_ITEMS_MAX", 1000)
 VENUS_ITEMS_FILE_MAX_BYTES = env_int("VENUS_ITEMS_FILE_MAX_BYTES", 1024 * 1024)
+# Files (runs.run_files, docs/workflows.md "Files"): a download larger than this is refused (nothing
+# of it is stored); an input file given at launch is at most this large.
+VENUS_DOWNLOAD_MAX_BYTES = env_int("VENUS_DOWNLOAD_MAX_BYTES", 50 * 1024 * 1024)
+VENUS_INPUT_FILE_MAX_BYTES = env_int("VENUS_INPUT_FILE_MAX_BYTES", 10 * 1024 * 1024)
 VENUS_RUNS_MAX_ACTIVE = env_int("VENUS_RUNS_MAX_ACTIVE", 0)
 VENUS_CHROMIUM_PATH = env_str("VENUS_CHROMIUM_PATH", "/usr/bin/chromium")
 VENUS_HEADLESS = env_bool("VENUS_HEADLESS", True)

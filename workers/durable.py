@@ -96,6 +96,8 @@ async def restore_session(host, env, continuation: Continuation) -> None:
         await context.add_init_script(script=f"({_SESSION_STORAGE_SCRIPT})({_js(continuation.session_storage)})")
     from workers.envs.browser import open_page  # browser sessions only; this module stays free of Playwright
 
+    if getattr(env, "files", None) is not None:
+        env.files.attach(context)  # downloads of the restored session are captured as before
     env.context, env.page, env._cdp = context, await open_page(context), None
     if continuation.url and continuation.url != "about:blank":
         await env.goto(continuation.url)

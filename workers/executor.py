@@ -169,9 +169,43 @@ class ExplicitExecutor(ExplicitExecutorBase):
 
     async def _upload(self, step: S.UploadStep) -> StepOutcome:
         step, found = await self._cleared(step, "input")
-        payload = {"name": step.filename, "mimeType": step.mime_type, "buffer": step.content.encode()}
+        if step.from_input:  # the file given with the run at launch
+            file = await self.env.files.input(step.from_input)
+            payload = {"name": file.name, "mimeType": file.mime, "buffer": file.content}
+            facts = {"file": file.name, "type": file.type, "size": file.size}
+        else:
+            payload = {"name": step.filename, "mimeType": step.mime_type, "buffer": step.content.encode()}
+            facts = {}
         await found.locator.set_input_files(payload, timeout=step.timeout_s * 1000)
-        return StepOutcome(grounding=found.record())
+        return StepOutcome(grounding={**found.record(), **({"upload": facts} if facts else {})})
+
+    async def _download(self, step: S.DownloadStep) -> StepOutcome:
+        """Click the target, wait for the download it starts (from this page or a popup), keep it."""
+        step, found = await self._cleared(step, "click", model=True)
+        files = self.env.files
+        since = files.count()
+        if isinstance(found, Pointed):
+            await self.page.mouse.click(*found.point)
+            grounding = dict(found.grounding)
+        else:
+            await found.locator.click(timeout=step.timeout_s * 1000)
+            grounding = found.record()
+        try:
+            capture = await files.next_download(since, step.timeout_s)
+        except TimeoutError:
+            egress = getattr(self.env, "egress", None)
+            blocked = egress.blocked[-1] if egress is not None and egress.blocked else ""
+            raise StepError(f"no download started within {step.timeout_s:g}s of clicking {step.target.describe()}"
+                            + (f" ({blocked})" if blocked else "")) from None
+        captured = await asyncio.wait_for(asyncio.shield(capture), step.timeout_s + 60)
+        facts, file = captured.facts, captured.file
+        if file is None:  # the step's record shows the facts under "downloads" (workers.step_run)
+            raise StepError(f"the download {facts['name']!r} was not kept: {facts.get('reason', facts.get('status'))}")
+        files.reported(facts)
+        grounding["download"] = facts
+        if step.into:
+            files.files[step.into] = file
+        return StepOutcome(grounding=grounding, output={step.into: file.name} if step.into else {})
 
     async def _press(self, step: S.PressStep) -> StepOutcome:
         step, found = await self._cleared(step, "any", target=step.target is not None)

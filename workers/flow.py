@@ -42,7 +42,24 @@ def produced(step: Any) -> str | None:
         return step.into
     if isinstance(step, S.AgentStep):
         return step.into or "result"
+    if isinstance(step, S.DownloadStep):
+        return step.into
     return None
+
+
+def downloads_stored(steps: list) -> set[str]:
+    """The names `download` steps store files under (what `extract`'s `from_file` may read)."""
+    return {step.into for _, step, _ in walk(steps) if isinstance(step, S.DownloadStep) and step.into}
+
+
+def input_files(steps: list) -> list[str]:
+    """The run's input files the steps upload (`upload` with `from_input`), in order of first use:
+    each is asked for at launch."""
+    names: list[str] = []
+    for _, step, _ in walk(steps):
+        if isinstance(step, S.UploadStep) and step.from_input and step.from_input not in names:
+            names.append(step.from_input)
+    return names
 
 
 def walk(steps: list, path: str = "steps", depth: int = 0) -> Iterator[tuple[str, Any, int]]:
@@ -99,8 +116,8 @@ def _condition(step: Any) -> S.Condition:
 
 
 class _Checker:
-    def __init__(self, params: set[str], all_values: dict[str, str]) -> None:
-        self.params, self.all_values = params, all_values
+    def __init__(self, params: set[str], all_values: dict[str, str], files: set[str] = frozenset()) -> None:
+        self.params, self.all_values, self.files = params, all_values, files
         self.fields: dict[str, list[str]] = {}
         self.available: dict[str, list[str]] = {}
         self.seen_block = False
@@ -141,6 +158,8 @@ class _Checker:
                 continue
             self.uses(where, label, {n for t in step_strings(step) for n in template_values(t)}, available)
             self.items(where, label, step_strings(step))
+            if isinstance(step, S.ExtractStep) and step.from_file:
+                self.from_file(where, label, step.from_file, available)
             if step.sign_in and (depth or self.seen_block):
                 self.add(f"{where}.sign_in", "Sign-in steps stay at the top level, before any block.")
             if produced(step):
@@ -180,6 +199,18 @@ class _Checker:
             self.fields.setdefault(where, []).extend(f"In {step.automation}: {m}" for m in self.fields.pop(key))
         return stored
 
+    def from_file(self, where: str, label: str, name: str, available: set[str]) -> None:
+        if name in self.all_values and name not in self.files:
+            self.add(f"{where}.from_file", f"{_cap(label)} reads the file {name!r}, but {self.all_values[name]} stores "
+                                           "a value by that name, not a downloaded file (a download step's into).")
+            return
+        if name not in self.all_values:
+            known = ", ".join(sorted(self.files)) or "none"
+            self.add(f"{where}.from_file", f"{_cap(label)} reads the file {name!r}, but no download step stores a "
+                                           f"file by that name (downloaded files: {known}).")
+            return
+        self.uses(f"{where}.from_file", label, {name}, available)
+
     def items(self, where: str, label: str, strings: list[str]) -> None:
         used = sorted({name for text in strings for name in template_items(text)})
         if used and not self.in_each:
@@ -202,7 +233,7 @@ def definition_problems(steps: list, *, params: set[str] | None = None) -> dict[
     for where, step, _ in walk(steps):
         if produced(step) and produced(step) not in all_values:
             all_values[produced(step)] = _label(step, where)
-    checker = _Checker(params or set(), all_values)
+    checker = _Checker(params or set(), all_values, downloads_stored(steps))
     checker.check(steps, "steps", set(), 0)
     return checker.fields
 

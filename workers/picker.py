@@ -36,7 +36,7 @@ from workers.targeting import Purpose
 MAX_HEIGHT = 3000  # page pixels shown; a longer page is cut there
 STILL_S = 0.3  # the page's DOM unchanged this long counts as drawn
 PURPOSES: dict[str, Purpose] = {"click": "click", "fill": "fill", "select": "select", "check": "check",
-                                "upload": "input", "press": "any", "wait_for": "any", "assert": "any",
+                                "upload": "input", "download": "click", "press": "any", "wait_for": "any", "assert": "any",
                                 "extract": "any"}
 _HEIGHT_JS = "() => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)"
 

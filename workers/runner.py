@@ -399,9 +399,11 @@ class Runner:
             def emit(self, turn) -> None:
                 emitted[0] += 1
                 last_status[0] = turn.status
+                files = getattr(run.env, "files", None)
+                downloads = files.take_finished() if files is not None else []  # a turn that clicked an export
                 record = run.emit(StepRecord(
                     0, "agent", step.name or step.goal[:200], turn.action, turn.status, error=turn.error,
-                    grounding=turn.grounding, screenshot=turn.observation.screenshot, url=turn.observation.url,
+                    grounding={**(turn.grounding or {}), **({"downloads": downloads} if downloads else {})}, screenshot=turn.observation.screenshot, url=turn.observation.url,
                     started_at=time.time(), act_ms=turn.act_ms, observe_ms=turn.observe_ms,
                     model_ms=turn.model_ms, thought=turn.thought, model=turn.model,
                 ))

@@ -72,6 +72,7 @@ async def _one_step(step, run: RunState, executor: StepExecutor) -> StepRecord:
         record.status, record.error = "failed", secrets.scrub(str(exc))
         if isinstance(exc, GateRefused):
             record.grounding = {"risk": exc.risk}
+    await _downloads(env, record)
     await _acted(run, record)
     t1 = time.perf_counter()
     try:
@@ -86,6 +87,16 @@ async def _one_step(step, run: RunState, executor: StepExecutor) -> StepRecord:
     waited = record.grounding.get("risk", {}).get("review", {}).get("waited_ms", 0)  # a person's time is not act time
     record.act_ms, record.observe_ms = max((t1 - t0) * 1000 - waited, 0), (t2 - t1) * 1000
     return record
+
+async def _downloads(env, record: StepRecord) -> None:
+    """Downloads the step started (a click on an export link): kept or refused, shown in its record."""
+    files = getattr(env, "files", None)
+    if files is None:
+        return
+    settled = await files.settle()
+    if settled:
+        record.grounding["downloads"] = settled
+
 
 async def intend(run: RunState, step, risk: dict[str, Any]) -> None:
     """Journal the intent of a cleared click/press right before it acts (see workers.journal)."""

@@ -127,12 +127,41 @@ class CheckStep(_Step):
     checked: bool = True
 
 
+NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+
 class UploadStep(_Step):
+    """Sets a file on the page's file input: the file given with the run for `from_input` (the
+    launcher and the API ask for it), or a text file made of `filename` and `content`."""
+
     kind: Literal["upload"] = "upload"
     target: Target
-    filename: str = Field(min_length=1, max_length=200)
+    from_input: str | None = Field(default=None, max_length=60, pattern=NAME_PATTERN,
+                                   description="Name of the run's input file to upload (given at launch).")
+    filename: str = Field(default="", max_length=200)
     content: str = Field(default="", description="Text content of the file.")
     mime_type: str = "text/plain"
+
+    @model_validator(mode="after")
+    def _a_file(self) -> "UploadStep":
+        if self.from_input and (self.filename or self.content):
+            raise ValueError("upload takes a file from the run's inputs (from_input) or a filename and content, not both")
+        if not self.from_input and not self.filename:
+            raise ValueError("upload needs from_input (a file given with the run) or a filename")
+        return self
+
+
+class DownloadStep(_Step):
+    """Clicks `target` and waits (up to `timeout_s`) for the download it starts. The file is kept
+    as a run artifact (size-limited, its type read from its bytes; programs are refused) and, with
+    `into`, stored under that name: `{{steps.NAME.value}}` is its file name, and an `extract`
+    step reads it with `from_file: NAME`."""
+
+    kind: Literal["download"] = "download"
+    target: Target
+    into: str | None = Field(default=None, pattern=NAME_PATTERN,
+                             description="Name the file is stored under for later steps.")
+    timeout_s: float = Field(default=30.0, gt=0, le=300, description="How long to wait for the download.")
 
 
 class PressStep(_Step):
@@ -169,14 +198,28 @@ class AssertStep(_Step):
 
 
 class ExtractStep(_Step):
+    """Reads the text (or value) of `target` on the page, or, with `from_file`, the text of a
+    file a `download` step stored under that name (CSV, TXT, JSON, or an XLSX's first sheet as
+    tab-separated lines); `pattern` picks the part to keep."""
+
     kind: Literal["extract"] = "extract"
-    target: Target
+    target: Target | None = None
+    from_file: str | None = Field(default=None, pattern=NAME_PATTERN,
+                                  description="Read the file a download step stored under this name, not the page.")
     into: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="Output field to store the value in.")
     attribute: Literal["text", "value"] = "text"
     all: bool = Field(default=False, description="Extract every match as a list.")
     pattern: str | None = Field(default=None, description="Regex; the first group (or whole match) is kept.")
     append: bool = Field(default=False, description="Add to the list already stored under `into` (e.g. one page "
                                                     "of a list per iteration of a repeat block).")
+
+    @model_validator(mode="after")
+    def _a_source(self) -> "ExtractStep":
+        if (self.target is None) == (self.from_file is None):
+            raise ValueError("extract reads a target on the page or a downloaded file (from_file): exactly one of them")
+        if self.from_file and self.attribute != "text":
+            raise ValueError("extract from a file reads its text; attribute must be 'text'")
+        return self
 
 
 class AgentStep(_Step):
@@ -321,8 +364,8 @@ class SkipItemStep(BaseModel):
 
 Step = Annotated[
     Union[
-        GotoStep, ClickStep, FillStep, SelectStep, CheckStep, UploadStep, PressStep, WaitForStep, AssertStep,
-        ExtractStep, AgentStep, IfBlock, RepeatBlock, ForEachBlock, CallBlock, SkipItemStep,
+        GotoStep, ClickStep, FillStep, SelectStep, CheckStep, UploadStep, DownloadStep, PressStep, WaitForStep,
+        AssertStep, ExtractStep, AgentStep, IfBlock, RepeatBlock, ForEachBlock, CallBlock, SkipItemStep,
     ],
     Field(discriminator="kind"),
 ]

@@ -11,7 +11,7 @@ from practice import sessions
 from practice.accounts import accounts
 from practice.records import records
 from practice.store import expenses
-from practice.views import lab, replay_lab
+from practice.views import files_lab, lab, replay_lab
 
 
 @require_GET
@@ -29,6 +29,7 @@ def reset_api(request: HttpRequest) -> JsonResponse:
     accounts.reset()
     records.reset()
     lab.lookups_reset()
+    files_lab.reset()
     replay_lab.reset()
     return JsonResponse({"status": "reset"})
 

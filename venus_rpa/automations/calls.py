@@ -18,6 +18,7 @@ from typing import Any
 
 from workers import egress, steps as S
 from workers.calls import MAX_CALL_DEPTH, CallError, expand
+from workers.flow import walk
 
 from venus_rpa.automations.models import Automation, AutomationVersion
 
@@ -110,6 +111,8 @@ class _Expander:
             return f"it works on {callee.surface}, this automation on {self.caller.surface}."
         if any(isinstance(step, S.ForEachBlock) for step in callee.steps):
             return "it runs a block per item (for_each); only an automation started with items can."
+        if any(getattr(step, "from_input", None) for _, step, _ in walk(callee.steps)):
+            return "it uploads a file given at launch (from_input); a called automation cannot be given files."
         outside = [d for d in callee.allowed_domains if not egress.domain_allowed(d.removeprefix("*."),
                                                                                   self.caller.allowed_domains)]
         if outside and self.caller.surface == "web":

@@ -19,8 +19,8 @@ from django.http import QueryDict
 from venus_rpa.dashboard.field_errors import json_object_read
 from workers.steps import TARGET_ROLES, CaptchaPolicy
 
-STEP_KINDS = ("goto", "click", "fill", "select", "check", "upload", "press", "wait_for", "assert", "extract", "agent",
-              "call", "skip_item", "if", "else", "repeat", "for_each", "end")  # if … end open, split and close blocks (dashboard.blocks)
+STEP_KINDS = ("goto", "click", "fill", "select", "check", "upload", "download", "press", "wait_for", "assert", "extract",
+              "agent", "call", "skip_item", "if", "else", "repeat", "for_each", "end")  # if … end open, split and close blocks (dashboard.blocks)
 # The fields each kind takes besides name and timeout_s ("target?" is an optional target).
 KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "goto": ("url",),
@@ -28,11 +28,12 @@ KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "fill": ("target", "value"),
     "select": ("target", "option"),
     "check": ("target", "checked"),
-    "upload": ("target", "filename", "content", "mime_type"),
+    "upload": ("target", "from_input", "filename", "content", "mime_type"),
+    "download": ("target", "into"),
     "press": ("key", "target?"),
     "wait_for": ("target?", "text", "url_contains"),
     "assert": ("target?", "text", "url_contains", "absent"),
-    "extract": ("target", "into", "attribute", "all", "pattern", "append"),
+    "extract": ("target?", "from_file", "into", "attribute", "all", "pattern", "append"),
     "agent": ("goal", "max_actions", "repeat_limit", "into"),
     "call": ("automation", "version", "params"),  # another automation run here (workers.calls)
     "if": ("condition", "target?"),  # the target fields name an element condition's element
@@ -48,7 +49,7 @@ TARGET_KEYS = ("text", "role", "name", "label", "placeholder", "css", "nth", "wi
 BOOL_FIELDS = {"checked", "absent", "all", "append", "stop_on_failure"}
 ROW_FLAGS = (*BOOL_FIELDS, "sign_in", "negate")  # a row's checkboxes: True or False, never absent
 # Sent even when empty, so the service names the missing value on the right row.
-REQUIRED_TEXT = {"url", "value", "option", "filename", "key", "goal", "automation"}
+REQUIRED_TEXT = {"url", "value", "option", "key", "goal", "automation"}
 ROLES = TARGET_ROLES.__args__
 PARAM_TYPES = ("string", "integer", "number", "boolean", "date")
 SOLVERS = CaptchaPolicy.model_fields["solvers"].annotation.__args__[0].__args__

@@ -17,7 +17,9 @@ from venus_rpa.core.errors import InvalidInput
 from venus_rpa.core.parsers import json_error_text, json_loads_bounded
 from venus_rpa.dashboard.field_errors import errors_place
 from venus_rpa.runs import items as run_items
+from venus_rpa.runs import run_files
 from venus_rpa.runs.items import ItemsInput
+from venus_rpa.runs.run_files import GivenFile
 from venus_rpa.runs.services import params_validate
 
 
@@ -142,3 +144,39 @@ def launcher_items(request) -> ItemsInput | None:
 def items_limits() -> dict[str, int]:
     limits = run_items.limits()
     return {"rows": limits.rows, "kib": limits.file_bytes // 1024}
+
+
+@dataclass
+class FileField:
+    """An input file the automation's upload steps take (`from_input`): a file field of the launcher."""
+
+    name: str
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return self.name.replace("_", " ").capitalize()
+
+
+def launcher_files(request) -> dict[str, GivenFile]:
+    """The input files of a launch form (fields `file_NAME`), read up to the limit plus one byte
+    (a larger file is refused by its size; runs.run_files checks them all)."""
+    limit = run_files.max_bytes()
+    return {key[len("file_"):]: GivenFile(upload.name, upload.read(limit + 1))
+            for key, upload in request.FILES.items() if key.startswith("file_")}
+
+
+def files_errors(files: list[FileField], errors: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Put `files.NAME` errors on their file fields; the other errors are returned."""
+    by_name = {f"files.{f.name}": f for f in files}
+    rest = {}
+    for key, messages in errors.items():
+        if key in by_name:
+            by_name[key].errors.extend(messages)
+        else:
+            rest[key] = messages
+    return rest
+
+
+def input_file_mib() -> float:
+    return round(run_files.max_bytes() / (1024 * 1024), 1)

@@ -31,6 +31,8 @@ def summary(row: editor.StepRow) -> str:
                    if values.get(f"target_{k}")), "")
     detail = {"goto": values.get("url"), "fill": f"{target} ← {values.get('value', '')}" if target else None,
               "select": f"{target} ← {values.get('option', '')}" if target else None,
+              "extract": f"file {values['from_file']}" if values.get("from_file") else None,
+              "upload": f"{target} ← file {values['from_input']}" if values.get("from_input") and target else None,
               "press": values.get("key"), "agent": values.get("goal"), "skip_item": values.get("reason"),
               "wait_for": values.get("text") or values.get("url_contains"),
               "assert": values.get("text") or values.get("url_contains"),

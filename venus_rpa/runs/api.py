@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -18,7 +20,7 @@ from venus_rpa.core.pagination import Pagination, SearchSerializer
 from venus_rpa.core.schema import ERROR_409
 from venus_rpa.core.serializers import StrictSerializer
 from venus_rpa.core.parsers import json_error_text, json_loads_bounded
-from venus_rpa.runs import items, reruns, selectors, services
+from venus_rpa.runs import items, reruns, run_files, selectors, services
 from venus_rpa.runs.models import Artifact, Run, RunItem, RunStatus, Step, Trigger
 
 
@@ -82,12 +84,22 @@ class RunOutSerializer(serializers.ModelSerializer):
 
 
 class ArtifactOutSerializer(serializers.ModelSerializer):
-    url = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField(help_text="Download address (members of the workspace only; always "
+                                                      "served as an attachment).")
     size = serializers.SerializerMethodField()
+    type = serializers.SerializerMethodField(help_text="The type read from the file's bytes (text, xlsx, pdf, …).")
+    flag = serializers.SerializerMethodField(help_text="Why the file deserves a look (its name claims another "
+                                                       "type than its bytes), or null.")
 
     class Meta:
         model = Artifact
-        fields = ["name", "kind", "url", "size", "data", "created_at"]
+        fields = ["id", "name", "kind", "url", "size", "type", "flag", "data", "created_at"]
+
+    def get_type(self, artifact: Artifact) -> str | None:
+        return artifact.data.get("type")
+
+    def get_flag(self, artifact: Artifact) -> str | None:
+        return artifact.data.get("flag")
 
     def get_url(self, artifact: Artifact) -> str | None:
         if not artifact.file:
@@ -110,7 +122,8 @@ class RunDetailOutSerializer(RunOutSerializer):
                   "The items themselves: GET /api/runs/{id}/items/.")
     steps = StepOutSerializer(many=True, read_only=True)
     artifacts = ArtifactOutSerializer(many=True, read_only=True,
-                                      help_text="Files the run produced (e.g. the spreadsheet a desktop run saved).")
+                                      help_text="Files of the run: downloads its steps kept and files a desktop run "
+                                                "saved (kind file), files given at launch (kind input).")
 
     class Meta(RunOutSerializer.Meta):
         fields = RunOutSerializer.Meta.fields + ["retries", "items_summary", "steps", "artifacts"]
@@ -157,15 +170,44 @@ class ParamsField(serializers.Field):
         return data
 
 
+FILES_HELP = ("The input files the automation's upload steps take (from_input), by name: "
+              '{"receipt": {"name": "receipt.pdf", "content": "<base64>"}} in a JSON body, or a file part named '
+              "files.receipt in a multipart/form-data body. Each is required, at most VENUS_INPUT_FILE_MAX_BYTES, "
+              "its type read from its bytes (programs are refused).")
+
+
+@extend_schema_field(serializers.DictField(help_text=FILES_HELP))
+class InputFilesField(serializers.Field):
+    """Input files by name: base64 objects (JSON body); multipart parts are taken by `given_files`."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise serializers.ValidationError('Must be an object: {"NAME": {"name": "…", "content": "<base64>"}}.')
+        return {str(key): run_files.GivenFile.from_json(str(key), value) for key, value in data.items()}
+
+
 class RunStartSerializer(StrictSerializer):
     params = ParamsField(required=False, default=dict)
     items = serializers.JSONField(required=False, help_text=ITEMS_HELP)
     items_file = ItemsFileField(required=False)
+    files = InputFilesField(required=False)
 
     def validate(self, attrs):
         if "items" in attrs and "items_file" in attrs:
             raise serializers.ValidationError({"items_file": ["Give items or items_file, not both."]})
         return attrs
+
+
+def split_file_parts(request) -> tuple[Any, dict[str, run_files.GivenFile]]:
+    """A multipart body's `files.NAME` parts taken out of the request's data (read up to the
+    limit plus one byte: a larger file is refused by its size)."""
+    parts = {key: upload for key, upload in request.FILES.items() if key.startswith("files.")}
+    if not parts:
+        return request.data, {}
+    data = {key: request.data.get(key) for key in request.data if key not in parts}
+    limit = run_files.max_bytes()
+    return data, {key[len("files."):]: run_files.GivenFile(upload.name or key[6:], upload.read(limit + 1))
+                  for key, upload in parts.items()}
 
 
 def given_items(data: dict) -> items.ItemsInput | None:
@@ -181,10 +223,12 @@ class RunStartApi(APIView):
         workspace = request_workspace(request)
         automation = automation_get(workspace=workspace, slug=slug)
         require_write(request, workspace)
-        data = RunStartSerializer(data=request.data)
+        body, parts = split_file_parts(request)
+        data = RunStartSerializer(data=body)
         data.is_valid(raise_exception=True)
+        files = {**data.validated_data.get("files", {}), **parts}
         run = services.run_start(automation=automation, params=data.validated_data["params"], user=request.user,
-                                 trigger=Trigger.API, items=given_items(data.validated_data))
+                                 trigger=Trigger.API, items=given_items(data.validated_data), files=files)
         return Response(RunOutSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 

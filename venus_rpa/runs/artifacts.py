@@ -9,22 +9,29 @@ from __future__ import annotations
 
 import re
 
+from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db.models import QuerySet
 
 from venus_rpa.core.errors import InvalidInput
 from venus_rpa.runs.models import Artifact, Run
 
-MAX_ARTIFACT_BYTES = 50 * 1024 * 1024
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-def run_artifact_add(*, run_id: int, name: str, content: bytes, kind: str = Artifact.Kind.FILE) -> Artifact:
-    """Store a file the run produced under its original name (the stored file name is made safe)."""
-    if len(content) > MAX_ARTIFACT_BYTES:
-        raise InvalidInput(f"artifact {name!r} is {len(content)} bytes; the limit is {MAX_ARTIFACT_BYTES}")
+def max_artifact_bytes() -> int:
+    return max(settings.VENUS_DOWNLOAD_MAX_BYTES, settings.VENUS_INPUT_FILE_MAX_BYTES)
+
+
+def run_artifact_add(*, run_id: int, name: str, content: bytes, kind: str = Artifact.Kind.FILE,
+                     data: dict | None = None) -> Artifact:
+    """Store a file the run produced (or was given: kind `input`) under its name; the stored file
+    name is made safe. `data`: facts shown with it (type, size, flag, where it came from)."""
+    limit = max_artifact_bytes()
+    if len(content) > limit:
+        raise InvalidInput(f"artifact {name!r} is {len(content)} bytes; the limit is {limit}")
     run = Run.objects.get(pk=run_id)
-    artifact = Artifact(run=run, kind=kind, name=name[:200])
+    artifact = Artifact(run=run, kind=kind, name=name[:200], data=data or {})
     safe = _UNSAFE.sub("_", name).strip("._") or "artifact"
     artifact.file.save(f"run{run_id}-{safe[-120:]}", ContentFile(content), save=False)
     artifact.save()

@@ -224,6 +224,7 @@ class Artifact(models.Model):
         FILE = "file"
         DATA = "data"
         TRACE = "trace"
+        INPUT = "input"  # a file given with the run at launch (runs.run_files)
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="artifacts")
     kind = models.CharField(max_length=16, choices=Kind.choices)

@@ -14,6 +14,7 @@ from django.conf import settings
 
 from venus_rpa.runs.hosts import host_for, hosts_close, register_host
 from venus_rpa.runs.judging import step_judge
+from venus_rpa.runs.run_files import run_file_store
 from workers.agent import AgentConfig, AgentLoop
 from workers.captcha.gate import CaptchaGate
 from workers.captcha.local import LocalCaptchaSolver
@@ -68,7 +69,8 @@ def browser_host() -> BrowserPool:
     if _host is None:
         _host = BrowserPool(
             BrowserConfig(executable_path=settings.VENUS_CHROMIUM_PATH, headless=settings.VENUS_HEADLESS,
-                          egress_allow_private=tuple(settings.VENUS_EGRESS_ALLOW_PRIVATE)),
+                          egress_allow_private=tuple(settings.VENUS_EGRESS_ALLOW_PRIVATE),
+                          download_max_bytes=settings.VENUS_DOWNLOAD_MAX_BYTES),
             PoolSettings(max_browsers=settings.VENUS_BROWSERS_PER_WORKER,
                          contexts_per_browser=settings.VENUS_CONTEXTS_PER_BROWSER,
                          recycle_after_runs=settings.VENUS_BROWSER_RECYCLE_RUNS,
@@ -76,7 +78,8 @@ def browser_host() -> BrowserPool:
                          crash_policy=settings.VENUS_BROWSER_CRASH_POLICY,
                          health_interval_s=settings.VENUS_BROWSER_HEALTH_SECONDS,
                          acquire_timeout_s=settings.VENUS_BROWSER_ACQUIRE_TIMEOUT_SECONDS,
-                         idle_close_s=settings.VENUS_BROWSER_IDLE_CLOSE_SECONDS))
+                         idle_close_s=settings.VENUS_BROWSER_IDLE_CLOSE_SECONDS),
+            files_for=run_file_store)
         atexit.register(browser_pool_close)
     return _host
 

@@ -26,6 +26,7 @@ from venus_rpa.core.errors import Conflict, InvalidInput
 from venus_rpa import celery_app
 from venus_rpa.runs import admission
 from venus_rpa.runs.events import publish_run_changed, publish_run_event
+from venus_rpa.runs.run_files import GivenFile, input_files_prepare, run_input_files_create
 from venus_rpa.runs.items import ItemsInput, PreparedItems, items_prepare, run_items_create, run_items_settle
 from venus_rpa.runs.models import TERMINAL, Run, RunContinuation, RunStatus, Trigger
 from venus_rpa.runs.param_messages import param_error_text
@@ -77,12 +78,14 @@ def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_start(*, automation: Automation, params: dict[str, Any], user=None, trigger: str = Trigger.API,
-              retry_of: Run | None = None, items: ItemsInput | PreparedItems | None = None) -> Run:
+              retry_of: Run | None = None, items: ItemsInput | PreparedItems | None = None,
+              files: dict[str, GivenFile] | None = None) -> Run:
     """Create a queued run of the automation's current version; after commit the dispatcher
     admits it when its workspace's turn comes (`runs_dispatch`). An archived automation is
     refused (Conflict) whatever the path. `retry_of`: the run this one retries (runs.reruns).
     `items`: for an automation with a `for_each` block, its items (runs.items): checked before
-    the run is created, stored with it in one transaction."""
+    the run is created, stored with it in one transaction. `files`: the input files its upload
+    steps take (runs.run_files), checked and stored the same way; a retry takes its original's."""
     # Read the current version afresh: the caller's object may predate an edit.
     fresh = Automation.objects.select_related("current_version").get(pk=automation.pk)
     if fresh.archived_at is not None:  # every start path comes here: dashboard, API, schedule, webhook, retry
@@ -93,6 +96,7 @@ def run_start(*, automation: Automation, params: dict[str, Any], user=None, trig
     clean = params_validate(schema=version.param_schema, params=params)
     spec = version_spec(version=version)
     prepared = items if isinstance(items, PreparedItems) else items_prepare(spec=spec, given=items)
+    inputs = input_files_prepare(spec=spec, given=files, retry_of=retry_of)
     call_versions, problems = calls_resolve(workspace=automation.workspace, spec=spec, slug=fresh.slug)
     if problems:  # a called automation archived, or changed so that this call no longer fits it
         raise Conflict("This automation calls another that cannot run now: "
@@ -105,6 +109,7 @@ def run_start(*, automation: Automation, params: dict[str, Any], user=None, trig
         )
         if prepared is not None:
             run_items_create(run=run, prepared=prepared)
+        run_input_files_create(run=run, prepared=inputs)
         if retry_of is None:  # a retry is audited as such by `runs.reruns`
             audit_record(workspace=automation.workspace, actor=user, action=AuditAction.RUN_STARTED,
                          automation=fresh, version_number=version.number,

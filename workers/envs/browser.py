@@ -23,6 +23,8 @@ from workers.envs.egress_guard import EgressGuard
 from workers.gates.context import Probe, probe_element, probe_focus, probe_page, probe_point
 from workers.envs import anchors, review_page
 from workers.envs.masking import SecretMask
+from workers.envs.run_files import RunFiles
+from workers.files import DEFAULT_MAX_BYTES
 from workers.envs.page_state import read_page_state
 from workers.evaluator import PageState
 from workers.errors import EnvironmentLost, StepError
@@ -98,6 +100,7 @@ class BrowserConfig:
     # The operator's exceptions to "public addresses only" (VENUS_EGRESS_ALLOW_PRIVATE): hosts,
     # addresses or CIDR networks, optionally with ":port". Empty: runs reach public hosts only.
     egress_allow_private: tuple[str, ...] = ()
+    download_max_bytes: int = DEFAULT_MAX_BYTES  # VENUS_DOWNLOAD_MAX_BYTES: a larger download is refused
 
 
 class BrowserEnvironment:
@@ -109,8 +112,9 @@ class BrowserEnvironment:
     captcha_detection = True
 
     def __init__(self, context: BrowserContext, page: Page, *, allowed_domains: list[str], secrets: SecretBox,
-                 egress: EgressGuard | None = None):
+                 egress: EgressGuard | None = None, files: RunFiles | None = None):
         self.context = context
+        self.files = files or RunFiles()  # downloads kept (the pool attaches it to the context) and input files
         self.egress = egress
         self.page = page
         self.allowed_domains = allowed_domains
@@ -460,6 +464,10 @@ class BrowserEnvironment:
         return StepError(f"{what}: {message}")
 
     async def close(self) -> None:
+        try:
+            await self.files.settle(timeout_s=10)  # downloads under way are kept (or refused) before the context goes
+        except Exception:  # closing must go on whatever a capture did
+            log.warning("downloads could not be settled before closing", exc_info=True)
         try:
             await self.context.close()
         except PlaywrightError:

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from workers import patterns
 from workers.envs.base import StepOutcome
 from workers.errors import StepError
+from workers.files import FileError, file_text
 from workers.gates.guard import ActionGuard, ActionSkipped
 
 
@@ -41,6 +43,8 @@ class ExplicitExecutorBase:
         if handler is None:
             raise StepError(self.unavailable(step.kind))
         self._risk = None
+        if getattr(step, "from_file", None):  # extract from a downloaded file: no page involved
+            return self._extract_file(step)
         try:
             outcome = await self._perform(handler, step)
         except ActionSkipped as skipped:
@@ -52,3 +56,28 @@ class ExplicitExecutorBase:
 
     async def _perform(self, handler: Callable[[Any], Awaitable[StepOutcome]], step) -> StepOutcome:
         return await handler(step)
+
+    def _extract_file(self, step) -> StepOutcome:
+        """An `extract` with `from_file`: the pattern run on the text of the file a download step
+        stored (each line with `all`); refused when the text holds a vault secret."""
+        files = getattr(self.env, "files", None)
+        if files is None:
+            raise StepError(f"extract from a file works on the web, where downloads are kept; this run is on "
+                            f"{getattr(self.env, 'surface', 'another surface')}")
+        file = files.stored(step.from_file)
+        try:
+            text = file_text(file)
+        except FileError as exc:
+            raise StepError(f"extract cannot read the file {step.from_file!r}: {exc}") from None
+        if self.env.secrets.holds_secret(text):
+            raise StepError(f"extract cannot read the file {step.from_file!r}: it contains a secret from the vault")
+        facts = {"file": file.name, "type": file.type, "size": file.size, **({"ref": file.ref} if file.ref else {})}
+        if not step.all:
+            return StepOutcome(grounding=facts, output={step.into: patterns.extract(text, step.pattern)})
+        values = []
+        for line in filter(str.strip, text.splitlines()):
+            if not step.pattern:
+                values.append(line.strip())
+            elif patterns.search(step.pattern, line) is not None:
+                values.append(patterns.extract(line, step.pattern))
+        return StepOutcome(grounding={**facts, "count": len(values)}, output={step.into: values})

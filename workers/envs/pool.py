@@ -30,6 +30,7 @@ import logging
 import time
 import weakref
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any, Literal
 
 from playwright.async_api import Browser, BrowserContext, Error as PlaywrightError, Playwright, async_playwright
@@ -40,6 +41,7 @@ from workers.envs import chromium
 from workers.envs.base import SuspendedSession
 from workers.envs.browser import CHROMIUM_ARGS, NAV_COUNTER_SCRIPT, VIEWPORT, BrowserConfig, BrowserEnvironment
 from workers.envs.egress_guard import EgressGuard
+from workers.envs.run_files import FileStore, RunFiles
 from workers.envs.masking import MASK_STYLE_SCRIPT
 from workers.errors import EnvironmentLost
 from workers.executor import ExplicitExecutor
@@ -98,8 +100,12 @@ class BrowserPool:
 
     surface = "web"
 
-    def __init__(self, config: BrowserConfig, settings: PoolSettings | None = None) -> None:
+    def __init__(self, config: BrowserConfig, settings: PoolSettings | None = None,
+                 files_for: Callable[[int | None], FileStore | None] | None = None) -> None:
+        """`files_for(run_id)`: where the run's downloads are kept and its input files are read
+        (`workers.envs.run_files.FileStore`); without it downloads stay in the run's memory."""
         self.config = config
+        self.files_for = files_for or (lambda run_id: None)
         self.settings = settings or PoolSettings()
         self.allow_private = PrivateAllowList.parse(config.egress_allow_private)  # malformed: fails at start
         self.owner = chromium.Owner.current()
@@ -114,15 +120,15 @@ class BrowserPool:
 
     # -- what runs use -------------------------------------------------------------------
     async def new_context(self, egress: EgressGuard, **options: Any) -> BrowserContext:
-        """A run's context in a free slot: the set-up every run gets (viewport, no downloads, the
-        navigation counter) with its egress guard installed before any page exists. `options` go
+        """A run's context in a free slot: the set-up every run gets (viewport, downloads accepted
+        into the browser's temporary folder until `RunFiles` captures them, the navigation counter) with its egress guard installed before any page exists. `options` go
         to Playwright, e.g. `storage_state` (a saved session: cookies and local storage).
         The slot is free again when the context closes."""
         entry = await self._acquire()
         try:
             await egress.start()
             context = await asyncio.wait_for(
-                entry.browser.new_context(viewport=VIEWPORT, accept_downloads=False, **egress.context_options(), **options),
+                entry.browser.new_context(viewport=VIEWPORT, accept_downloads=True, **egress.context_options(), **options),
                 OPEN_TIMEOUT_S)
         except (PlaywrightError, TimeoutError) as exc:
             entry.reserved -= 1
@@ -151,7 +157,8 @@ class BrowserPool:
     async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox,
                               storage_state: dict | str | None = None, run_id: int | None = None) -> BrowserEnvironment:
         """A run's environment in its own context (with a saved session when `storage_state` is
-        given). `run_id` is not needed: a context is this process's own, not a leased resource."""
+        given). `run_id` names where its files go (`files_for`); a context is this process's own,
+        not a leased resource."""
         egress = EgressGuard(list(allowed_domains), allow_private=self.allow_private)
         options = {"storage_state": storage_state} if storage_state is not None else {}
         try:
@@ -165,7 +172,10 @@ class BrowserPool:
             await _close_quietly(context)
             await egress.stop()
             raise EnvironmentLost(f"browser lost: could not open a page: {_first_line(exc)}") from exc
-        return BrowserEnvironment(context, page, allowed_domains=allowed_domains, secrets=secrets, egress=egress)
+        files = RunFiles(store=self.files_for(run_id), max_bytes=self.config.download_max_bytes)
+        files.attach(context)
+        return BrowserEnvironment(context, page, allowed_domains=allowed_domains, secrets=secrets, egress=egress,
+                                  files=files)
 
     def browser_lost(self, context: BrowserContext | None) -> bool:
         """Whether the browser that served `context` crashed or was killed."""

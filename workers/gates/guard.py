@@ -52,7 +52,7 @@ STEP = TypeAdapter(S.Step)
 # Actions that only look or move (every surface's, by name): not classified.
 UNCHECKED = frozenset({"Scroll", "Swipe", "Wait", "GetUrl", "TakeNote", "Hover", "Finished", "CallUser", "Answer",
                        "GetScreenshot"})
-EDITABLE_STEP = {"click": ["target"], "fill": ["value"], "select": ["option"], "check": ["checked"],
+EDITABLE_STEP = {"click": ["target"], "download": ["target"], "fill": ["value"], "select": ["option"], "check": ["checked"],
                  "upload": ["filename", "content"], "press": ["key"], "goto": ["url"]}
 EDITABLE_ACTION = {"Type": ["content"], "Click": ["point"], "DoubleClick": ["point"], "Launch": ["url"],
                    "SelectOption": ["index"], "Hotkey": ["keys"], "LongPress": ["point"], "Drag": ["start", "end"]}

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from django import template
+from django.template.defaultfilters import filesizeformat
 from django.conf import settings
 from django.http.request import split_domain_port
 from django.utils.html import format_html
@@ -250,7 +251,7 @@ def _target_words(target: Any) -> str:
 
 
 STEP_WORDS = {"click": "Click “{t}”", "fill": "Type into “{t}”", "select": "Choose “{option}” in “{t}”",
-              "check": "Tick “{t}”", "upload": "Attach a file to “{t}”", "press": "Press {key}", "goto": "Open {url}",
+              "check": "Tick “{t}”", "upload": "Attach a file to “{t}”", "download": "Download from “{t}”", "press": "Press {key}", "goto": "Open {url}",
               "wait_for": "Wait for “{text}”", "assert": "Check “{text}”", "extract": "Read “{t}”"}
 
 
@@ -340,3 +341,25 @@ def item_values(item: Any, columns: list[str]) -> list[str]:
 def token_state(token, now) -> str:
     """An API token's state at `now`: "active", "expired" or "revoked"."""
     return token.state(now)
+
+
+@register.filter
+def step_files(step) -> list[dict[str, str]]:
+    """The files a step handled, for its line in the trace: each download it started (kept,
+    refused or failed, with why or a flag) and the file an upload set."""
+    grounding = step.grounding if isinstance(getattr(step, "grounding", None), dict) else {}
+    downloads = [grounding["download"]] if isinstance(grounding.get("download"), dict) else []
+    downloads += [d for d in grounding.get("downloads") or [] if isinstance(d, dict)]
+    out = []
+    for d in downloads:
+        size = f", {filesizeformat(d['size'])}" if isinstance(d.get("size"), int) else ""
+        kind = f", {d['type']}" if d.get("type") else ""
+        status = str(d.get("status", ""))
+        note = d.get("reason") or d.get("flag") or ""
+        out.append({"tone": "ok" if status == "kept" and not d.get("flag") else "warn" if status == "kept" else "bad",
+                    "text": f"Downloaded {d.get('name', '')}{size}{kind}: {status}" + (f" — {note}" if note else "")})
+    upload = grounding.get("upload")
+    if isinstance(upload, dict):
+        size = f", {filesizeformat(upload['size'])}" if isinstance(upload.get("size"), int) else ""
+        out.append({"tone": "ok", "text": f"Uploaded {upload.get('file', '')}{size}, {upload.get('type', '')}"})
+    return out

@@ -20,7 +20,8 @@ from venus_rpa.dashboard.access import member_view, require_write
 from venus_rpa.dashboard.automation_form import AutomationEditor
 from venus_rpa.dashboard.diff import version_diff, version_lowerings
 from venus_rpa.dashboard.listing import listing, search_text
-from venus_rpa.dashboard.launcher import attach_errors, items_limits, launcher_fields, launcher_items, launcher_params
+from venus_rpa.dashboard.launcher import (FileField, attach_errors, files_errors, input_file_mib, items_limits,
+                                         launcher_fields, launcher_files, launcher_items, launcher_params)
 from venus_rpa.runs.models import Run, Trigger
 from venus_rpa.runs.services import run_start, version_spec
 from workers import flow as F
@@ -190,22 +191,26 @@ def automation_launch(request: HttpRequest, slug: str) -> HttpResponse:
     version = automation.current_version
     schema = version.param_schema if version else {}
     fields, errors = launcher_fields(schema), []
-    takes_items = version is not None and F.for_each_block(version_spec(version=version).steps) is not None
+    steps = version_spec(version=version).steps if version is not None else []
+    takes_items = F.for_each_block(steps) is not None
+    input_files = [FileField(name) for name in F.input_files(steps)]
     if request.method == "POST":
         require_write(request)
         try:
             params = launcher_params(schema, request.POST)
             run = run_start(automation=automation, params=params, user=request.user, trigger=Trigger.DASHBOARD,
-                            items=launcher_items(request) if takes_items else None)
+                            items=launcher_items(request) if takes_items else None, files=launcher_files(request))
         except ServiceError as exc:
             posted = {f.name: request.POST.get(f"param_{f.name}") == "on" if f.input == "checkbox"
                       else request.POST.get(f"param_{f.name}", "") for f in fields}
             fields = launcher_fields(schema, posted)
-            errors = [exc.message, *attach_errors(fields, exc.fields)]
+            rest = files_errors(input_files, exc.fields)
+            errors = [exc.message, *attach_errors(fields, rest)]
         else:
             return redirect("dashboard:run-detail", run_id=run.pk)
     return render(request, "dashboard/automations/launch.html",
                   {"automation": automation, "version": version, "fields": fields, "errors": errors,
-                   "takes_items": takes_items, "items_limits": items_limits(), "items_json": request.POST.get("items_json", "")},
+                   "takes_items": takes_items, "items_limits": items_limits(), "items_json": request.POST.get("items_json", ""),
+                   "input_files": input_files, "input_file_mib": input_file_mib()},
                   status=400 if errors else 200)
 

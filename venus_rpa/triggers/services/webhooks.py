@@ -22,6 +22,7 @@ from venus_rpa.core.errors import Conflict, InvalidInput, ServiceError
 from venus_rpa.core.parsers import json_error_text, json_loads_bounded
 from venus_rpa.runs.models import Run, Trigger
 from venus_rpa.runs.items import ItemsInput, items_prepare
+from venus_rpa.runs.run_files import GivenFile, input_files_prepare
 from venus_rpa.runs.services import params_validate, run_start, version_spec
 from workers import flow as F
 from venus_rpa.triggers import signing
@@ -187,8 +188,23 @@ def webhook_items(*, trigger: WebhookTrigger, payload: Any) -> tuple[Any, ItemsI
     return rest, ItemsInput(array=payload["items"]) if "items" in payload else None
 
 
+def webhook_files(*, trigger: WebhookTrigger, payload: Any) -> tuple[Any, dict[str, GivenFile] | None]:
+    """For an automation whose upload steps take input files (runs.run_files): the body's `files`
+    (`{"NAME": {"name": "…", "content": "<base64>"}}`), taken out of the body before its
+    parameters are mapped. Other automations get the body as it is."""
+    version = trigger.automation.current_version
+    takes = version is not None and bool(F.input_files(version_spec(version=version).steps))
+    if not takes or not isinstance(payload, dict) or "files" not in payload:
+        return payload, None
+    given = payload["files"]
+    if not isinstance(given, dict):
+        raise InvalidInput("files must be an object.", fields={"files": ['Give {"NAME": {"name": "…", "content": "<base64>"}}.']})
+    rest = {k: v for k, v in payload.items() if k != "files"}
+    return rest, {str(k): GivenFile.from_json(str(k), v) for k, v in given.items()}
+
+
 def _verified_params(*, trigger: WebhookTrigger, body: bytes, headers: Mapping[str, str],
-                     replay_check: bool = True) -> tuple[dict[str, Any], str, ItemsInput | None]:
+                     replay_check: bool = True) -> tuple[dict[str, Any], str, ItemsInput | None, dict | None]:
     """The checks every request passes, in order: signature (401) → replay (401) → enabled (409)
     → idempotency key length, JSON and mapping (400). Returns (params, idempotency key)."""
     signature = headers.get(signing.SIGNATURE_HEADER)
@@ -205,7 +221,8 @@ def _verified_params(*, trigger: WebhookTrigger, body: bytes, headers: Mapping[s
     if len(key) > 255:
         raise InvalidInput("The idempotency key is too long.", fields={IDEMPOTENCY_HEADER: ["At most 255 characters."]})
     payload, items = webhook_items(trigger=trigger, payload=_body_parse(body))
-    return webhook_params(trigger=trigger, payload=payload), key, items
+    payload, files = webhook_files(trigger=trigger, payload=payload)
+    return webhook_params(trigger=trigger, payload=payload), key, items, files
 
 
 def webhook_receive(*, public_id: str, body: bytes, headers: Mapping[str, str]) -> tuple[Run, bool]:
@@ -216,13 +233,13 @@ def webhook_receive(*, public_id: str, body: bytes, headers: Mapping[str, str]) 
     run back (created=False); a request whose params fail claims nothing.
     """
     trigger = webhook_trigger_by_public_id(public_id=public_id)
-    params, key, items = _verified_params(trigger=trigger, body=body, headers=headers)
+    params, key, items, files = _verified_params(trigger=trigger, body=body, headers=headers)
     if key:
         existing = WebhookIdempotencyKey.objects.filter(trigger=trigger, key=key, run__isnull=False).first()
         if existing is not None:
             return existing.run, False
     try:
-        return _run_start_once(trigger=trigger, params=params, key=key, items=items)
+        return _run_start_once(trigger=trigger, params=params, key=key, items=items, files=files)
     except InvalidInput as exc:
         raise _with_paths(exc, trigger.param_mapping) from None
 
@@ -233,11 +250,12 @@ def webhook_check(*, public_id: str, body: bytes, headers: Mapping[str, str]) ->
     check left out is the replay check: the server signed this request itself a moment ago, and
     leaving its signature unused lets the same body be sent for real (or by curl) at once."""
     trigger = webhook_trigger_by_public_id(public_id=public_id)
-    params, _, items = _verified_params(trigger=trigger, body=body, headers=headers, replay_check=False)
+    params, _, items, files = _verified_params(trigger=trigger, body=body, headers=headers, replay_check=False)
     version = trigger.automation.current_version
     if version is None:
         raise Conflict("This automation has no version to run.")
     items_prepare(spec=version_spec(version=version), given=items)  # the same item checks as a start
+    input_files_prepare(spec=version_spec(version=version), given=files)  # and file checks
     try:
         return params_validate(schema=version.param_schema, params=params)
     except InvalidInput as exc:
@@ -245,7 +263,7 @@ def webhook_check(*, public_id: str, body: bytes, headers: Mapping[str, str]) ->
 
 
 def _run_start_once(*, trigger: WebhookTrigger, params: dict[str, Any], key: str,
-                    items: ItemsInput | None = None) -> tuple[Run, bool]:
+                    items: ItemsInput | None = None, files: dict | None = None) -> tuple[Run, bool]:
     with transaction.atomic():
         record = None
         if key:
@@ -256,7 +274,7 @@ def _run_start_once(*, trigger: WebhookTrigger, params: dict[str, Any], key: str
                     record = WebhookIdempotencyKey.objects.create(trigger=trigger, key=key)
             except IntegrityError:
                 return WebhookIdempotencyKey.objects.select_related("run").get(trigger=trigger, key=key).run, False
-        run = run_start(automation=trigger.automation, params=params, trigger=Trigger.WEBHOOK, items=items)
+        run = run_start(automation=trigger.automation, params=params, trigger=Trigger.WEBHOOK, items=items, files=files)
         if record is not None:
             record.run = run
             record.save(update_fields=["run"])

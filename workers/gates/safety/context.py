@@ -29,7 +29,7 @@ ACTION_ALIASES = {
     "PressBack": "back", "PressHome": "home", "PressRecent": "home", "PressEnter": "press_key",
     "Hotkey": "hotkey", "KeyDown": "hotkey", "KeyUp": "wait", "Wait": "wait", "GetScreenshot": "screenshot",
     "CallUser": "call_user", "Finished": "finished", "Answer": "answer",
-    "goto": "navigate", "fill": "type", "press": "press_key", "wait_for": "wait", "agent": "wait",
+    "goto": "navigate", "fill": "type", "download": "click", "press": "press_key", "wait_for": "wait", "agent": "wait",
     "double-click": "double_click", "doubleclick": "double_click", "enter": "press_key", "key": "press_key",
     "launch": "navigate", "open_app": "launch_app",
 }
@@ -162,5 +162,6 @@ def action_fields(action: Any) -> dict[str, Any]:
     elif name == "select":
         fields["option"] = action.option
     elif name == "upload":
-        fields["file_name"] = action.filename
+        fields["file_name"] = action.filename or (f"the run's input file {action.from_input!r}"
+                                                  if getattr(action, "from_input", None) else "")
     return fields

@@ -2,6 +2,7 @@
 
     manage.py run_automation demo-expense --param title="Team lunch" --param amount=18.20 --wait
     manage.py run_automation expense-sheet --items expenses.xlsx --wait   # a for_each automation's items
+    manage.py run_automation send-receipt --file receipt=receipt.pdf      # an upload step's input file
 
 Exit status with --wait: 0 succeeded, 1 ended otherwise, 2 bad input, 3 still running at --timeout.
 """
@@ -9,13 +10,15 @@ Exit status with --wait: 0 succeeded, 1 ended otherwise, 2 bad input, 3 still ru
 from __future__ import annotations
 
 import json
+import os
 import time
 
 from django.core.management.base import BaseCommand, CommandError
 
 from venus_rpa.automations.models import Automation
 from venus_rpa.core.errors import ServiceError
-from venus_rpa.runs import selectors, services
+from venus_rpa.runs import run_files, selectors, services
+from venus_rpa.runs.run_files import GivenFile
 from venus_rpa.runs.items import ItemsInput, limits
 from venus_rpa.runs.models import Run, RunStatus, Trigger
 
@@ -47,6 +50,21 @@ def _items_file(path: str) -> ItemsInput:
         raise CommandError(f"--items: cannot read {path}: {exc.strerror}", returncode=2) from exc
 
 
+def _input_files(pairs: list[str]) -> dict[str, GivenFile]:
+    """NAME=PATH pairs: the input files upload steps take (runs.run_files checks them)."""
+    files: dict[str, GivenFile] = {}
+    for pair in pairs:
+        name, sep, path = pair.partition("=")
+        if not sep or not name or not path:
+            raise CommandError(f"--file needs NAME=PATH, got {pair!r}", returncode=2)
+        try:
+            with open(path, "rb") as handle:
+                files[name] = GivenFile(os.path.basename(path), handle.read(run_files.max_bytes() + 1))
+        except OSError as exc:
+            raise CommandError(f"--file {name}: cannot read {path}: {exc.strerror}", returncode=2) from exc
+    return files
+
+
 class Command(BaseCommand):
     help = "Start a run of an automation (via Celery); with --wait, print its steps and verdict."
 
@@ -57,9 +75,11 @@ class Command(BaseCommand):
         parser.add_argument("--wait", action="store_true", help="follow the run and exit 0 only if it succeeded")
         parser.add_argument("--timeout", type=float, default=900, help="seconds to wait with --wait")
         parser.add_argument("--items", metavar="FILE", help="a CSV or XLSX sheet of items (automations with for_each)")
+        parser.add_argument("--file", action="append", default=[], metavar="NAME=PATH",
+                            help="an input file an upload step takes (from_input NAME)")
 
     def handle(self, *args, slug: str, param: list[str], workspace: str | None, wait: bool, timeout: float,
-               items: str | None = None, **opts):
+               items: str | None = None, file: list[str] | None = None, **opts):
         automations = Automation.objects.filter(slug=slug).select_related("current_version", "workspace")
         if workspace:
             automations = automations.filter(workspace__slug=workspace)
@@ -72,7 +92,7 @@ class Command(BaseCommand):
         try:
             run = services.run_start(
                 automation=automation, params=parse_params(param, automation.current_version.param_schema),
-                trigger=Trigger.CLI, items=_items_file(items) if items else None,
+                trigger=Trigger.CLI, items=_items_file(items) if items else None, files=_input_files(file or []),
             )
         except ServiceError as exc:
             details = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.fields.items())
