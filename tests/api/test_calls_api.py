@@ -105,6 +105,19 @@ def test_another_surface_and_an_archived_automation_cannot_be_called(owner, pers
     assert "shared-sign-in is archived" in error["fields"]["steps.0"][0]
 
 
+def test_an_automation_that_takes_files_or_items_cannot_be_called(owner, personas, callee):
+    from venus_rpa.automations.services import automation_update
+
+    automation_update(automation=callee, user=personas.owner, definition={"steps": [
+        *SIGN_IN["steps"], {"kind": "upload", "target": "Receipt", "from_input": "receipt"}]})
+    error = assert_error(owner.post("/api/automations/", caller(call()), format="json"), 400)
+    assert "it uploads a file given at launch (from_input)" in error["fields"]["steps.0"][0]
+    automation_update(automation=callee, user=personas.owner, definition={"steps": [
+        {"kind": "for_each", "steps": [{"kind": "fill", "target": "Title", "value": "{{item.title}}"}]}]})
+    error = assert_error(owner.post("/api/automations/", caller(call()), format="json"), 400)
+    assert "it runs a block per item (for_each)" in error["fields"]["steps.0"][0]
+
+
 def test_a_cycle_made_by_editing_the_called_automation_is_refused(owner, callee):
     assert owner.post("/api/automations/", caller(call()), format="json").status_code == 201
     edited = {**SIGN_IN, "steps": [*SIGN_IN["steps"], {"kind": "call", "automation": "caller"}]}
