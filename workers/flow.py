@@ -499,6 +499,8 @@ class Flow:
     def _record(self, op: Op, name: str, facts: dict[str, Any], *, failed: bool = False) -> None:
         block = op.block
         action = {"kind": block.kind, "block": op.path, **({"name": block.name} if block.name else {}),
+                  **({"automation": block.automation, "version": block.resolved} if isinstance(block, S.CallBlock)
+                     else {}),
                   **({"condition": _condition(block).model_dump(mode="json", exclude_none=True)}
                      if isinstance(block, (S.IfBlock, S.RepeatBlock)) else {})}
         self.run.emit(StepRecord(0, block.kind, (block.name + ": " if block.name else "") + name[:180], action,
