@@ -179,3 +179,22 @@ def test_a_called_automation_archived_since_refuses_the_launch(owner, personas, 
     error = assert_error(owner.post("/api/automations/caller/runs/", {}, format="json"), 409)
     assert "shared-sign-in is archived" in error["message"]
     assert Run.objects.count() == before
+
+
+def test_calls_that_multiply_past_the_step_bound_are_refused_quickly(owner, personas, callee,
+                                                                   django_assert_max_num_queries):
+    """A hostile editor's 30 calls of an automation of 30 calls of one of 30 calls… would make a
+    program of hundreds of thousands of steps: refused at save, each called automation looked up once."""
+    from venus_rpa.automations.services import automation_create
+
+    plain = {k: v for k, v in caller().items() if k not in ("name", "slug")}
+    automation_create(workspace=personas.workspace, user=personas.owner, slug="fan-1", name="Fan 1",
+                      definition={**plain, "steps": [call()] * 30})
+    automation_create(workspace=personas.workspace, user=personas.owner, slug="fan-2", name="Fan 2",
+                      definition={**plain, "steps": [{"kind": "call", "automation": "fan-1"}] * 30})
+    with django_assert_max_num_queries(25):
+        error = assert_error(owner.post("/api/automations/", caller(*[{"kind": "call", "automation": "fan-2"}] * 30),
+                                        format="json"), 400)
+    messages = " ".join(m for key, found in error["fields"].items() for m in found)
+    assert "the calls would put more than 10,000 steps in one run" in messages
+    assert not Automation.objects.filter(slug="caller").exists()

@@ -4,7 +4,9 @@
   a pinned version exists, the call gives every parameter it must, the called automation works
   on the same surface and visits only domains this one allows, it has no `for_each` block, and
   no chain of calls comes back to an automation already in it (a cycle) or goes deeper than
-  `workers.calls.MAX_CALL_DEPTH`. Each problem is a field error on the call step.
+  `workers.calls.MAX_CALL_DEPTH`, and all the calls together put at most `MAX_CALLED_STEPS`
+  steps in a run (calls of calls multiply; each called version is looked up once). Each problem
+  is a field error on the call step.
 - When a run is created (`calls_resolve`): each call, nested ones included, is resolved to a
   version (the pinned one, else the current one) and the run keeps them (`Run.call_versions`),
   so a new version of a called automation never changes a run under way.
@@ -22,6 +24,8 @@ from workers.flow import walk
 
 from venus_rpa.automations.models import Automation, AutomationVersion
 
+MAX_CALLED_STEPS = 10_000  # steps (blocks included) all the calls of one run may put in, nested ones too
+
 
 def _spec(version: AutomationVersion) -> S.AutomationSpec:
     return S.AutomationSpec.model_validate({name: getattr(version, name) for name in S.AutomationSpec.model_fields})
@@ -36,6 +40,9 @@ class _Expander:
         self.versions: list[AutomationVersion] = []
         self.problems: dict[str, list[str]] = {}
         self.at: list[str] = []  # the call step of the automation being checked that led here
+        self.found: dict[tuple, AutomationVersion | str] = {}  # one lookup per called (slug, version)
+        self.specs: dict[int, S.AutomationSpec] = {}
+        self.brought = 0  # steps the calls put in so far (bounded: MAX_CALLED_STEPS)
 
     def steps(self, steps: list, path: str, key: str) -> list:
         """The steps with every call in them (nested blocks' included) filled in."""
@@ -61,6 +68,12 @@ class _Expander:
         return None
 
     def version(self, block: S.CallBlock, key: str) -> AutomationVersion | str:
+        wanted = ("frozen", self.frozen.get(key)) if self.frozen is not None else (block.automation, block.version)
+        if wanted not in self.found:
+            self.found[wanted] = self._version(block, key)
+        return self.found[wanted]
+
+    def _version(self, block: S.CallBlock, key: str) -> AutomationVersion | str:
         if self.frozen is not None:
             version = AutomationVersion.objects.select_related("automation").filter(pk=self.frozen.get(key)).first()
             return version or f"the version of {block.automation} this run called is gone."
@@ -87,7 +100,13 @@ class _Expander:
         version = self.version(block, key)
         if isinstance(version, str):
             return self.fail(where, f"{label}: {version}") or block
-        callee = _spec(version)
+        if version.pk not in self.specs:
+            self.specs[version.pk] = _spec(version)
+        callee = self.specs[version.pk]
+        self.brought += sum(1 for _ in walk(callee.steps)) + 1
+        if self.brought > MAX_CALLED_STEPS:  # calls of calls multiply: a run stays a bounded program
+            return self.fail(where, f"{label}: the calls would put more than {MAX_CALLED_STEPS:,} steps in "
+                                    "one run.") or block
         problem = self.fits(block, callee)
         if problem:
             return self.fail(where, f"{label}: {problem}") or block
