@@ -308,3 +308,15 @@ def test_a_token_form_sent_twice_makes_one_token_and_says_why(personas, viewer_c
     token = ApiToken.objects.get(user=personas.viewer, name="nightly report")
     assert viewer_client.post(reverse("dashboard:token-revoke", args=[token.pk])).status_code == 302
     assert _new_token(viewer_client, "nightly report")
+
+
+def test_only_owners_see_members_emails_everyone_their_own(personas, owner_client, viewer_client):
+    """Privacy: a viewer or editor sees who is in the workspace and their roles, not teammates'
+    e-mail addresses (an owner needs them to manage members)."""
+    personas.owner.email, personas.viewer.email = "alice@corp.example", "vera@corp.example"
+    personas.owner.save(update_fields=["email"])
+    personas.viewer.save(update_fields=["email"])
+    as_viewer = viewer_client.get(MEMBERS).content.decode()
+    assert personas.owner.username in as_viewer and "alice@corp.example" not in as_viewer
+    assert "vera@corp.example" in as_viewer  # their own
+    assert "alice@corp.example" in owner_client.get(MEMBERS).content.decode()
