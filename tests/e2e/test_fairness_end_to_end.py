@@ -51,16 +51,22 @@ def test_a_workspace_with_one_run_is_not_starved_by_one_with_many(worker, transa
     runs = [wait_for_run(run_id, statuses=TERMINAL, timeout=180) for run_id in [*a_ids, b_id]]
     assert all(run.status == "succeeded" for run in runs), [run.status_reason for run in runs]
     order = list(Run.objects.filter(pk__in=[*a_ids, b_id]).order_by("started_at", "pk").values_list("pk", flat=True))
+    b = next(run for run in runs if run.pk == b_id)
     b_place = order.index(b_id)
     waits = {run.pk: (run.started_at - run.created_at).total_seconds() for run in runs}
+    # A's runs still waiting when B arrived, and those of them that started before B. Measured from
+    # B's arrival, not by places in the whole order: how many of A's runs start before B is posted
+    # depends on how fast this test posts (a loaded machine posts slowly), not on the dispatcher.
+    waiting = [run for run in runs if run.pk != b_id and run.started_at > b.created_at]
+    ahead = [run for run in waiting if run.started_at < b.started_at]
     figures = {
         "start_order": ["B" if pk == b_id else "A" for pk in order], "b_started_as": b_place + 1,
         "a_wait_p50_s": round(statistics.median(waits[pk] for pk in a_ids), 2), "b_wait_s": round(waits[b_id], 2),
-        "a_after_b": len(order) - 1 - b_place,
+        "a_after_b": len(order) - 1 - b_place, "a_waiting_when_b_came": len(waiting), "a_of_them_before_b": len(ahead),
     }
     print("fairness:", json.dumps(figures))
-    # B started as soon as a slot freed: right after A's first four (one per worker thread), and
-    # before every A run admitted after it; most of A's runs started after B's.
-    assert b_place <= 5, figures
-    assert figures["a_after_b"] > A_RUNS // 2, figures
+    # B started as soon as a slot freed: of A's runs still waiting when B came, at most the four
+    # already admitted (A's limit, one per worker thread) started before it; every other one after.
+    assert len(ahead) <= 4, figures
+    assert len(waiting) >= 2, figures  # the test posted fast enough to measure something
     assert waits[b_id] < statistics.median(waits[pk] for pk in a_ids), figures
