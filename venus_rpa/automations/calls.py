@@ -37,7 +37,6 @@ class _Expander:
         self.workspace, self.caller, self.frozen = workspace, caller, frozen
         self.stack = [slug]  # the caller, then each automation called on the way here
         self.resolved: dict[str, int] = {}
-        self.versions: list[AutomationVersion] = []
         self.problems: dict[str, list[str]] = {}
         self.at: list[str] = []  # the call step of the automation being checked that led here
         self.found: dict[tuple, AutomationVersion | str] = {}  # one lookup per called (slug, version)
@@ -118,7 +117,6 @@ class _Expander:
             self.stack.pop()
             self.at.pop()
         self.resolved[key] = version.pk
-        self.versions.append(version)
         try:
             return expand(block, callee.model_copy(update={"steps": inner}), version.param_schema or {},
                           label=f"{block.automation} v{version.number}")
