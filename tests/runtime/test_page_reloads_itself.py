@@ -116,22 +116,33 @@ def test_reads_of_a_page_whose_reload_never_comes_fail_within_the_read_limit(bro
         assert "a navigation it started has not finished loading" in error, error
 
 
-def test_a_run_whose_page_reloads_into_nothing_fails_with_the_reason_instead_of_running_on(browser, site, short_limits):
-    spec = S.AutomationSpec.model_validate({
-        "start_url": site.url, "allowed_domains": ["127.0.0.1"],
-        "steps": [{"kind": "click", "name": "Publish the page", "target": "Publish"},
-                  {"kind": "extract", "name": "Read the new state", "target": "published", "into": "state",
-                   "timeout_s": 2}],
-        "success_criteria": {"text_visible": "published"}})
-    result, recorder, seconds = run_spec(browser, spec, ListRecorder())
+def test_a_run_whose_page_reloads_into_nothing_fails_with_the_reason_instead_of_running_on(browser, short_limits):
+    # Chromium itself has once died under CI load while its navigation was held (the pool logged
+    # "was lost"): that is the crash policy's case, not this one, so a lost browser gets one more
+    # try on a fresh site and browser; the second try must end the way this test is about.
+    for attempt in range(2):
+        with StallingSite() as site:
+            result, recorder, seconds = run_spec(browser, _publish_spec(site.url), ListRecorder())
+            reloaded = site.reloading.is_set()
+        if not (attempt == 0 and result.reason.startswith("step 2 (Read the new state): browser lost")):
+            break
 
-    assert site.reloading.is_set()
+    assert reloaded
     assert result.status == "failed", result.reason
     assert seconds < 40, seconds  # 6 x 2 s + 4 s for the step at most, and the reads before it
     assert "step 2 (Read the new state)" in result.reason, result.reason
     assert ("did not answer within 1.5s" in result.reason
             or "the step did not finish within 16s" in result.reason), result.reason
     assert recorder.records[-1].status == "failed" and recorder.records[-1].name == "Read the new state"
+
+
+def _publish_spec(url: str) -> S.AutomationSpec:
+    return S.AutomationSpec.model_validate({
+        "start_url": url, "allowed_domains": ["127.0.0.1"],
+        "steps": [{"kind": "click", "name": "Publish the page", "target": "Publish"},
+                  {"kind": "extract", "name": "Read the new state", "target": "published", "into": "state",
+                   "timeout_s": 2}],
+        "success_criteria": {"text_visible": "published"}})
 
 
 async def _wait(event: threading.Event, timeout: float) -> bool:
