@@ -63,6 +63,7 @@ urlpatterns = [
     path("lab/ambiguous", lab.ambiguous_view),
     path("lab/delayed", lab.delayed_view),
     path("lab/effects", lab.effects_view),
+    path("lab/effects/answer", lab.effects_answer_view),
     path("lab/extract", lab.extract_view),
     path("lab/injection", lab.injection_view),
     path("lab/lookup", lab.lookup_view),

@@ -22,6 +22,7 @@ Contract:
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -31,6 +32,14 @@ from workers import actions as A
 
 LATE_READS = 3
 LATE_PAUSE_S = 0.2
+# The page's own requests (fetch, XHR) an action started are waited for this long before the page
+# is read again: a form sent by script answers its errors, a modal is fetched, after the click.
+REQUEST_WAIT_S = 3.0
+# A status message saying the action changed nothing ("Nothing changed, nothing saved.", "No
+# changes were made", "not saved"): the app's own word that it did nothing.
+NOTHING_DONE = re.compile(
+    r"\b(nothing|no changes?)\b[^.!]{0,30}?\b(changed|saved|updated|modified|made|to (save|update|change))\b"
+    r"|\b(was|were|has|have been|been) not (been )?(saved|changed|updated|modified)\b|\bnot saved\b", re.I)
 CLICKS = (A.Click, A.DoubleClick, A.LongPress)
 CHECKED = CLICKS + (A.Type, A.PressEnter, A.Scroll, A.SelectOption, A.Drag)
 
@@ -43,11 +52,14 @@ class PageState:
 
     url: str = ""
     digest: str = ""
+    folded: str = ""  # the digest with digits folded (a render time, a clock)
     scroll: tuple[int, int] = (0, 0)
     target: dict[str, Any] = field(default_factory=dict)
     active: dict[str, Any] = field(default_factory=dict)
     value: str | None = None
     errors: tuple[str, ...] = ()
+    strong_errors: tuple[str, ...] = ()  # of `errors`, those named errors (not warnings)
+    notices: tuple[str, ...] = ()  # status messages of any kind (flash, toast, role=status)
     invalid: tuple[str, ...] = ()
     document: str = ""  # the document's identity: a navigation or a reload makes a new one
     status: int = 0  # the HTTP status the document was served with (0: unknown)
@@ -82,7 +94,11 @@ async def watch_effect(env, action: A.ActionModel, act: Callable[[], Awaitable[A
     if probe is None or not isinstance(action, CHECKED):
         return await act(), None
     before = await _read(probe, action)
+    mark = getattr(env, "requests_mark", None)
+    since = mark() if mark is not None else None
     outcome = await act()
+    if since is not None:  # what the action asked the server for (a form sent by script, a modal fetched)
+        await env.requests_settled(since, REQUEST_WAIT_S)
     after = await _read(probe, action)
     if before is None or after is None:
         return outcome, None
@@ -111,13 +127,20 @@ def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: 
     new_errors = [e for e in after.errors if e not in before.errors]
     if isinstance(action, A.Type):
         return _judge_type(action, before, after, typed, new_errors)
-    reloaded = after.document != before.document or after.url.split("#")[0] != before.url.split("#")[0]
+    reloaded = after.document != before.document or _page(after.url) != _page(before.url)
     if reloaded and after.status >= 400:
         return Effect("error", "http_status", {"status": after.status})
     # A new document at the same address with an error on it is the form sent back (a server-side
-    # validation error); a different page may show its own warnings after a success.
+    # validation error); a different page may show its own warnings after a success, but not an
+    # error after a submit (a search refused, a form answered on a page of its own).
     if new_errors and (not reloaded or after.path == before.path):
         return Effect("error", "error_message", {"errors": new_errors[:3], "reloaded": reloaded})
+    strong = [e for e in after.strong_errors if e not in before.errors]
+    if reloaded and strong and _submitted(action, before):
+        return Effect("error", "error_message", {"errors": strong[:3], "reloaded": True, "submitted": True})
+    said = [n for n in after.notices if n not in before.notices and NOTHING_DONE.search(n)]
+    if said:
+        return Effect("ineffective", "nothing_done_message", {"message": said[0]})
     if reloaded:
         # The same page served again (a form sent back as it was, an empty search, a filter that
         # changed nothing) showing exactly what it showed: nothing happened that the user can see.
@@ -125,9 +148,15 @@ def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: 
         # is asked on this verdict when configured (`workers.step_judge.WEAK_CHECKS`).
         if after.path == before.path and after.digest == before.digest:
             return Effect("ineffective", "reloaded_unchanged", {})
+        # A link to the page already shown (a GET changes nothing on the server) that brought the
+        # same text back, a clock or a render time aside.
+        same = _page(after.url) == _page(before.url) == _page(before.target.get("href") or "")
+        if same and after.folded and after.folded == before.folded:
+            return Effect("ineffective", "same_page_link", {})
         return Effect("effective", "navigation", {"url_changed": after.url != before.url})
-    if after.url != before.url:  # the fragment only: an in-page link
-        return Effect("effective", "navigation", {"url_changed": True})
+    moved = after.scroll != before.scroll
+    if after.url != before.url and (moved or after.digest != before.digest):  # an in-page link that went somewhere
+        return Effect("effective", "navigation", {"url_changed": True, "scrolled": moved})
     if isinstance(action, A.Scroll):
         if after.scroll != before.scroll:
             return Effect("effective", "scrolled", {"before": list(before.scroll), "after": list(after.scroll)})
@@ -157,8 +186,10 @@ def _judge_type(action: A.Type, before: PageState, after: PageState, typed: str 
     text = action.content if typed is None else typed
     if not after.active.get("editable"):
         return Effect("ineffective", "no_field_focused", {"focused": after.active.get("tag", "")})
-    expected = (before.value or "") + text if before.active.get("key") == after.active.get("key") else text
-    ok = after.value is not None and (after.value == expected or after.value.endswith(text))
+    same_field = before.active.get("key") == after.active.get("key")
+    expected = (before.value or "") + text if same_field else text
+    ok = after.value is not None and (after.value == expected or after.value.endswith(text)
+                                      or (same_field and _inserted(before.value or "", after.value, text)))
     evidence: dict[str, Any] = {"matches": ok, "secret": secret}
     if not secret:
         evidence.update(expected_length=len(expected), length=len(after.value or ""))
@@ -171,7 +202,32 @@ def _judge_type(action: A.Type, before: PageState, after: PageState, typed: str 
     return Effect("effective" if ok else "ineffective", "field_value", evidence)
 
 
+def _inserted(before: str, after: str, text: str) -> bool:
+    """Whether `after` is `before` with `text` typed in at the caret, wherever it was (a textarea's
+    line ends may come back as \\n)."""
+    before, after, text = (v.replace("\r\n", "\n") for v in (before, after, text))
+    if len(after) != len(before) + len(text):
+        return False
+    at = after.find(text)
+    while at != -1:
+        if after[:at] + after[at + len(text):] == before:
+            return True
+        at = after.find(text, at + 1)
+    return False
+
+
 STATE_KEYS = ("checked", "expanded", "selected", "open", "pressed", "value_length", "selected_index")
+
+
+def _page(url: str) -> str:
+    return url.split("#")[0]
+
+
+def _submitted(action: A.ActionModel, before: PageState) -> bool:
+    """Whether the action sent a form: Enter in a field, or a click on a submit button."""
+    if isinstance(action, A.PressEnter):
+        return bool(before.active.get("editable"))
+    return isinstance(action, CLICKS) and _submits(before.target)
 
 
 def _submits(target: dict[str, Any]) -> bool:

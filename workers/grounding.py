@@ -38,21 +38,23 @@ from workers.steps import Target
 from workers.targeting import PROBE_JS, ROLES, Purpose, name_pattern, normalise
 
 POLL_S = 0.1
+MIN_POLL_S = 0.02
 STABLE_S = 0.15  # the same answer this far apart counts as a page holding still
 # A loose match (the words start or appear in a longer name) waits longer: a panel still drawing
 # may be about to show the exact one (apps draw 300-800 ms after the page loads).
 LOOSE_STABLE_S = 1.0
-# Milliseconds since the page's DOM last changed (a MutationObserver installed on first use). A
-# unique exact match on a page that has not changed for STABLE_S is taken on the first look.
-QUIET_JS = """() => {
-  const key = Symbol.for('venus.quiet');
+# Milliseconds since the page's DOM last changed. The browser pool installs the observer when each
+# document starts (`QUIET_WATCH_SCRIPT`), so the parser's own insertions count and a page that has
+# held still since it loaded is known to; elsewhere it is installed on first use (and that use
+# then reads 0). A unique exact match on a page that has not changed for STABLE_S is taken at once.
+_QUIET_INSTALL = """const key = Symbol.for('venus.quiet');
   if (!window[key]) {
     const state = window[key] = {last: performance.now()};
     new MutationObserver(() => { state.last = performance.now(); })
       .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  }
-  return performance.now() - window[key].last;
-}"""
+  }"""
+QUIET_WATCH_SCRIPT = f"(() => {{ {_QUIET_INSTALL} }})();\n"
+QUIET_JS = f"() => {{ {_QUIET_INSTALL}\n  return performance.now() - window[key].last;\n}}"
 TOOLTIP_CSS = ("[title], [data-tooltip], [data-title], [data-original-title], [data-bs-original-title], "
                "[aria-description], [aria-describedby], :has(> svg > title)")
 # An app's own tooltip attribute (`data-cms-tooltip`, `data-ui-tooltip`): CSS cannot match an
@@ -256,7 +258,10 @@ async def _resolve(page: Page, target: Target, purpose: Purpose, timeout_s: floa
                 return found
             raise StepError(f"target {target.describe()} not found on {page.url} after {timeout_s:g}s"
                             f"{not_found_hint(target, purpose, misses.unfit, misses.out_of_scope, misses.near_missing)}")
-        await asyncio.sleep(POLL_S)
+        pause = POLL_S
+        if usable and not found.loose:  # look again when the page will have held still long enough
+            pause = min(POLL_S, max(MIN_POLL_S, STABLE_S - quiet_ms / 1000))
+        await asyncio.sleep(min(pause, max(0.0, deadline - now)))
 
 
 async def _quiet_ms(page: Page) -> float:

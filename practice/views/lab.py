@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import threading
+import time
+from datetime import datetime
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from practice.catalog import product
@@ -28,7 +30,17 @@ def delayed_view(request: HttpRequest) -> HttpResponse:
 def effects_view(request: HttpRequest) -> HttpResponse:
     """Controls that work and look-alikes that do nothing (a disabled button, a decoy, a field
     with a maxlength): the labelled cases of the step evaluator (benchmarks/replay.py)."""
-    return render(request, "practice/lab/effects.html", {"page": request.GET.get("page", "1")})
+    page = request.GET.get("page", "1")  # a clock on the page: the same page reloaded differs in its digits
+    return render(request, "practice/lab/effects.html",
+                  {"page": page if page in ("1", "2") else "1", "served_at": datetime.now().strftime("%H:%M:%S.%f")})
+
+
+def effects_answer_view(request: HttpRequest) -> JsonResponse:
+    """What the effects page's "... with the server" buttons fetch: an answer after a second."""
+    time.sleep(1.0)
+    if request.GET.get("ok") == "1":
+        return JsonResponse({"message": "Loaded from the server"})
+    return JsonResponse({"message": "The server could not verify the code."})
 
 
 def ticking_view(request: HttpRequest) -> HttpResponse:

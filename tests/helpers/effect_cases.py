@@ -59,6 +59,10 @@ CASES: tuple[Case, ...] = (
     Case("press Enter in a field outside any form", "enter", False, setup=("click:#notes",)),
     Case("click a button twice-saved (no change the second time)", "click:#save-draft", False,
          setup=("click:#save-draft",)),
+    # Answers the server gives a second later; a link to the page already shown (its render time differs).
+    Case("a check the server answers a second later with an error", "click:#verify-remote", False),
+    Case("a load the server answers a second later", "click:#load-remote", True),
+    Case("follow a link to the page already shown", "click:#this-page", False),
 )
 
 

@@ -31,6 +31,10 @@ def test_the_labelled_set_is_judged_with_precision_and_recall_of_at_least_095(br
     assert checks["click a link"] == "navigation"
     assert checks["type 6 digits into a maxlength-4 field"] == "field_value"
     assert checks["check a bad code: an error appears"] == "error_message"
+    # The server's answer a second later is waited for (past the late reads): its error, its result.
+    assert checks["a check the server answers a second later with an error"] == "error_message"
+    assert checks["a load the server answers a second later"] == "page_changed"
+    assert checks["follow a link to the page already shown"] == "same_page_link"
 
 
 def test_a_typed_vault_value_is_checked_without_its_value_or_length_in_the_evidence(browser):
@@ -82,8 +86,17 @@ def test_judge_flags_a_submit_blocked_by_an_invalid_field():
     # The target's state is not compared across documents (element keys restart on a new page).
     (PageState(url="http://h/a", document="d2", digest="2", target={"key": 7, "tag": "button", "checked": True}),
      "effective", "navigation"),
-    # An in-page link: same document, only the fragment changed.
-    (PageState(url="http://h/a#part", document="d1", digest="1"), "effective", "navigation"),
+    # An in-page link that moved the page; one that changed only the address (a tab already shown).
+    (PageState(url="http://h/a#part", document="d1", digest="1", scroll=(0, 640)), "effective", "navigation"),
+    (PageState(url="http://h/a#part", document="d1", digest="1"), "ineffective", "nothing_changed"),
+    # After a submit (the target here is not one), another page's error is that page's own.
+    (PageState(url="http://h/b", document="d2", digest="2", errors=("Disk almost full",),
+               strong_errors=("Disk almost full",)), "effective", "navigation"),
+    # The app saying it did nothing is its verdict, wherever it says so.
+    (PageState(url="http://h/b", document="d2", digest="2", notices=("Nothing changed, nothing saved.",)),
+     "ineffective", "nothing_done_message"),
+    (PageState(url="http://h/b", document="d2", digest="2", notices=("Your changes have been saved.",)),
+     "effective", "navigation"),
 ])
 def test_judge_reads_a_new_document_by_its_address_status_errors_and_text(after, verdict, check):
     before = PageState(url="http://h/a", document="d1", digest="1", target={"key": 7, "tag": "button", "checked": False},
@@ -101,3 +114,43 @@ def test_a_submit_the_browser_refused_is_an_error_although_focus_moved_to_the_in
     # A click on a field of a form that still has an empty required field is a click on a field.
     on_field = replace(before, target={"key": 9, "tag": "input", "type": "text"})
     assert judge(A.Click(point=(1, 1)), on_field, replace(after, target=on_field.target)).check == "focus_moved"
+
+
+SUBMIT = {"key": 3, "tag": "button", "type": "submit"}
+
+
+@pytest.mark.parametrize("action,before,after,verdict,check", [
+    # A form sent from one page and answered on another that names an error (a search refused).
+    (A.Click(point=(1, 1)), PageState(url="http://h/a", document="d1", digest="1", target=SUBMIT),
+     PageState(url="http://h/search?q=", document="d2", digest="2", errors=("Query too short",),
+               strong_errors=("Query too short",)), "error", "error_message"),
+    (A.PressEnter(), PageState(url="http://h/a", document="d1", digest="1", active={"key": 4, "editable": True}),
+     PageState(url="http://h/search?q=", document="d2", digest="2", errors=("Query too short",),
+               strong_errors=("Query too short",)), "error", "error_message"),
+    # ... but a warning there (not named an error) is the new page's own.
+    (A.Click(point=(1, 1)), PageState(url="http://h/a", document="d1", digest="1", target=SUBMIT),
+     PageState(url="http://h/b", document="d2", digest="2", errors=("Your trial ends soon",)), "effective", "navigation"),
+    # A link to the page already shown: the same text back, a render time aside.
+    (A.Click(point=(1, 1)), PageState(url="http://h/home", document="d1", digest="1", folded="f",
+                                      target={"key": 5, "tag": "a", "href": "http://h/home"}),
+     PageState(url="http://h/home", document="d2", digest="2", folded="f"), "ineffective", "same_page_link"),
+    # ... whose text changed beyond its digits; a link to another address that came back the same.
+    (A.Click(point=(1, 1)), PageState(url="http://h/home", document="d1", digest="1", folded="f",
+                                      target={"key": 5, "tag": "a", "href": "http://h/home"}),
+     PageState(url="http://h/home", document="d2", digest="2", folded="g"), "effective", "navigation"),
+    (A.Click(point=(1, 1)), PageState(url="http://h/home", document="d1", digest="1", folded="f",
+                                      target={"key": 5, "tag": "a", "href": "http://h/refresh"}),
+     PageState(url="http://h/home", document="d2", digest="2", folded="f"), "effective", "navigation"),
+])
+def test_judge_reads_submits_answered_elsewhere_and_links_to_the_same_page(action, before, after, verdict, check):
+    effect = judge(action, before, after)
+    assert (effect.verdict, effect.check) == (verdict, check)
+
+
+def test_typing_at_the_caret_in_the_middle_of_a_text_is_effective():
+    field = {"key": 8, "tag": "textarea", "editable": True}
+    before = PageState(url="http://h/a", active=field, value="First line.\nLast line.")
+    typed = PageState(url="http://h/a", active=field, value="First line.\nA new line.\nLast line.")
+    assert judge(A.Type(content="A new line.\n"), before, typed).verdict == "effective"
+    wrong = replace(typed, value="First line.\nA new lin.\nLast line.")
+    assert judge(A.Type(content="A new line.\n"), before, wrong).verdict == "ineffective"

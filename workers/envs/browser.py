@@ -11,7 +11,9 @@ import asyncio
 import base64
 import contextlib
 import logging
+import time
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from playwright.async_api import BrowserContext, Error as PlaywrightError, Page
@@ -103,6 +105,33 @@ class BrowserConfig:
     download_max_bytes: int = DEFAULT_MAX_BYTES  # VENUS_DOWNLOAD_MAX_BYTES: a larger download is refused
 
 
+class PageRequests:
+    """The page's own requests (fetch and XHR) in flight, counted from a context's events, so the
+    step evaluator can wait for what an action asked the server for (`workers.evaluator`)."""
+
+    KINDS = ("fetch", "xhr")
+
+    def __init__(self) -> None:
+        self.started = 0
+        self.pending: dict[Any, int] = {}  # request -> its number
+
+    def attach(self, context: BrowserContext) -> None:
+        context.on("request", self._started)
+        context.on("requestfinished", self._ended)
+        context.on("requestfailed", self._ended)
+
+    def _started(self, request) -> None:
+        if request.resource_type in self.KINDS:
+            self.started += 1
+            self.pending[request] = self.started
+
+    def _ended(self, request) -> None:
+        self.pending.pop(request, None)
+
+    def waiting(self, since: int) -> bool:
+        return any(n > since for n in self.pending.values())
+
+
 class BrowserEnvironment:
     """A run's browser context. Implements the Environment protocol (`workers.envs.base`) for
     UI-Venus browser actions; the web's explicit-step executor works on `page` directly."""
@@ -113,6 +142,7 @@ class BrowserEnvironment:
 
     def __init__(self, context: BrowserContext, page: Page, *, allowed_domains: list[str], secrets: SecretBox,
                  egress: EgressGuard | None = None, files: RunFiles | None = None):
+        self.requests = PageRequests()
         self.context = context
         self.files = files or RunFiles()  # downloads kept (the pool attaches it to the context) and input files
         self.egress = egress
@@ -123,6 +153,29 @@ class BrowserEnvironment:
         self._cdp = None
         self.mask = SecretMask(secrets)  # vault values (fields and echoed text) painted over in every screenshot
         self.last_typed: str | None = None  # what the last Type typed (memory only): the step evaluator's check
+
+    @property
+    def context(self) -> BrowserContext:
+        return self._context
+
+    @context.setter
+    def context(self, context: BrowserContext) -> None:  # a restored session brings a new context
+        self._context = context
+        self.requests.attach(context)
+
+    def requests_mark(self) -> int:
+        """Where the count of the page's requests stands (`requests_settled` waits for later ones)."""
+        return self.requests.started
+
+    async def requests_settled(self, since: int, timeout_s: float) -> None:
+        """Wait (at most `timeout_s`) until the fetch and XHR requests the page started after `since`
+        have answered, then a moment for the page to draw what they brought."""
+        if not self.requests.waiting(since):
+            return
+        deadline = time.monotonic() + timeout_s
+        while self.requests.waiting(since) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.05)
 
     # -- navigation -----------------------------------------------------------------------
     def check_url(self, url: str) -> None:

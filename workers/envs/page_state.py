@@ -1,6 +1,8 @@
 """The browser's reading for the step evaluator (`workers.evaluator.PageState`): one page round
 trip that returns the URL, the document's identity (a reload is a new document) and its HTTP
-status, a digest of the visible text and every control's state, the scroll position, the element under the action's point and the focused element, visible error messages
+status, a digest of the visible text and every visible control's state (and one with digits folded:
+clocks and render timings), the scroll position, the element under the action's point and the
+focused element, visible error messages (those named errors apart from warnings), status notices
 and invalid fields. The focused field's value comes back to the worker (memory only) so a `Type`
 can be checked against what was typed; the page receives nothing."""
 
@@ -31,18 +33,20 @@ PAGE_STATE_JS = """
       pressed: e.getAttribute('aria-pressed'), open: e.tagName === 'SUMMARY' ? !!(e.parentElement && e.parentElement.open) : null,
       value_length: typeof e.value === 'string' ? e.value.length : null,
       selected_index: e.tagName === 'SELECT' ? e.selectedIndex : null,
-      maxlength: typeof e.maxLength === 'number' ? e.maxLength : null};
+      maxlength: typeof e.maxLength === 'number' ? e.maxLength : null,
+      href: e.tagName === 'A' && e.href ? e.href : null};
   };
   let under = (x === null) ? null : document.elementFromPoint(x, y);
   const target = under ? (under.closest(CONTROL) || under) : null;
   const active = document.activeElement;
   let text = document.body ? document.body.innerText : '';
-  for (const c of document.querySelectorAll('input,select,textarea')) {
-    text += '\\u0000' + (c.type === 'checkbox' || c.type === 'radio' ? c.checked : c.value);
+  for (const c of document.querySelectorAll('input,select,textarea')) {  // a hidden input (a CSRF token) shows nothing
+    if (c.type !== 'hidden') text += '\\u0000' + (c.type === 'checkbox' || c.type === 'radio' ? c.checked : c.value);
   }
   for (const d of document.querySelectorAll('details,dialog')) text += '\\u0001' + d.open;
-  let hash = 2166136261;
-  for (let i = 0; i < text.length; i++) { hash ^= text.charCodeAt(i); hash = Math.imul(hash, 16777619); }
+  const digestOf = (t) => { let hash = 2166136261;
+    for (let i = 0; i < t.length; i++) { hash ^= t.charCodeAt(i); hash = Math.imul(hash, 16777619); }
+    return (hash >>> 0).toString(16); };
   let sx = window.scrollX, sy = window.scrollY;
   for (let e = under; e && e !== document.body; e = e.parentElement) { sx += e.scrollLeft; sy += e.scrollTop; }
   // Error messages: an alert role, or an element whose class or id names an error, a warning or a
@@ -61,7 +65,20 @@ PAGE_STATE_JS = """
     const said = (e.innerText || '').trim();
     if (said && said.length <= 400) found.push(e);
   }
-  const errors = [...new Set(found.map(e => (e.innerText || '').trim().replace(/\\s+/g, ' ').slice(0, 200)))];
+  const textOf = (e) => (e.innerText || '').trim().replace(/\\s+/g, ' ').slice(0, 200);
+  const errors = [...new Set(found.map(textOf))];
+  // The errors named as such (not a warning): what a form that failed on another page shows.
+  const STRONG = /^(error|errors|errornote|errorlist|err|invalid)$/i;  // not "danger" or "failed": buttons, badges
+  const strong = [...new Set(found.filter(e => e.getAttribute('role') === 'alert' || words(e).some(w => STRONG.test(w))).map(textOf))];
+  // Notices: status messages of any kind (a flash, a toast, role=status), for what they say.
+  const NOTICE = /^(flash|flashes|message|messages|notice|notification|alert|toast|callout|status|info|success)$/i;
+  const notices = [];
+  for (const e of document.body ? document.body.querySelectorAll('[class],[id],[role=status],[role=alert]') : []) {
+    if (notices.length >= 5 || NOT_MESSAGES.has(e.tagName) || !visible(e)) continue;
+    if (!(['status', 'alert'].includes(e.getAttribute('role')) || words(e).some(w => NOTICE.test(w)))) continue;
+    const t = textOf(e);
+    if (t && t.length <= 200 && !notices.includes(t)) notices.push(t);
+  }
   if (!window.__venusDoc) window.__venusDoc = Math.random().toString(36).slice(2);
   const nav = performance.getEntriesByType('navigation')[0];
   const status = nav && nav.responseStatus ? nav.responseStatus : 0;
@@ -70,9 +87,9 @@ PAGE_STATE_JS = """
     .map(e => e.name || e.id || e.type).slice(0, 5);
   const value = active && typeof active.value === 'string' ? active.value
               : (active && active.isContentEditable ? active.innerText : null);
-  return {url: location.href, digest: (hash >>> 0).toString(16), scroll: [Math.round(sx), Math.round(sy)],
-          target: target ? describe(target) : {}, active: describe(active), value, errors, invalid,
-          doc: window.__venusDoc, status};
+  return {url: location.href, digest: digestOf(text), folded: digestOf(text.replace(/[0-9]+/g, '0')),
+          scroll: [Math.round(sx), Math.round(sy)], target: target ? describe(target) : {}, active: describe(active),
+          value, errors, strong, notices, invalid, doc: window.__venusDoc, status};
 }
 """
 
@@ -81,6 +98,7 @@ async def read_page_state(page: Page, point: tuple[int, int] | None) -> PageStat
     """The page's state around the element at `point` (CSS pixels; None: the page only)."""
     x, y = point if point else (None, None)
     data = await page.evaluate(PAGE_STATE_JS, [x, y])
-    return PageState(url=data["url"], digest=data["digest"], scroll=tuple(data["scroll"]), target=data["target"],
-                     active=data["active"], value=data["value"], errors=tuple(data["errors"]),
+    return PageState(url=data["url"], digest=data["digest"], folded=data["folded"], scroll=tuple(data["scroll"]),
+                     target=data["target"], active=data["active"], value=data["value"], errors=tuple(data["errors"]),
+                     strong_errors=tuple(data["strong"]), notices=tuple(data["notices"]),
                      invalid=tuple(data["invalid"]), document=data["doc"], status=data["status"])

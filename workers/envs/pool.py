@@ -45,6 +45,7 @@ from workers.envs.run_files import FileStore, RunFiles
 from workers.envs.masking import MASK_STYLE_SCRIPT
 from workers.errors import EnvironmentLost
 from workers.executor import ExplicitExecutor
+from workers.grounding import QUIET_WATCH_SCRIPT
 from workers.secrets import SecretBox
 
 log = logging.getLogger(__name__)
@@ -151,7 +152,7 @@ class BrowserPool:
 
     @staticmethod
     async def _prepare(context: BrowserContext, egress: EgressGuard) -> None:
-        await context.add_init_script(NAV_COUNTER_SCRIPT + MASK_STYLE_SCRIPT)  # one script: one setup per document
+        await context.add_init_script(NAV_COUNTER_SCRIPT + QUIET_WATCH_SCRIPT + MASK_STYLE_SCRIPT)  # one script: one setup per document
         await egress.install(context)
 
     async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox,
