@@ -38,7 +38,7 @@ class DesktopExecutor(ExplicitExecutorBase):
     """Executes one explicit step on a desktop environment (see the module docstring)."""
 
     env: DesktopEnvironment
-    UNAVAILABLE_KINDS = ("select", "check", "upload")
+    UNAVAILABLE_KINDS = S.WEB_ONLY_KINDS
 
     def unavailable(self, kind: str) -> str:
         return (f"step kind {kind!r} does not exist on the desktop surface "

@@ -532,6 +532,11 @@ class Limits(BaseModel):
     max_seconds: float = Field(default=600, gt=0, le=24 * 3600)
 
 
+# Step kinds that act on a web page's own controls (a native select, a checkbox, a file input, a
+# download): the Android and desktop executors have none, and an automation there is refused them at save.
+WEB_ONLY_KINDS = ("select", "check", "upload", "download")
+
+
 class AutomationSpec(BaseModel):
     """Everything the runtime needs to execute one version of an automation."""
 

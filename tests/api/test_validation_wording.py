@@ -31,6 +31,22 @@ def test_a_goto_that_is_not_an_address_is_refused_at_save(owner):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(("surface", "start", "where"), [("desktop", "mousepad", "the desktop"),
+                                                         ("android", "com.example.notes", "Android")])
+def test_a_web_only_step_on_android_or_the_desktop_is_refused_at_save(owner, surface, start, where):
+    definition = simple_definition(surface=surface, start_url=start, allowed_domains=[], steps=[
+        {"kind": "download", "target": "Monthly report", "into": "report"},
+        {"kind": "if", "condition": {"text_visible": "Receipt"},
+         "steps": [{"kind": "upload", "target": "Receipt", "filename": "r.txt", "content": "r"}]},
+        {"kind": "click", "target": "Save"}])
+    error = assert_error(owner.post(LIST, payload(definition), format="json"), 400, "invalid")
+    assert error["fields"]["steps.0.kind"] == [
+        f"A download step works on web pages only; this automation runs on {where} "
+        "(use click, fill, press, wait_for, assert, extract or an agent step)."]
+    assert "steps.1.steps.0.kind" in error["fields"] and "steps.2.kind" not in error["fields"]
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(("domains", "message"), [
     ([], "List the domains this credential may be typed on, such as erp.example.com."),
     (["not a url"], "'not a url' is not a host name such as example.com."),

@@ -13,7 +13,7 @@ from django.utils.text import slugify
 
 from workers import egress, flow, patterns
 from workers.sign_in import sign_in_credential, sign_in_domain
-from workers.steps import AutomationSpec, ExtractStep, GotoStep
+from workers.steps import WEB_ONLY_KINDS, AutomationSpec, ExtractStep, GotoStep
 from workers.totp import TOTP_FIELD, TotpSecretError, normalise_secret
 
 SLUG_MAX = 80
@@ -103,6 +103,10 @@ def definition_problems(spec: AutomationSpec) -> dict[str, list[str]]:
         if problem:
             fields["start_url"] = [problem]
     for where, step, _ in flow.walk(spec.steps):  # steps inside blocks too ("steps.2.steps.0")
+        if spec.surface != "web" and step.kind in WEB_ONLY_KINDS:
+            fields[f"{where}.kind"] = [f"A {step.kind} step works on web pages only; this automation runs on "
+                                       f"{'Android' if spec.surface == 'android' else 'the desktop'} "
+                                       "(use click, fill, press, wait_for, assert, extract or an agent step)."]
         if isinstance(step, GotoStep):
             problem = _where_problem(spec, step.url, relative_ok=True)
             if problem:

@@ -52,6 +52,7 @@ class AndroidExecutor(ExplicitExecutorBase):
     """Executes one explicit step on an Android environment."""
 
     env: AndroidEnvironment
+    UNAVAILABLE_KINDS = S.WEB_ONLY_KINDS
 
     def unavailable(self, kind: str) -> str:
         return (f"step kind {kind!r} is not available on Android (use click, fill, press, "
