@@ -1,21 +1,27 @@
-"""The step evaluator on the second independent labelled set (holdout 2): actions on Wagtail's
-admin and a MoinMoin 2 wiki, real third-party applications served from their own virtualenvs
-under .local/holdout-apps (practice/realapps/wagtail, practice/realapps/moin; installed on first
-use from PyPI, not in CI). Prints JSON.
+"""The step evaluator on an independent labelled set of real third-party applications, served from
+their own virtualenvs under .local/holdout-apps (installed on first use from PyPI, not in CI).
+Prints JSON.
 
-    .venv/bin/python benchmarks/step_evaluator_holdout.py
+    .venv/bin/python benchmarks/step_evaluator_holdout.py            # holdout 2 (the default)
+    .venv/bin/python benchmarks/step_evaluator_holdout.py --set 3    # holdout 3
 
-Each application is started, the browser signs in once (unjudged), and every case of
-tests/helpers/effect_cases_holdout2.py is judged by `workers.evaluator.watch_effect` in real
-Chromium through `BrowserPool`, as runs are and as benchmarks/replay.py's
-`step_evaluator_thirdparty` does. The positive class is "ineffective"; `scores` gives precision
-and recall of flagging it and of calling effective actions effective; `wrong` lists the cases
-whose verdict differs from the label (or that got none), `per_app` the counts per application.
-A measurement of generalisation, with no target of its own; docs/datasets.md records the result.
+Holdout 2: actions on Wagtail's admin and a MoinMoin 2 wiki (practice/realapps/wagtail,
+practice/realapps/moin; tests/helpers/effect_cases_holdout2.py). Holdout 3: actions on a small
+Flask-AppBuilder contacts site and on Datasette (practice/realapps/flaskappbuilder,
+practice/realapps/datasette; tests/helpers/effect_cases_holdout3.py).
+
+Each application is started, the browser signs in once (unjudged), and every case of the set is
+judged by `workers.evaluator.watch_effect` in real Chromium through `BrowserPool`, as runs are and
+as benchmarks/replay.py's `step_evaluator_thirdparty` does. The positive class is "ineffective";
+`scores` gives precision and recall of flagging it and of calling effective actions effective;
+`wrong` lists the cases whose verdict differs from the label (or that got none), `per_app` the
+counts per application. A measurement of generalisation, with no target of its own;
+docs/datasets.md records the result.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -23,13 +29,26 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def step_evaluator_holdout() -> dict:
-    from tests.helpers.effect_cases_holdout2 import APPS, CASES, servers, sign_in
+def step_evaluator_holdout(which: int = 2) -> dict:
     from tests.helpers.effect_cases_thirdparty import measure
 
-    return measure("holdout 2 (Wagtail 7.0 admin, MoinMoin 2.0.0b5; independent labels)", APPS, servers(),
-                   cases=CASES, signs_in=sign_in)
+    if which == 3:
+        from tests.helpers.effect_cases_holdout3 import APPS, CASES, servers, sign_in
+
+        label = "holdout 3 (Flask-AppBuilder 5.3 contacts site, Datasette 0.65.5; independent labels)"
+    else:
+        from tests.helpers.effect_cases_holdout2 import APPS, CASES, servers, sign_in
+
+        label = "holdout 2 (Wagtail 7.0 admin, MoinMoin 2.0.0b5; independent labels)"
+    return measure(label, APPS, servers(), cases=CASES, signs_in=sign_in)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description="The step evaluator on an independent labelled set of real apps.")
+    parser.add_argument("--set", type=int, choices=(2, 3), default=2, dest="which",
+                        help="which independent labelled set to measure (default: 2)")
+    return step_evaluator_holdout(parser.parse_args(argv).which)
 
 
 if __name__ == "__main__":
-    print(json.dumps(step_evaluator_holdout(), indent=2))
+    print(json.dumps(main(), indent=2))
