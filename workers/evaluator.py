@@ -35,6 +35,9 @@ LATE_PAUSE_S = 0.2
 # The page's own requests (fetch, XHR) an action started are waited for this long before the page
 # is read again: a form sent by script answers its errors, a modal is fetched, after the click.
 REQUEST_WAIT_S = 3.0
+# A form sent unchanged that brought its page back with at most this many lines differing (added
+# or gone, digits aside) brought the same page back.
+SAME_PAGE_LINES = 2
 # A status message saying the action changed nothing ("Nothing changed, nothing saved.", "No
 # changes were made", "not saved"): the app's own word that it did nothing.
 NOTHING_DONE = re.compile(
@@ -60,6 +63,7 @@ class PageState:
     errors: tuple[str, ...] = ()
     strong_errors: tuple[str, ...] = ()  # of `errors`, those named errors (not warnings)
     notices: tuple[str, ...] = ()  # status messages of any kind (flash, toast, role=status)
+    lines: frozenset[str] = frozenset()  # digests of the visible text's lines, digits folded
     invalid: tuple[str, ...] = ()
     document: str = ""  # the document's identity: a navigation or a reload makes a new one
     status: int = 0  # the HTTP status the document was served with (0: unknown)
@@ -108,6 +112,8 @@ async def watch_effect(env, action: A.ActionModel, act: Callable[[], Awaitable[A
         if effect.verdict != "ineffective" or isinstance(action, A.Type):
             break
         await asyncio.sleep(LATE_PAUSE_S)
+        if since is not None:  # a request whose event came in after the first look
+            await env.requests_settled(since, REQUEST_WAIT_S)
         later = await _read(probe, action)
         if later is None:
             break
@@ -149,10 +155,20 @@ def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: 
         if after.path == before.path and after.digest == before.digest:
             return Effect("ineffective", "reloaded_unchanged", {})
         # A link to the page already shown (a GET changes nothing on the server) that brought the
-        # same text back, a clock or a render time aside.
-        same = _page(after.url) == _page(before.url) == _page(before.target.get("href") or "")
-        if same and after.folded and after.folded == before.folded:
+        # same text back, a clock or a render time aside; one in the site's navigation (a menu,
+        # a header) whatever the text, which differs by the menu it was clicked in.
+        link = before.target.get("href") or ""
+        if _page(after.url) == _page(before.url) == _page(link) and (
+                before.target.get("in_nav") or (after.folded and after.folded == before.folded)):
             return Effect("ineffective", "same_page_link", {})
+        # A search or filter form sent as the page served it (nothing typed, chosen or ticked)
+        # back to the same page, which came back the same but for a line (a sort order named, a
+        # time): the same query again. A form whose hidden fields ask for more (a reply box) shows more.
+        form = _sent_form(action, before)
+        if form.get("method") == "get" and form.get("pristine") and after.path == before.path:
+            changed = len(before.lines ^ after.lines)
+            if changed <= SAME_PAGE_LINES:
+                return Effect("ineffective", "form_sent_unchanged", {"lines_changed": changed})
         return Effect("effective", "navigation", {"url_changed": after.url != before.url})
     moved = after.scroll != before.scroll
     if after.url != before.url and (moved or after.digest != before.digest):  # an in-page link that went somewhere
@@ -228,6 +244,13 @@ def _submitted(action: A.ActionModel, before: PageState) -> bool:
     if isinstance(action, A.PressEnter):
         return bool(before.active.get("editable"))
     return isinstance(action, CLICKS) and _submits(before.target)
+
+
+def _sent_form(action: A.ActionModel, before: PageState) -> dict[str, Any]:
+    """The form the action sent (method, pristine), or {}."""
+    if not _submitted(action, before):
+        return {}
+    return (before.active if isinstance(action, A.PressEnter) else before.target).get("form") or {}
 
 
 def _submits(target: dict[str, Any]) -> bool:

@@ -141,6 +141,32 @@ SUBMIT = {"key": 3, "tag": "button", "type": "submit"}
     (A.Click(point=(1, 1)), PageState(url="http://h/home", document="d1", digest="1", folded="f",
                                       target={"key": 5, "tag": "a", "href": "http://h/refresh"}),
      PageState(url="http://h/home", document="d2", digest="2", folded="f"), "effective", "navigation"),
+    # ... in the site's navigation (its menu was open before, so the text differs), whatever the text.
+    (A.Click(point=(1, 1)), PageState(url="http://h/home", document="d1", digest="1", folded="f",
+                                      target={"key": 5, "tag": "a", "href": "http://h/home", "in_nav": True}),
+     PageState(url="http://h/home", document="d2", digest="2", folded="g"), "ineffective", "same_page_link"),
+    # A search form sent as served (nothing typed or chosen) back to its page: the same query again.
+    (A.Click(point=(1, 1)), PageState(url="http://h/list", document="d1", digest="1",
+                                      target={**SUBMIT, "form": {"method": "get", "pristine": True}}),
+     PageState(url="http://h/list?q=&sort=id", document="d2", digest="2"), "ineffective", "form_sent_unchanged"),
+    (A.PressEnter(), PageState(url="http://h/list", document="d1", digest="1",
+                               active={"key": 4, "editable": True, "form": {"method": "get", "pristine": True}}),
+     PageState(url="http://h/list?q=", document="d2", digest="2"), "ineffective", "form_sent_unchanged"),
+    # ... with something typed, or sent by POST (it may change things), or landing elsewhere: it went somewhere.
+    (A.Click(point=(1, 1)), PageState(url="http://h/list", document="d1", digest="1",
+                                      target={**SUBMIT, "form": {"method": "get", "pristine": False}}),
+     PageState(url="http://h/list?q=kettle", document="d2", digest="2"), "effective", "navigation"),
+    (A.Click(point=(1, 1)), PageState(url="http://h/list", document="d1", digest="1",
+                                      target={**SUBMIT, "form": {"method": "post", "pristine": True}}),
+     PageState(url="http://h/list", document="d2", digest="2"), "effective", "navigation"),
+    (A.Click(point=(1, 1)), PageState(url="http://h/list", document="d1", digest="1",
+                                      target={**SUBMIT, "form": {"method": "get", "pristine": True}}),
+     PageState(url="http://h/report", document="d2", digest="2"), "effective", "navigation"),
+    # ... or one whose hidden fields asked for more (a reply box opened under the page).
+    (A.Click(point=(1, 1)), PageState(url="http://h/ticket/1", document="d1", digest="1", lines=frozenset("abc"),
+                                      target={**SUBMIT, "form": {"method": "get", "pristine": True}}),
+     PageState(url="http://h/ticket/1?replyto=description", document="d2", digest="2", lines=frozenset("abcdef")),
+     "effective", "navigation"),
 ])
 def test_judge_reads_submits_answered_elsewhere_and_links_to_the_same_page(action, before, after, verdict, check):
     effect = judge(action, before, after)

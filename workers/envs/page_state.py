@@ -20,6 +20,17 @@ PAGE_STATE_JS = """
                   '[role=tab],[role=menuitem],[role=switch],[onclick],[tabindex],[contenteditable=""],[contenteditable=true]';
   const visible = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 &&
                            getComputedStyle(e).visibility !== 'hidden'; };
+  // The form a control sends: its method, and whether every field still holds what the page
+  // was served with (nothing typed, chosen or ticked).
+  const selectPristine = (c) => {
+    const defaults = Array.from(c.options).map(o => o.defaultSelected);
+    if (!c.multiple && !defaults.includes(true)) return c.selectedIndex <= 0;  // the first option, as served
+    return Array.from(c.options).every((o, i) => o.selected === defaults[i]);
+  };
+  const formOf = (f) => ({method: (f.getAttribute('method') || 'get').toLowerCase(),
+    pristine: Array.from(f.elements).every(c => c.type === 'checkbox' || c.type === 'radio' ? c.checked === c.defaultChecked
+      : c.tagName === 'SELECT' ? selectPristine(c)
+      : typeof c.value !== 'string' || c.defaultValue === undefined || c.value === c.defaultValue)});  // a button has no default
   const describe = (e) => {
     if (!e || e === document.body || e === document.documentElement) return {key: keyOf(e), tag: e ? e.tagName.toLowerCase() : ''};
     const editable = (e.isContentEditable || (['INPUT', 'TEXTAREA'].includes(e.tagName) &&
@@ -34,7 +45,9 @@ PAGE_STATE_JS = """
       value_length: typeof e.value === 'string' ? e.value.length : null,
       selected_index: e.tagName === 'SELECT' ? e.selectedIndex : null,
       maxlength: typeof e.maxLength === 'number' ? e.maxLength : null,
-      href: e.tagName === 'A' && e.href ? e.href : null};
+      href: e.tagName === 'A' && e.href ? e.href : null,
+      in_nav: !!(e.closest && e.closest('nav,header,[role=navigation],[role=menu],[role=menubar],.dropdown-menu')),
+      form: e.form ? formOf(e.form) : null};
   };
   let under = (x === null) ? null : document.elementFromPoint(x, y);
   const target = under ? (under.closest(CONTROL) || under) : null;
@@ -87,7 +100,10 @@ PAGE_STATE_JS = """
     .map(e => e.name || e.id || e.type).slice(0, 5);
   const value = active && typeof active.value === 'string' ? active.value
               : (active && active.isContentEditable ? active.innerText : null);
-  return {url: location.href, digest: digestOf(text), folded: digestOf(text.replace(/[0-9]+/g, '0')),
+  // The visible text's lines (digits folded), as digests: how much of a page came back the same.
+  const lines = [...new Set((document.body ? document.body.innerText : '').split('\\n').map(l => l.trim())
+    .filter(Boolean).slice(0, 2000).map(l => digestOf(l.replace(/[0-9]+/g, '0'))))];
+  return {url: location.href, digest: digestOf(text), folded: digestOf(text.replace(/[0-9]+/g, '0')), lines,
           scroll: [Math.round(sx), Math.round(sy)], target: target ? describe(target) : {}, active: describe(active),
           value, errors, strong, notices, invalid, doc: window.__venusDoc, status};
 }
@@ -100,5 +116,5 @@ async def read_page_state(page: Page, point: tuple[int, int] | None) -> PageStat
     data = await page.evaluate(PAGE_STATE_JS, [x, y])
     return PageState(url=data["url"], digest=data["digest"], folded=data["folded"], scroll=tuple(data["scroll"]),
                      target=data["target"], active=data["active"], value=data["value"], errors=tuple(data["errors"]),
-                     strong_errors=tuple(data["strong"]), notices=tuple(data["notices"]),
+                     strong_errors=tuple(data["strong"]), notices=tuple(data["notices"]), lines=frozenset(data["lines"]),
                      invalid=tuple(data["invalid"]), document=data["doc"], status=data["status"])
