@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from workers import flow, steps as S
+from workers import flow, flow_checks, steps as S
 from workers.files import FileError, RunFile, file_check, file_text, safe_name, sniff
 
 
@@ -83,20 +83,20 @@ DOWNLOAD = {"kind": "download", "target": "Export", "into": "report"}
 def test_a_downloaded_files_name_is_a_value_and_extract_may_read_it():
     steps = spec(DOWNLOAD, {"kind": "extract", "from_file": "report", "into": "total"},
                  {"kind": "fill", "target": "Name", "value": "{{steps.report.value}}"})
-    assert flow.definition_problems(steps) == {}
+    assert flow_checks.definition_problems(steps) == {}
 
 
 def test_reading_a_file_no_download_stores_is_a_field_error():
-    problems = flow.definition_problems(spec({"kind": "extract", "from_file": "reprot", "into": "total"}, DOWNLOAD))
+    problems = flow_checks.definition_problems(spec({"kind": "extract", "from_file": "reprot", "into": "total"}, DOWNLOAD))
     assert problems == {"steps.0.from_file": [
         "The extract step at steps.0 reads the file 'reprot', but no download step stores a file by that name "
         "(downloaded files: report)."]}
 
 
 def test_reading_a_file_before_it_is_downloaded_or_from_a_value_is_a_field_error():
-    before = flow.definition_problems(spec({"kind": "extract", "from_file": "report", "into": "t"}, DOWNLOAD))
+    before = flow_checks.definition_problems(spec({"kind": "extract", "from_file": "report", "into": "t"}, DOWNLOAD))
     assert "before it is stored on every path" in before["steps.0.from_file"][0]
-    value = flow.definition_problems(spec({"kind": "extract", "target": "Total", "into": "total"},
+    value = flow_checks.definition_problems(spec({"kind": "extract", "target": "Total", "into": "total"},
                                           {"kind": "extract", "from_file": "total", "into": "t"}))
     assert "stores a value by that name, not a downloaded file" in value["steps.1.from_file"][0]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from workers import flow as F, steps as S
+from workers import flow as F, flow_checks as FC, steps as S
 from workers.templating import render, template_params, template_values, values_context
 
 
@@ -45,41 +45,41 @@ def test_a_step_value_follows_the_parameters_escaping_rules():
 
 
 def test_a_value_used_after_it_is_stored_is_valid():
-    assert F.definition_problems(spec(extract("total"), fill("{{steps.total.value}}")).steps) == {}
+    assert FC.definition_problems(spec(extract("total"), fill("{{steps.total.value}}")).steps) == {}
 
 
 def test_an_unknown_value_name_is_a_field_error_naming_the_step():
-    problems = F.definition_problems(spec(extract("total"), fill("{{steps.totl.value}}")).steps)
+    problems = FC.definition_problems(spec(extract("total"), fill("{{steps.totl.value}}")).steps)
     assert list(problems) == ["steps.1"]
     assert "'Type it'" in problems["steps.1"][0] and "no step stores a value by that name" in problems["steps.1"][0]
     assert "total" in problems["steps.1"][0]  # the names that do exist
 
 
 def test_a_value_used_before_it_is_stored_is_a_field_error():
-    problems = F.definition_problems(spec(fill("{{steps.total.value}}"), extract("total")).steps)
+    problems = FC.definition_problems(spec(fill("{{steps.total.value}}"), extract("total")).steps)
     assert "before it is stored" in problems["steps.0"][0]
 
 
 def test_after_an_if_only_what_both_branches_store_is_available():
     one_branch = spec(if_block([extract("total")]), fill("{{steps.total.value}}"))
-    assert "before it is stored" in F.definition_problems(one_branch.steps)["steps.1"][0]
+    assert "before it is stored" in FC.definition_problems(one_branch.steps)["steps.1"][0]
     both = spec(if_block([extract("total")], otherwise=[extract("total")]), fill("{{steps.total.value}}"))
-    assert F.definition_problems(both.steps) == {}
+    assert FC.definition_problems(both.steps) == {}
 
 
 def test_a_value_stored_only_inside_a_repeat_is_not_available_after_it():
-    problems = F.definition_problems(spec(repeat([extract("row")], max_iterations=3),
+    problems = FC.definition_problems(spec(repeat([extract("row")], max_iterations=3),
                                           fill("{{steps.row.value}}")).steps)
     assert list(problems) == ["steps.1"]
 
 
 def test_a_condition_on_an_unknown_value_is_a_field_error_on_the_condition():
-    problems = F.definition_problems(spec(if_block([fill("x")], value="status", to="filed")).steps)
+    problems = FC.definition_problems(spec(if_block([fill("x")], value="status", to="filed")).steps)
     assert list(problems) == ["steps.0.condition.value"]
 
 
 def test_values_available_at_each_step_list_the_names_stored_before_it():
-    available = F.values_available(spec(extract("a"), if_block([extract("b"), fill("x")]), fill("y")).steps)
+    available = FC.values_available(spec(extract("a"), if_block([extract("b"), fill("x")]), fill("y")).steps)
     assert available == {"steps.0": [], "steps.1": ["a"], "steps.1.steps.0": ["a"], "steps.1.steps.1": ["a", "b"],
                          "steps.2": ["a"]}
 
@@ -100,7 +100,7 @@ def test_a_malformed_condition_is_refused(condition):
 
 
 def test_a_bad_url_pattern_is_a_field_error():
-    problems = F.definition_problems(spec(if_block([fill("x")], url_matches="(unclosed")).steps)
+    problems = FC.definition_problems(spec(if_block([fill("x")], url_matches="(unclosed")).steps)
     assert list(problems) == ["steps.0.condition.url_matches"]
 
 
@@ -108,16 +108,16 @@ def test_blocks_nested_too_deep_are_refused():
     block = fill("x")
     for _ in range(S.MAX_BLOCK_DEPTH + 1):
         block = if_block([block])
-    problems = F.definition_problems(spec(block).steps)
+    problems = FC.definition_problems(spec(block).steps)
     where = ".".join(["steps.0"] + ["steps.0"] * S.MAX_BLOCK_DEPTH)
     assert problems == {where: [f"The if step at {where} nests blocks more than {S.MAX_BLOCK_DEPTH} deep."]}
-    assert F.definition_problems(spec(if_block([if_block([fill("x")])])).steps) == {}
+    assert FC.definition_problems(spec(if_block([if_block([fill("x")])])).steps) == {}
 
 
 def test_sign_in_steps_stay_at_the_top_level_before_any_block():
     signed = {**fill("x"), "sign_in": True}
-    assert list(F.definition_problems(spec(if_block([signed])).steps)) == ["steps.0.steps.0.sign_in"]
-    assert list(F.definition_problems(spec(if_block([fill("x")]), signed).steps)) == ["steps.1.sign_in"]
+    assert list(FC.definition_problems(spec(if_block([signed])).steps)) == ["steps.0.steps.0.sign_in"]
+    assert list(FC.definition_problems(spec(if_block([fill("x")]), signed).steps)) == ["steps.1.sign_in"]
 
 
 def test_an_else_block_is_stored_under_else():

@@ -23,7 +23,7 @@ from venus_rpa.automations.crypto import decrypt_json, encrypt_fields, encrypt_j
 from venus_rpa.automations.models import Automation, AutomationVersion, Credential, LoginSession, ReplayPath
 from venus_rpa.core.errors import Conflict, InvalidInput
 from venus_rpa.core.judges import judge_names, unknown_judges
-from workers import egress, flow, patterns
+from workers import egress, flow_checks, patterns
 from workers.sign_in import state_permitted
 from workers.steps import SECRET_RE, AutomationSpec, template_params
 from workers.totp import TOTP_FIELD, normalise_secret
@@ -60,7 +60,7 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any], slu
         raise InvalidInput("The automation definition is invalid.", fields=_pydantic_fields(exc)) from exc
     fields: dict[str, list[str]] = checks.definition_problems(spec)
     expanded, call_problems = calls_problems(workspace=workspace, spec=spec, slug=slug)  # sub-automations
-    for where, problems in [*call_problems.items(), *flow.definition_problems(expanded.steps).items()]:
+    for where, problems in [*call_problems.items(), *flow_checks.definition_problems(expanded.steps).items()]:
         fields.setdefault(where, []).extend(problems)  # calls; step values and blocks (returned values too)
     domains = _allowed_domains_clean(data, fields)
     schema = data["param_schema"]

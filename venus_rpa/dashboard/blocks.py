@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from venus_rpa.dashboard import editor
-from workers import flow
+from workers import flow_checks
 from workers.steps import STEPS, Condition
 
 BLOCK_KINDS = ("if", "repeat", "for_each")
@@ -144,7 +144,7 @@ def values_hints(steps: list[dict[str, Any]], rows: list[editor.StepRow], paths:
         return
     if expand is not None:
         parsed = expand(parsed)
-    for path, names in flow.values_available(parsed).items():
+    for path, names in flow_checks.values_available(parsed).items():
         if path in paths:
             rows[paths[path]].values_here = names
 
