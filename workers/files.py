@@ -18,10 +18,12 @@ or a client claimed:
 
 from __future__ import annotations
 
+import codecs
 import io
 import re
 import unicodedata
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -222,3 +224,32 @@ def _cell(value: Any) -> str:
         text = value.isoformat()
         return text[:10] if text.endswith("T00:00:00") else text
     return str(value).replace("\t", " ").replace("\n", " ").strip()
+
+
+ZIP_TEXT_MAX_BYTES = 64 * 1024 * 1024  # what a secret check reads out of a zip-based file, at most
+
+
+def file_holds(content: bytes, kind: str, holds: Callable[[str], bool]) -> bool:
+    """Whether `holds` finds something (a vault value) in the file's text: its bytes read as UTF-8
+    (UTF-16 with a byte-order mark), or, for xlsx/docx/zip, each member's (bounded)."""
+    if kind in ("xlsx", "docx", "zip"):
+        try:
+            with zipfile.ZipFile(io.BytesIO(content)) as archive:
+                budget = ZIP_TEXT_MAX_BYTES
+                for member in archive.infolist():
+                    if budget <= 0:
+                        return False
+                    with archive.open(member) as handle:
+                        data = handle.read(budget)
+                    budget -= len(data)
+                    if _text_holds(data, holds):
+                        return True
+        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError):
+            pass  # not readable as an archive: its raw bytes are read below
+    return _text_holds(content, holds)
+
+
+def _text_holds(data: bytes, holds: Callable[[str], bool]) -> bool:
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return holds(data.decode("utf-16", errors="ignore"))
+    return holds(data.decode("utf-8", errors="ignore"))

@@ -201,3 +201,43 @@ def test_steps_that_name_no_source_or_two_are_refused(data):
 
     with pytest.raises(ValidationError):
         step(**data)
+
+
+@pytest.mark.parametrize("link", ["Download report (CSV)", "Download report (Excel)"])
+def test_a_download_that_holds_a_vault_value_is_refused_and_nothing_is_kept(browser, link):
+    from workers.secrets import Credential, SecretBox
+
+    store = MemoryStore()
+    vault = SecretBox({"hotel": Credential("hotel", {"booking": "Hotel"}, domains=["127.0.0.1"])})
+
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/lab/report"))
+        return await expect_error(ex.run(download(link)))
+
+    message = session(browser, body, store, secrets=vault)
+    assert "the file holds a secret from the vault; it is not kept" in message
+    assert store.kept == [] and "Hotel" not in message
+    kept = MemoryStore()  # the same file with a vault that it does not hold is kept
+    session(browser, lambda env, ex: _download_report(ex, link), kept, secrets=runtime.local_secrets())
+    assert len(kept.kept) == 1
+
+
+async def _download_report(ex, link: str):
+    await ex.run(step(kind="goto", url="/lab/report"))
+    return await ex.run(download(link))
+
+
+def test_a_vault_value_is_found_in_utf16_text_and_inside_a_zip_member():
+    import io
+    import zipfile
+
+    from workers.files import file_holds
+
+    holds = lambda text: "S3cret-42" in text  # noqa: E731
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("xl/sharedStrings.xml", "<sst><si><t>S3cret-42</t></si></sst>")
+    assert file_holds(packed.getvalue(), "xlsx", holds)
+    assert b"S3cret-42" not in packed.getvalue()  # compressed: only the member's text shows it
+    assert file_holds("Name\tS3cret-42".encode("utf-16"), "text", holds)
+    assert not file_holds(b"Name,Amount\nTaxi,12.50", "text", holds)

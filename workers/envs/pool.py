@@ -173,7 +173,8 @@ class BrowserPool:
             await _close_quietly(context)
             await egress.stop()
             raise EnvironmentLost(f"browser lost: could not open a page: {_first_line(exc)}") from exc
-        files = RunFiles(store=self.files_for(run_id), max_bytes=self.config.download_max_bytes)
+        files = RunFiles(store=self.files_for(run_id), max_bytes=self.config.download_max_bytes,
+                         holds_secret=secrets.holds_secret if secrets is not None else None)
         files.attach(context)
         return BrowserEnvironment(context, page, allowed_domains=allowed_domains, secrets=secrets, egress=egress,
                                   files=files)

@@ -7,7 +7,9 @@ Contract:
   against `max_bytes` before its bytes are read (over it: refused, nothing read or kept), its
   type read from its bytes (`workers.files.file_check`: a program is refused, a name that claims
   another type is kept with a flag). A kept file goes to the store (`FileStore.keep`, the run's
-  artifacts) and the browser's copy is deleted either way.
+  artifacts) and the browser's copy is deleted either way. A file that holds a whole vault value
+  of the run (`holds_secret`: in its text, or in the text members of an xlsx/docx/zip) is refused,
+  as an `extract` of such text is: a secret never leaves the vault by way of a kept file.
 - Each capture ends in facts for the trace: name, size, type, status (`kept` / `refused` /
   `failed`), reason or flag, the store's ref, the address it came from (no query string: it may
   carry a token). `settle()` waits for the captures under way and hands over the facts not yet
@@ -26,13 +28,14 @@ import logging
 import os
 import time
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 
 from workers.errors import StepError
-from workers.files import DEFAULT_MAX_BYTES, RunFile, file_check, safe_name
+from workers.files import DEFAULT_MAX_BYTES, RunFile, file_check, file_holds, safe_name
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +63,9 @@ class FileStore(Protocol):
 class RunFiles:
     """See the module docstring."""
 
-    def __init__(self, *, store: FileStore | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
-        self.store, self.max_bytes = store, max_bytes
+    def __init__(self, *, store: FileStore | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+                 holds_secret: Callable[[str], bool] | None = None) -> None:
+        self.store, self.max_bytes, self.holds_secret = store, max_bytes, holds_secret
         self.files: dict[str, RunFile] = {}
         self._tasks: dict[Any, asyncio.Task] = {}
         self._unreported: list[Capture] = []
@@ -158,6 +162,9 @@ class RunFiles:
         facts.update(check.facts())
         if check.refused:
             facts.update(status="refused", reason=facts.pop("refused"))
+            return None
+        if self.holds_secret is not None and await asyncio.to_thread(file_holds, content, check.type, self.holds_secret):
+            facts.update(status="refused", reason="the file holds a secret from the vault; it is not kept")
             return None
         file = RunFile(facts["name"], content, check.type)
         ref = await self.store.keep(file, facts) if self.store is not None else ""
