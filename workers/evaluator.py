@@ -9,9 +9,16 @@ Contract:
   target was disabled, nothing changed, or the same page came back with other parameters showing
   exactly the same; an error when the new document answered HTTP 4xx/5xx, when an error message
   appeared on the same page or on the same address reloaded (a form the server sent back), or
-  when the browser refused a submit for an invalid field; a `Type` is effective when the focused field now holds
-  what was typed (a maxlength, a number field or a read-only field refusing it is not); a scroll
-  must move the page; an error message that appeared is its own verdict ("error").
+  when the browser refused a submit for an invalid field, or when a form sent landed on a page
+  showing an error named as such; ineffective too when a status message says nothing was done, a
+  link to the page already shown brought it back (digits aside; from the site's navigation
+  whatever the text), a GET form sent as served brought its page back but for a line, or only the
+  URL's fragment changed with nothing moving; a `Type` is effective when the focused field now
+  holds what was typed, at the caret wherever it was (a maxlength, a number field or a read-only
+  field refusing it is not); a scroll must move the page; an error message that appeared is its
+  own verdict ("error").
+- The fetch/XHR requests the action started (`env.requests_mark` / `requests_settled`, where the
+  surface counts them) are waited for, `REQUEST_WAIT_S` at most, before the page is read again.
 - Evidence never holds a field's value or typed text (it may be a secret): lengths and booleans,
   and for a secret not even lengths. Error messages are page text; the recorder scrubs them like
   every other text of a step record.
