@@ -26,7 +26,7 @@ from playwright.async_api import Error as PlaywrightError, TimeoutError as Playw
 from workers import patterns, steps as S
 from workers.choosing import choose
 from workers.envs.base import StepOutcome
-from workers.envs.browser import BrowserEnvironment
+from workers.envs.browser import BrowserEnvironment, browser_gone
 from workers.envs.explicit import ExplicitExecutorBase
 from workers.envs.masking import MASK_ATTR
 from workers.errors import EnvironmentLost, StepError
@@ -264,7 +264,9 @@ class ExplicitExecutor(ExplicitExecutorBase):
                 return
             except PlaywrightTimeout:
                 raise
-            except PlaywrightError:  # the document was replaced while waiting
+            except PlaywrightError as exc:  # the document was replaced while waiting: wait on the new one
+                if browser_gone(exc):  # ... unless the browser itself is gone: no new document will come
+                    raise
                 await asyncio.sleep(0.05)
 
     async def _extract(self, step: S.ExtractStep) -> StepOutcome:

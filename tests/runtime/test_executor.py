@@ -429,3 +429,25 @@ def test_a_run_parameter_cannot_smuggle_a_credential_placeholder(browser):
     result, recorder, _ = run_spec(browser, spec, params={"user": "{{credentials.acme.password}}"})
     assert PASSWORD not in repr(result.output)
     assert PASSWORD not in repr([r.output for r in recorder.records])
+
+
+def test_a_wait_for_text_whose_page_is_gone_fails_at_once_as_browser_lost_not_at_its_timeout(browser):
+    import asyncio
+
+    from workers.errors import EnvironmentLost
+
+    async def body(env, ex: ExplicitExecutor):
+        await env.goto(browser.base_url + "/lab/effects")
+        waiting = asyncio.create_task(ex.run(step(kind="wait_for", text="This never appears", timeout_s=30)))
+        await asyncio.sleep(0.5)
+        started = time.monotonic()
+        await env.page.close()  # what a killed Chromium looks like to the waiting read
+        try:
+            await waiting
+        except EnvironmentLost as exc:
+            return str(exc), time.monotonic() - started
+        return "no error", time.monotonic() - started
+
+    message, took = browser.session(body)
+    assert message.startswith("browser lost:") and "closed" in message, message
+    assert took < 5, took

@@ -105,6 +105,13 @@ class BrowserConfig:
     download_max_bytes: int = DEFAULT_MAX_BYTES  # VENUS_DOWNLOAD_MAX_BYTES: a larger download is refused
 
 
+def browser_gone(exc: PlaywrightError) -> bool:
+    """Whether a Playwright error says the page, its context or the browser is gone (closed,
+    crashed, disconnected), not that a document was replaced under a read."""
+    message = (str(exc).splitlines() or [""])[0].lower()
+    return "closed" in message or "crash" in message or "disconnected" in message
+
+
 class PageRequests:
     """The page's own requests (fetch and XHR) in flight, counted from a context's events, so the
     step evaluator can wait for what an action asked the server for (`workers.evaluator`)."""
@@ -512,7 +519,7 @@ class BrowserEnvironment:
 
     def _error(self, exc: PlaywrightError, what: str) -> Exception:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if "closed" in message.lower() or "crash" in message.lower() or "disconnected" in message.lower():
+        if browser_gone(exc):
             return EnvironmentLost(f"browser lost: {message}")
         return StepError(f"{what}: {message}")
 
