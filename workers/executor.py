@@ -26,7 +26,8 @@ from playwright.async_api import Error as PlaywrightError, TimeoutError as Playw
 from workers import patterns, steps as S
 from workers.choosing import choose
 from workers.envs.base import StepOutcome
-from workers.envs.browser import BrowserEnvironment, browser_gone
+from workers.envs.browser import BrowserEnvironment
+from workers.envs.page_requests import browser_gone
 from workers.envs.explicit import ExplicitExecutorBase
 from workers.envs.masking import MASK_ATTR
 from workers.errors import EnvironmentLost, StepError

@@ -28,6 +28,7 @@ from workers.envs.masking import SecretMask
 from workers.envs.run_files import RunFiles
 from workers.files import DEFAULT_MAX_BYTES
 from workers.envs.page_state import read_page_state
+from workers.envs.page_requests import PageRequests, browser_gone
 from workers.evaluator import PageState
 from workers.errors import EnvironmentLost, StepError
 from workers.secrets import SecretBox
@@ -103,40 +104,6 @@ class BrowserConfig:
     # addresses or CIDR networks, optionally with ":port". Empty: runs reach public hosts only.
     egress_allow_private: tuple[str, ...] = ()
     download_max_bytes: int = DEFAULT_MAX_BYTES  # VENUS_DOWNLOAD_MAX_BYTES: a larger download is refused
-
-
-def browser_gone(exc: PlaywrightError) -> bool:
-    """Whether a Playwright error says the page, its context or the browser is gone (closed,
-    crashed, disconnected), not that a document was replaced under a read."""
-    message = (str(exc).splitlines() or [""])[0].lower()
-    return "closed" in message or "crash" in message or "disconnected" in message
-
-
-class PageRequests:
-    """The page's own requests (fetch and XHR) in flight, counted from a context's events, so the
-    step evaluator can wait for what an action asked the server for (`workers.evaluator`)."""
-
-    KINDS = ("fetch", "xhr")
-
-    def __init__(self) -> None:
-        self.started = 0
-        self.pending: dict[Any, int] = {}  # request -> its number
-
-    def attach(self, context: BrowserContext) -> None:
-        context.on("request", self._started)
-        context.on("requestfinished", self._ended)
-        context.on("requestfailed", self._ended)
-
-    def _started(self, request) -> None:
-        if request.resource_type in self.KINDS:
-            self.started += 1
-            self.pending[request] = self.started
-
-    def _ended(self, request) -> None:
-        self.pending.pop(request, None)
-
-    def waiting(self, since: int) -> bool:
-        return any(n > since for n in self.pending.values())
 
 
 class BrowserEnvironment:
