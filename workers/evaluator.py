@@ -17,8 +17,11 @@ Contract:
   holds what was typed, at the caret wherever it was (a maxlength, a number field or a read-only
   field refusing it is not); a scroll must move the page; an error message that appeared is its
   own verdict ("error").
-- The fetch/XHR requests the action started (`env.requests_mark` / `requests_settled`, where the
-  surface counts them) are waited for, `REQUEST_WAIT_S` at most, before the page is read again.
+- The page is read first once it holds still (`env.ready()`, where the surface has it): the answer
+  to an earlier action or a page still drawing after its load is not credited to this action.
+- The fetch/XHR requests and websocket exchanges the action started (`env.requests_mark` /
+  `requests_settled`, where the surface counts them) are waited for, `REQUEST_WAIT_S` at most,
+  before the page is read again.
 - Evidence never holds a field's value or typed text (it may be a secret): lengths and booleans,
   and for a secret not even lengths. Error messages are page text; the recorder scrubs them like
   every other text of a step record.
@@ -71,6 +74,7 @@ class PageState:
     strong_errors: tuple[str, ...] = ()  # of `errors`, those named errors (not warnings)
     notices: tuple[str, ...] = ()  # status messages of any kind (flash, toast, role=status)
     lines: frozenset[str] = frozenset()  # digests of the visible text's lines, digits folded
+    bare: str = ""  # the text's digest without open lists (list boxes, menus) and tooltips
     invalid: tuple[str, ...] = ()
     document: str = ""  # the document's identity: a navigation or a reload makes a new one
     status: int = 0  # the HTTP status the document was served with (0: unknown)
@@ -104,6 +108,9 @@ async def watch_effect(env, action: A.ActionModel, act: Callable[[], Awaitable[A
     probe = getattr(env, "page_state", None)
     if probe is None or not isinstance(action, CHECKED):
         return await act(), None
+    ready = getattr(env, "ready", None)
+    if ready is not None:  # what an earlier action or the page's loading still draws is not this action's effect
+        await ready()
     before = await _read(probe, action)
     mark = getattr(env, "requests_mark", None)
     since = mark() if mark is not None else None
@@ -187,6 +194,16 @@ def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: 
     changed = _state_changes(before.target, after.target)
     if changed:
         return Effect("effective", "element_state", {"changed": changed})
+    # The option already chosen, picked again: its list closed and the rest of the page is as it was.
+    if (isinstance(action, CLICKS) and before.target.get("role") == "option" and before.target.get("selected") == "true"
+            and after.bare == before.bare):
+        return Effect("ineffective", "option_already_selected", {})
+    # A link in the site's navigation to the page already shown, routed by the page's script (no
+    # new document): the same page but for a line or two (what hovering the menu shows).
+    link = before.target.get("href") or ""
+    if (link and before.target.get("in_nav") and _page(after.url) == _page(before.url) == _page(link)
+            and len(before.lines ^ after.lines) <= SAME_PAGE_LINES):
+        return Effect("ineffective", "same_page_link", {})
     if after.digest != before.digest:
         return Effect("effective", "page_changed", {})
     # A submit the browser refused for an invalid field (it focuses that field: not a click's effect).

@@ -47,14 +47,14 @@ LOOSE_STABLE_S = 1.0
 # document starts (`QUIET_WATCH_SCRIPT`), so the parser's own insertions count and a page that has
 # held still since it loaded is known to; elsewhere it is installed on first use (and that use
 # then reads 0). A unique exact match on a page that has not changed for STABLE_S is taken at once.
-_QUIET_INSTALL = """const key = Symbol.for('venus.quiet');
+QUIET_INSTALL = """const key = Symbol.for('venus.quiet');
   if (!window[key]) {
     const state = window[key] = {last: performance.now()};
     new MutationObserver(() => { state.last = performance.now(); })
       .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   }"""
-QUIET_WATCH_SCRIPT = f"(() => {{ {_QUIET_INSTALL} }})();\n"
-QUIET_JS = f"() => {{ {_QUIET_INSTALL}\n  return performance.now() - window[key].last;\n}}"
+QUIET_WATCH_SCRIPT = f"(() => {{ {QUIET_INSTALL} }})();\n"
+QUIET_JS = f"() => {{ {QUIET_INSTALL}\n  return performance.now() - window[key].last;\n}}"
 TOOLTIP_CSS = ("[title], [data-tooltip], [data-title], [data-original-title], [data-bs-original-title], "
                "[aria-description], [aria-describedby], :has(> svg > title)")
 # An app's own tooltip attribute (`data-cms-tooltip`, `data-ui-tooltip`): CSS cannot match an

@@ -63,10 +63,14 @@ CASES: tuple[Case, ...] = (
     Case("a check the server answers a second later with an error", "click:#verify-remote", False),
     Case("a load the server answers a second later", "click:#load-remote", True),
     Case("follow a link to the page already shown", "click:#this-page", False),
+    Case("click a disabled button whose tooltip shows on hover", "click:#export-disabled", False),
+    Case("pick the size already chosen", "click:#sizes [role=option]:has-text('Medium')", False, setup=("click:#size",)),
+    Case("pick another size", "click:#sizes [role=option]:has-text('Large')", True, setup=("click:#size",)),
 )
 
 
 async def _point(page, selector: str) -> tuple[int, int]:
+    await page.locator(selector).first.scroll_into_view_if_needed()  # as an agent scrolls to what it clicks
     box = await page.locator(selector).first.bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     return round(x / VIEWPORT["width"] * 1000), round(y / VIEWPORT["height"] * 1000)
@@ -87,6 +91,9 @@ async def build_action(page, spec: str) -> A.ActionModel:
 
 
 async def _do(env, action: A.ActionModel):
+    ready = getattr(env, "ready", None)
+    if ready is not None:  # as a run looks at the page before each action
+        await ready()
     outcome = await env.execute(action)
     await env.settle()
     return outcome

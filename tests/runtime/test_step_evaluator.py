@@ -167,6 +167,25 @@ SUBMIT = {"key": 3, "tag": "button", "type": "submit"}
                                       target={**SUBMIT, "form": {"method": "get", "pristine": True}}),
      PageState(url="http://h/ticket/1?replyto=description", document="d2", digest="2", lines=frozenset("abcdef")),
      "effective", "navigation"),
+    # A link in the site's menu to the page shown, routed by script (no new document): the same
+    # page but for what hovering the menu showed; one that drew more went somewhere.
+    (A.Click(point=(1, 1)), PageState(url="http://h/", document="d1", digest="1", lines=frozenset("abc"),
+                                      target={"key": 5, "tag": "a", "href": "http://h/", "in_nav": True}),
+     PageState(url="http://h/", document="d1", digest="2", lines=frozenset("abcx")), "ineffective", "same_page_link"),
+    (A.Click(point=(1, 1)), PageState(url="http://h/", document="d1", digest="1", lines=frozenset("abc"),
+                                      target={"key": 5, "tag": "a", "href": "http://h/", "in_nav": True}),
+     PageState(url="http://h/", document="d1", digest="2", lines=frozenset("xyz")), "effective", "page_changed"),
+    # The option already chosen, picked again: the list closed, nothing new showed; another option
+    # (or one that changed what the page shows) took effect.
+    (A.Click(point=(1, 1)), PageState(url="http://h/", document="d1", digest="1", bare="b",
+                                      target={"key": 6, "role": "option", "selected": "true"}),
+     PageState(url="http://h/", document="d1", digest="2", bare="b"), "ineffective", "option_already_selected"),
+    (A.Click(point=(1, 1)), PageState(url="http://h/", document="d1", digest="1", bare="b",
+                                      target={"key": 6, "role": "option", "selected": "false"}),
+     PageState(url="http://h/", document="d1", digest="2", bare="c"), "effective", "page_changed"),
+    (A.Click(point=(1, 1)), PageState(url="http://h/", document="d1", digest="1", bare="b",
+                                      target={"key": 6, "role": "option", "selected": "true"}),
+     PageState(url="http://h/", document="d1", digest="2", bare="c"), "effective", "page_changed"),
 ])
 def test_judge_reads_submits_answered_elsewhere_and_links_to_the_same_page(action, before, after, verdict, check):
     effect = judge(action, before, after)

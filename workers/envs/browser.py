@@ -30,6 +30,7 @@ from workers.files import DEFAULT_MAX_BYTES
 from workers.envs.page_state import read_page_state
 from workers.envs.page_requests import PageRequests, browser_gone
 from workers.evaluator import PageState
+from workers.grounding import QUIET_INSTALL, STABLE_S
 from workers.errors import EnvironmentLost, StepError
 from workers.secrets import SecretBox
 
@@ -51,6 +52,10 @@ CHROMIUM_ARGS = [
     "--disable-client-side-phishing-detection",
 ]
 VIEWPORT = {"width": 1280, "height": 800}
+READY_WAIT_S = 1.5  # the longest a look waits for the page to hold still (`BrowserEnvironment.ready`)
+# Milliseconds since the DOM last changed (the quiet observer of workers.grounding), and whether the
+# document has loaded.
+READY_JS = f"() => {{ {QUIET_INSTALL}\n  return [performance.now() - window[key].last, document.readyState === 'complete'];\n}}"
 JPEG_QUALITY = 80
 # Counts navigations the page begins (beforeunload fires synchronously when one starts).
 # A submitted form or a followed link starts its navigation in a later task, so those are counted
@@ -140,6 +145,24 @@ class BrowserEnvironment:
     def requests_mark(self) -> int:
         """Where the count of the page's requests stands (`requests_settled` waits for later ones)."""
         return self.requests.started
+
+    async def ready(self, timeout_s: float = READY_WAIT_S) -> None:
+        """Wait (at most `timeout_s`) until the page holds still: loaded (its scripts and images),
+        no fetch/XHR request or websocket exchange of the last few seconds under way, and its DOM
+        unchanged for `STABLE_S`. An app still drawing what it loads after the document (a
+        Streamlit page the moment it opened, a list fetched after the load, the answer to the
+        previous action) is not looked at or acted on half drawn. A page that never holds still
+        (a ticker) costs `timeout_s` at most."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                quiet, loaded = await self.page.evaluate(READY_JS)
+            except PlaywrightError:  # a navigation replaced the document: nothing has held still yet
+                quiet, loaded = 0, False
+            still = loaded and quiet >= STABLE_S * 1000
+            if (still and not self.requests.waiting(0, recent_s=PageRequests.WS_MAX_S)) or time.monotonic() >= deadline:
+                return
+            await asyncio.sleep(0.03)
 
     async def requests_settled(self, since: int, timeout_s: float) -> None:
         """Wait (at most `timeout_s`) until the fetch and XHR requests the page started after `since`
@@ -267,6 +290,7 @@ class BrowserEnvironment:
 
     # -- observation ----------------------------------------------------------------------
     async def observe(self) -> Observation:
+        await self.ready()
         try:
             shot = await self.read(self.mask.capture(self.page, self._screenshot), "could not take a screenshot")
             return Observation(

@@ -1,9 +1,10 @@
 """What the browser environment reads of Playwright's own state: the page's fetch/XHR requests in
-flight (the step evaluator waits for those an action started) and whether an error means the
-browser is gone."""
+flight and its websocket exchanges (the step evaluator waits for those an action started) and
+whether an error means the browser is gone."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from playwright.async_api import BrowserContext, Error as PlaywrightError
@@ -17,27 +18,61 @@ def browser_gone(exc: PlaywrightError) -> bool:
 
 
 class PageRequests:
-    """The page's own requests (fetch and XHR) in flight, counted from a context's events, so the
-    step evaluator can wait for what an action asked the server for (`workers.evaluator`)."""
+    """The page's own requests (fetch and XHR) in flight, and its websocket exchanges, counted from
+    a context's events, so the step evaluator can wait for what an action asked the server for
+    (`workers.evaluator`). An app drawn over a websocket (Streamlit, Phoenix LiveView, Blazor
+    Server, Shiny) answers a click with frames, not a request: a frame the page sent is an
+    exchange under way until frames have come back and then none for `WS_QUIET_S` (the answer
+    drawn). Frames the server pushes unasked (a ticker) start nothing."""
 
     KINDS = ("fetch", "xhr")
+    WS_QUIET_S = 0.3
+    WS_MAX_S = 3.0  # a frame sent longer ago than this is answered (or never will be: a socket pushing on)
 
     def __init__(self) -> None:
         self.started = 0
-        self.pending: dict[Any, int] = {}  # request -> its number
+        self.pending: dict[Any, tuple[int, float]] = {}  # request -> its number, when it started
+        self.frame_sent = 0  # the number (in `started`'s count) of the last frame the page sent
+        self.sent_at = 0.0
+        self.received_at = 0.0
 
     def attach(self, context: BrowserContext) -> None:
         context.on("request", self._started)
         context.on("requestfinished", self._ended)
         context.on("requestfailed", self._ended)
+        context.on("page", self._page)
+        for page in context.pages:
+            self._page(page)
+
+    def _page(self, page) -> None:
+        page.on("websocket", self._socket)
+
+    def _socket(self, socket) -> None:
+        self._sent(None)  # opening it is the first exchange (an app's page asks for its content)
+        socket.on("framesent", self._sent)
+        socket.on("framereceived", self._received)
+
+    def _sent(self, _payload) -> None:
+        self.started += 1
+        self.frame_sent, self.sent_at = self.started, time.monotonic()
+
+    def _received(self, _payload) -> None:
+        self.received_at = time.monotonic()
 
     def _started(self, request) -> None:
         if request.resource_type in self.KINDS:
             self.started += 1
-            self.pending[request] = self.started
+            self.pending[request] = (self.started, time.monotonic())
 
     def _ended(self, request) -> None:
         self.pending.pop(request, None)
 
-    def waiting(self, since: int) -> bool:
-        return any(n > since for n in self.pending.values())
+    def waiting(self, since: int, *, recent_s: float | None = None) -> bool:
+        """Whether a request or an exchange started after `since` is under way; with `recent_s`,
+        only one started that recently (a long poll left open is not the page drawing)."""
+        now = time.monotonic()
+        if any(n > since and (recent_s is None or now - at < recent_s) for n, at in self.pending.values()):
+            return True
+        if self.frame_sent <= since or now - self.sent_at > self.WS_MAX_S:
+            return False
+        return self.received_at < self.sent_at or now - self.received_at < self.WS_QUIET_S

@@ -17,7 +17,7 @@ PAGE_STATE_JS = """
   const ids = window.__venusIds || (window.__venusIds = {map: new WeakMap(), next: 1});
   const keyOf = (e) => { if (!e) return 0; if (!ids.map.has(e)) ids.map.set(e, ids.next++); return ids.map.get(e); };
   const CONTROL = 'button,a[href],input,select,textarea,summary,label,[role=button],[role=link],[role=checkbox],' +
-                  '[role=tab],[role=menuitem],[role=switch],[onclick],[tabindex],[contenteditable=""],[contenteditable=true]';
+                  '[role=tab],[role=menuitem],[role=option],[role=switch],[onclick],[tabindex],[contenteditable=""],[contenteditable=true]';
   const visible = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 &&
                            getComputedStyle(e).visibility !== 'hidden'; };
   // The form a control sends: its method, and whether every field still holds what the page
@@ -52,7 +52,16 @@ PAGE_STATE_JS = """
   let under = (x === null) ? null : document.elementFromPoint(x, y);
   const target = under ? (under.closest(CONTROL) || under) : null;
   const active = document.activeElement;
-  let text = document.body ? document.body.innerText : '';
+  // A tooltip is what hovering shows (the pointer came to the target), not an effect: its text is
+  // left out of the digests and lines, which read the text line by line, spaces collapsed.
+  const without = (t, parts) => { for (const part of parts) t = t.split(part).join(' ');
+    return t.split('\\n').map(l => l.replace(/\\s+/g, ' ').trim()).filter(Boolean).join('\\n'); };
+  const textsOf = (css) => Array.from(document.querySelectorAll(css)).map(e => e.innerText || '').filter(Boolean);
+  const shown = document.body ? document.body.innerText : '';
+  const bodyText = without(shown, textsOf('[role=tooltip]'));
+  // ... and without the open lists (a list box, a menu): what stays when they close.
+  const bare = without(shown, textsOf('[role=tooltip],[role=listbox],[role=menu]'));
+  let text = bodyText;
   for (const c of document.querySelectorAll('input,select,textarea')) {  // a hidden input (a CSRF token) shows nothing
     if (c.type !== 'hidden') text += '\\u0000' + (c.type === 'checkbox' || c.type === 'radio' ? c.checked : c.value);
   }
@@ -101,9 +110,9 @@ PAGE_STATE_JS = """
   const value = active && typeof active.value === 'string' ? active.value
               : (active && active.isContentEditable ? active.innerText : null);
   // The visible text's lines (digits folded), as digests: how much of a page came back the same.
-  const lines = [...new Set((document.body ? document.body.innerText : '').split('\\n').map(l => l.trim())
-    .filter(Boolean).slice(0, 2000).map(l => digestOf(l.replace(/[0-9]+/g, '0'))))];
+  const lines = [...new Set(bodyText.split('\\n').slice(0, 2000).map(l => digestOf(l.replace(/[0-9]+/g, '0'))))];
   return {url: location.href, digest: digestOf(text), folded: digestOf(text.replace(/[0-9]+/g, '0')), lines,
+          bare: digestOf(bare),
           scroll: [Math.round(sx), Math.round(sy)], target: target ? describe(target) : {}, active: describe(active),
           value, errors, strong, notices, invalid, doc: window.__venusDoc, status};
 }
@@ -116,5 +125,5 @@ async def read_page_state(page: Page, point: tuple[int, int] | None) -> PageStat
     data = await page.evaluate(PAGE_STATE_JS, [x, y])
     return PageState(url=data["url"], digest=data["digest"], folded=data["folded"], scroll=tuple(data["scroll"]),
                      target=data["target"], active=data["active"], value=data["value"], errors=tuple(data["errors"]),
-                     strong_errors=tuple(data["strong"]), notices=tuple(data["notices"]), lines=frozenset(data["lines"]),
+                     strong_errors=tuple(data["strong"]), notices=tuple(data["notices"]), lines=frozenset(data["lines"]), bare=data["bare"],
                      invalid=tuple(data["invalid"]), document=data["doc"], status=data["status"])
