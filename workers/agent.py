@@ -354,6 +354,9 @@ class AgentLoop:
     async def _observe(self, env, hooks) -> Observation:
         """The screenshot for the next turn, with the CAPTCHA gate looking at the same page at the
         same time (both are browser round trips); if the gate acted, look again."""
+        ready = getattr(env, "ready", None)
+        if ready is not None:  # the model sees the page drawn, not an app still drawing what it loads
+            await ready()
         before_turn = getattr(hooks, "before_turn", None)
         if before_turn is None:
             return await env.observe()

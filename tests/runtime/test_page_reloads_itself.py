@@ -177,3 +177,16 @@ def test_the_step_watchdog_stops_while_a_person_decides_and_fails_a_step_that_ou
     assert waited is done
     assert stalled.status == "failed" and "the step did not finish within 0.4s" in stalled.error, stalled.error
     assert left is None
+
+
+def test_waiting_for_a_page_whose_reload_never_comes_to_hold_still_ends_at_its_limit(browser, site, short_limits):
+    async def body(env, executor):
+        await env.goto(site.url)
+        await executor.run(step(kind="click", target="Publish"))  # returns before the POST answers
+        assert await _wait(site.reloading, 10), "the page never reloaded itself"
+        t0 = time.monotonic()
+        await env.ready(timeout_s=1.0)  # the agent's look and the step evaluator's first read wait so
+        return time.monotonic() - t0
+
+    took = browser.session(body)
+    assert 0.9 < took < 2.5, took

@@ -155,9 +155,10 @@ class BrowserEnvironment:
         (a ticker) costs `timeout_s` at most."""
         deadline = time.monotonic() + timeout_s
         while True:
-            try:
-                quiet, loaded = await self.page.evaluate(READY_JS)
-            except PlaywrightError:  # a navigation replaced the document: nothing has held still yet
+            try:  # a page whose navigation never finishes does not answer: the wait ends at its deadline
+                async with asyncio.timeout(max(0.05, deadline - time.monotonic())):
+                    quiet, loaded = await self.page.evaluate(READY_JS)
+            except (PlaywrightError, TimeoutError):  # a navigation replaced the document: nothing held still yet
                 quiet, loaded = 0, False
             still = loaded and quiet >= STABLE_S * 1000
             if (still and not self.requests.waiting(0, recent_s=PageRequests.WS_MAX_S)) or time.monotonic() >= deadline:
@@ -290,7 +291,6 @@ class BrowserEnvironment:
 
     # -- observation ----------------------------------------------------------------------
     async def observe(self) -> Observation:
-        await self.ready()
         try:
             shot = await self.read(self.mask.capture(self.page, self._screenshot), "could not take a screenshot")
             return Observation(
