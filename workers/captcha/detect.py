@@ -206,11 +206,11 @@ def _overlap(a: dict[str, float], b: dict[str, float]) -> float:
     return max(width, 0) * max(height, 0)
 
 
-def rotation_pair(images: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """(upright reference, turned piece) when the two largest pictures are a square-ish piece
-    centred over a bigger picture (a turned disc in an upright ring) or beside it without
-    touching it (a turned thumbnail of an upright master); None otherwise. A slider puzzle's
-    piece starts at the picture's left edge, over it: not a pair."""
+def rotation_pair(images: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any], str] | None:
+    """(upright reference, turned piece, layout) when the two largest pictures are a square-ish
+    piece centred over a bigger picture (layout "over": a turned disc in an upright ring) or
+    beside it without touching it ("beside": a turned thumbnail of an upright master); None
+    otherwise. A slider puzzle's piece starts at the picture's left edge, over it: not a pair."""
     if len(images) < 2:
         return None
     main, piece = sorted(images, key=_area, reverse=True)[:2]
@@ -220,7 +220,9 @@ def rotation_pair(images: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[st
     dx = abs(b["x"] + b["width"] / 2 - (a["x"] + a["width"] / 2))
     dy = abs(b["y"] + b["height"] / 2 - (a["y"] + a["height"] / 2))
     centred = dx <= 0.08 * a["width"] and dy <= 0.08 * a["height"]
-    return (main, piece) if centred or _overlap(a, b) == 0 else None
+    if centred:
+        return main, piece, "over"
+    return (main, piece, "beside") if _overlap(a, b) == 0 else None
 
 
 def _by_handle(raw: dict[str, Any]) -> str | None:

@@ -164,7 +164,8 @@ class LocalCaptchaSolver:
                                                                             act.image_bytes(page, pair[1]))
         # Reference pixels per piece pixel, for a piece laid over the reference's hole.
         scale = sx_piece / sx_ref if sx_ref else None
-        return (*await self._run(read_rotation_against, reference, piece, scale=scale), "reference")
+        return (*await self._run(read_rotation_against, reference, piece, scale=scale, layout=pair[2]),
+                f"reference ({pair[2]})")
 
     async def _oneclick_login(self, page, widget: Widget) -> dict[str, Any]:
         if not widget.checkboxes:

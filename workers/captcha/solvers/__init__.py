@@ -105,12 +105,14 @@ class LocalSolvers:
     def text_click(self, image: bytes, chars: list[str]) -> SolverResult:
         return self._with_confidence("text_click", read_text_click, image, chars)
 
-    def rotation(self, image: bytes, *, reference: bytes | None = None, scale: float | None = None) -> SolverResult:
+    def rotation(self, image: bytes, *, reference: bytes | None = None, scale: float | None = None,
+                 layout: str | None = None) -> SolverResult:
         """The lone picture's priors, or with an upright `reference` shown beside or around the
         piece (`image`), the reference matcher (rotation_match.py)."""
         if reference is None:
             return self._with_confidence("rotation", read_rotation, image)
-        return self._with_confidence("rotation", lambda: read_rotation_against(reference, image, scale=scale))
+        return self._with_confidence("rotation", lambda: read_rotation_against(reference, image, scale=scale,
+                                                                                layout=layout))
 
     @staticmethod
     def _with_confidence(kind: str, reader: Callable[..., tuple[Any, float]], *args: Any) -> SolverResult:

@@ -43,8 +43,12 @@ BORDER_OUTSIDE = np.linspace(1.06, 1.14, 3)  # the reference's ring just outside
 FLOORS = np.array([2.0, 2.0, 2.0, 4.0], dtype=np.float32)  # spread of a flat channel: Lab units, gradient units
 
 
-def read_rotation_against(reference: bytes, piece: bytes, *, scale: float | None = None) -> tuple[float, float]:
-    """Clockwise degrees that align `piece` with the upright `reference`, and a confidence."""
+def read_rotation_against(reference: bytes, piece: bytes, *, scale: float | None = None,
+                          layout: str | None = None) -> tuple[float, float]:
+    """Clockwise degrees that align `piece` with the upright `reference`, and a confidence.
+    `layout` is what the page shows, when known: "over" (the piece centred over the
+    reference: its centre at `scale`, or a hole), "beside" (a thumbnail of the whole
+    reference, at any scale); None tries every reading."""
     ref = rgba_array(open_image(reference))
     pc = rgba_array(open_image(piece))
     p_feat, p_centre, p_radius = _piece_disc(pc)
@@ -53,10 +57,13 @@ def read_rotation_against(reference: bytes, piece: bytes, *, scale: float | None
     r_radius = min(ref.shape[:2]) / 2
     if p_radius < 8 or r_radius < 8:
         raise SolverInputError("the piece or the reference is too small to match")
-    curves = [_content(p_feat, p_centre, p_radius, r_feat, r_centre, r_radius * s) for s in CONTENT_SCALES]
     hole = p_radius * (scale or 1.0)
-    if hole * BORDER_OUTSIDE[-1] < r_radius * 1.02:  # the reference reaches past the hole's border
+    discs = [r_radius * s for s in CONTENT_SCALES] if layout != "over" else [hole]
+    curves = [_content(p_feat, p_centre, p_radius, r_feat, r_centre, disc) for disc in discs if disc <= r_radius * 1.02]
+    if layout != "beside" and hole * BORDER_OUTSIDE[-1] < r_radius * 1.02:  # the reference reaches past the hole
         curves.append(_continuity(p_feat, p_centre, p_radius, r_feat, r_centre, hole))
+    if not curves:
+        raise SolverInputError("the piece is larger than the reference it should match")
     best_shift, lead = max((_peak(c) for c in curves), key=lambda peak: peak[1])
     # The piece shows the reference turned clockwise by best_shift: turning it back is the rest.
     degrees = float((-best_shift) % ANGLES)
