@@ -5,20 +5,22 @@ inner disc inside an upright outer ring of the same photograph ("rotate the circ
 a small turned thumbnail of an upright master image. Then no prior about scenes is needed:
 the piece is matched against the reference.
 
-Contract: `read_rotation_against(reference, piece, *, scale=None) -> (degrees, confidence)`.
-`degrees` follows `read_rotation`: how far to turn the piece CLOCKWISE (on screen) to make it
-line up with the reference, in [0, 360). `scale` (optional) is reference pixels per piece pixel
-when the piece sits over the reference's centre (from the two elements' on-screen sizes); 1.0
-when not given. The confidence in [0, 1] is the lead of the best angle over the best angle at
-least `SEPARATION` degrees away, 0.5 at `CONFIDENT_LEAD` (the gate's threshold, set on our
-generators only: docs/captcha.md).
+Contract: `read_rotation_against(reference, piece, *, scale=None, layout=None) -> (degrees,
+confidence)`. `degrees` follows `read_rotation`: how far to turn the piece CLOCKWISE (on
+screen) to make it line up with the reference, in [0, 360). `scale` (optional) is reference
+pixels per piece pixel when the piece sits over the reference's centre (from the two elements'
+on-screen sizes); 1.0 when not given. `layout` ("over", "beside" or None: unknown) limits the
+readings below to the ones that layout allows. The confidence in [0, 1] is the lead of the
+best angle over the best angle at least `SEPARATION` degrees away, 0.5 at `CONFIDENT_LEAD`
+(the gate's threshold, set on our generators only: docs/captcha.md).
 How: both pictures are sampled on polar grids centred on the piece's disc and on the
 reference's centre, where a turn is a circular shift along the angle axis; circular
-cross-correlations (FFT) score all 360 angles at once. Three readings of the layout are tried:
-- the piece is the reference's centre at the reference's own scale or at any scale down to a
-  third of it (content: the piece's picture against the reference's disc of that size);
-- the piece covers a hole in the reference (continuity: the piece's outer ring against the
-  reference's ring just outside the hole, both colour and edges crossing the border).
+cross-correlations (FFT) score all 360 angles at once. The readings of the layout:
+- the piece is the whole reference or its centre at any scale down to a third ("beside"), or
+  its centre at `scale` ("over") (content: the piece's picture against the reference's disc
+  of that size);
+- the piece covers a hole in the reference ("over"; continuity: the piece's outer ring against
+  the reference's ring just outside the hole, both colour and edges crossing the border).
 The reading whose best angle leads most is kept. Rows are centred per ring and channel (a
 brightness or tint change, a drawn rim or a shadow along the border count for nothing), the
 pictures are blurred a little first (JPEG noise).
