@@ -8,7 +8,8 @@ structure and behaviour:
 - a draggable handle on a track (role=slider, a handle/knob, or an element with a grab/move
   cursor inside an element at least three times as wide) next to an image.
 Each is widened to its widget box. The type is then read from structure first (a handle with a
-small positioned piece over a picture: slider puzzle; a handle with a lone picture: rotation),
+square piece centred over or beside a bigger picture: rotation against that picture; with a
+small positioned piece over a picture: slider puzzle; with a lone picture: rotation),
 then from the instruction text (English and Chinese wording, as one signal among others), then
 from structure again (an image with a text input: OCR; a small positioned item over a picture:
 drag; a checkbox: one click). Everything is reported in CSS pixels of the viewport, so solvers'
@@ -205,11 +206,33 @@ def _overlap(a: dict[str, float], b: dict[str, float]) -> float:
     return max(width, 0) * max(height, 0)
 
 
+def rotation_pair(images: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any], str] | None:
+    """(upright reference, turned piece, layout) when the two largest pictures are a square-ish
+    piece centred over a bigger picture (layout "over": a turned disc in an upright ring) or
+    beside it without touching it ("beside": a turned thumbnail of an upright master); None
+    otherwise. A slider puzzle's piece starts at the picture's left edge, over it: not a pair."""
+    if len(images) < 2:
+        return None
+    main, piece = sorted(images, key=_area, reverse=True)[:2]
+    a, b = main["rect"], piece["rect"]
+    if not (0.02 * _area(main) < _area(piece) < 0.8 * _area(main)) or not 0.8 <= b["width"] / b["height"] <= 1.25:
+        return None
+    dx = abs(b["x"] + b["width"] / 2 - (a["x"] + a["width"] / 2))
+    dy = abs(b["y"] + b["height"] / 2 - (a["y"] + a["height"] / 2))
+    centred = dx <= 0.08 * a["width"] and dy <= 0.08 * a["height"]
+    if centred:
+        return main, piece, "over"
+    return (main, piece, "beside") if _overlap(a, b) == 0 else None
+
+
 def _by_handle(raw: dict[str, Any]) -> str | None:
-    """A draggable handle on a track next to a picture: with a small positioned piece over the
-    picture it is a slider puzzle, with the picture alone a rotation (whatever the wording)."""
+    """A draggable handle on a track next to a picture: a turned piece centred over or beside an
+    upright picture is a rotation, a small positioned piece over the picture a slider puzzle,
+    a lone picture a rotation (whatever the wording)."""
     if not raw.get("sliders") or not raw.get("images") or raw.get("inputs"):
         return None
+    if rotation_pair(raw["images"]):
+        return "image_rotation"
     return "slider_puzzle" if _small_positioned(raw) else "image_rotation"
 
 

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from workers.captcha import act
-from workers.captcha.detect import Widget
+from workers.captcha.detect import Widget, rotation_pair
 from workers.captcha.gate import Abstained
 from workers.captcha.hints import text_hints
 from workers.errors import StepError
@@ -138,19 +138,34 @@ class LocalCaptchaSolver:
         return {"chars": chars, "clicks": await self._click_points(page, main, points), "confidence": round(confidence, 3)}
 
     async def _image_rotation(self, page, widget: Widget) -> dict[str, Any]:
-        from workers.captcha.solvers.rotation import read_rotation
-
         if not widget.sliders:
             raise StepError("the rotation CAPTCHA has no slider")
-        image, _, _ = await act.image_bytes(page, act.main_image(widget))
-        degrees, confidence = await self._run(read_rotation, image)
-        check_confidence("image_rotation", confidence, {"degrees": round(degrees, 1), "confidence": round(confidence, 3)})
+        degrees, confidence, method = await self._rotation_answer(page, widget)
+        check_confidence("image_rotation", confidence, {"degrees": round(degrees, 1), "confidence": round(confidence, 3),
+                                                        "method": method})
         slider = widget.sliders[0]
         track = slider.get("track") or slider["rect"]
         travel = track["width"] - slider["rect"]["width"]
         start = act.centre(slider["rect"])
         await act.human_drag(page, start, (start[0] + (degrees % 360) / 360 * travel, start[1]))
-        return {"degrees": round(degrees, 1), "confidence": round(confidence, 3)}
+        return {"degrees": round(degrees, 1), "confidence": round(confidence, 3), "method": method}
+
+    async def _rotation_answer(self, page, widget: Widget) -> tuple[float, float, str]:
+        """(clockwise degrees, confidence, method): matched against the upright picture shown
+        with the piece when there is one, else read from the lone picture's priors."""
+        from workers.captcha.solvers.rotation import read_rotation
+        from workers.captcha.solvers.rotation_match import read_rotation_against
+
+        pair = rotation_pair(widget.images)
+        if pair is None:
+            image, _, _ = await act.image_bytes(page, act.main_image(widget))
+            return (*await self._run(read_rotation, image), "priors")
+        (reference, sx_ref, _), (piece, sx_piece, _) = await asyncio.gather(act.image_bytes(page, pair[0]),
+                                                                            act.image_bytes(page, pair[1]))
+        # Reference pixels per piece pixel, for a piece laid over the reference's hole.
+        scale = sx_piece / sx_ref if sx_ref else None
+        return (*await self._run(read_rotation_against, reference, piece, scale=scale, layout=pair[2]),
+                f"reference ({pair[2]})")
 
     async def _oneclick_login(self, page, widget: Widget) -> dict[str, Any]:
         if not widget.checkboxes:

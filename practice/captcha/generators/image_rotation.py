@@ -1,4 +1,8 @@
-"""Rotation: turn a round picture of an outdoor scene back upright."""
+"""Rotation: turn a round picture of an outdoor scene back upright.
+
+Variant `ring` (`/captcha/image_rotation?variant=ring`): an upright picture (a scene or an
+abstract one: gradient, translucent and solid shapes) shown as a ring around a hole, and its
+centre disc turned inside the hole; turning the disc until it fits the ring solves it."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from practice.captcha.drawing import gradient, hsv, noise, png
+from practice.captcha.drawing import blobs, gradient, hsv, noise, png, textured_background
 from practice.captcha.generators.base import Generated
 
 SIZE = 200
@@ -31,6 +35,49 @@ def generate(rng: random.Random) -> Generated:
         images={"image": png(out)},
         view={"size": SIZE},
     )
+
+
+RING_SIZE = 220
+HOLE = 124  # the turned disc's diameter, centred in the ring
+
+
+def generate_ring(rng: random.Random) -> Generated:
+    """An upright picture with a round hole (``ring``), its centre disc turned counter-clockwise
+    by ``angle`` (``image``); turning the disc clockwise by ``angle`` fits it back."""
+    angle = rng.randint(*ANGLE)
+    if rng.random() < 0.5:
+        picture = _scene(rng, RING_SIZE * SCALE).resize((RING_SIZE, RING_SIZE), Image.Resampling.LANCZOS)
+    else:
+        picture = _abstract(rng, RING_SIZE)
+    picture = noise(rng, picture, 0.03)
+    left = (RING_SIZE - HOLE) // 2
+    disc = picture.crop((left, left, left + HOLE, left + HOLE)).rotate(angle, resample=Image.Resampling.BICUBIC)
+    ring = picture.convert("RGBA")
+    ring.paste((0, 0, 0, 0), (left, left), _round_mask(HOLE))  # the hole shows nothing
+    piece = Image.new("RGBA", (HOLE, HOLE), (0, 0, 0, 0))
+    piece.paste(disc, (0, 0), _round_mask(HOLE))
+    return Generated(
+        solution={"angle": angle, "tolerance": TOLERANCE},
+        images={"image": png(piece), "ring": png(ring)},
+        view={"size": RING_SIZE, "hole": HOLE, "hole_left": left},
+    )
+
+
+def _round_mask(size: int) -> Image.Image:
+    mask = Image.new("L", (size * 4, size * 4), 0)
+    ImageDraw.Draw(mask).ellipse((0, 0, size * 4 - 1, size * 4 - 1), fill=255)
+    return mask.resize((size, size), Image.Resampling.LANCZOS)
+
+
+def _abstract(rng: random.Random, n: int) -> Image.Image:
+    """A gradient under translucent shapes and a few solid ones: no up or down of its own."""
+    img = blobs(rng, textured_background(rng, (n, n), light=rng.random() < 0.5, blob_count=10), 6,
+                size=(30, 110), alpha=(200, 255), s=(0.5, 0.9), v=(0.4, 0.95))
+    draw = ImageDraw.Draw(img)
+    for _ in range(rng.randint(2, 4)):
+        x0, y0, x1, y1 = (rng.uniform(0, n) for _ in range(4))
+        draw.line((x0, y0, x1, y1), fill=hsv(rng, (0.6, 1.0), (0.2, 0.9)), width=rng.randint(3, 7))
+    return img
 
 
 def _scene(rng: random.Random, n: int) -> Image.Image:

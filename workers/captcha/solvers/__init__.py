@@ -15,6 +15,8 @@ raise `SolverInputError`.
 | icon_click  | `solve_icon_click`  | `list[PixelPoint]` in hint order                      |
 | text_click  | `solve_text_click`  | `list[PixelPoint]` in the order of the characters     |
 | rotation    | `solve_rotation`    | degrees to turn CLOCKWISE to make upright, [0, 360)   |
+|             | (`read_rotation_    | (against an upright reference shown with the piece)   |
+|             | against`)           |                                                       |
 
 `LocalSolvers` is the facade the runtime uses: one call per kind, each timed, returning a
 `SolverResult` with a confidence in [0, 1] (all kinds but drag; see docs/captcha.md); ddddocr's models and our
@@ -33,6 +35,7 @@ from workers.captcha.solvers.drag import solve_drag
 from workers.captcha.solvers.icon_click import read_icon_click, solve_icon_click
 from workers.captcha.solvers.ocr import read_text, solve_ocr
 from workers.captcha.solvers.rotation import read_rotation, solve_rotation
+from workers.captcha.solvers.rotation_match import read_rotation_against
 from workers.captcha.solvers.slider import SliderAnswer, solve_slider
 from workers.captcha.solvers.text_click import chars_from_instruction, read_text_click, solve_text_click
 
@@ -102,8 +105,14 @@ class LocalSolvers:
     def text_click(self, image: bytes, chars: list[str]) -> SolverResult:
         return self._with_confidence("text_click", read_text_click, image, chars)
 
-    def rotation(self, image: bytes) -> SolverResult:
-        return self._with_confidence("rotation", read_rotation, image)
+    def rotation(self, image: bytes, *, reference: bytes | None = None, scale: float | None = None,
+                 layout: str | None = None) -> SolverResult:
+        """The lone picture's priors, or with an upright `reference` shown beside or around the
+        piece (`image`), the reference matcher (rotation_match.py)."""
+        if reference is None:
+            return self._with_confidence("rotation", read_rotation, image)
+        return self._with_confidence("rotation", lambda: read_rotation_against(reference, image, scale=scale,
+                                                                                layout=layout))
 
     @staticmethod
     def _with_confidence(kind: str, reader: Callable[..., tuple[Any, float]], *args: Any) -> SolverResult:
@@ -126,5 +135,5 @@ def canonical_kind(kind: str) -> str:
 __all__ = [
     "ALIASES", "KINDS", "UNSOLVABLE", "LocalSolvers", "PixelPoint", "SliderAnswer", "SolverInputError",
     "SolverKind", "SolverResult", "canonical_kind", "chars_from_instruction", "solve_drag", "solve_icon_click",
-    "read_text", "solve_ocr", "solve_rotation", "solve_slider", "solve_text_click",
+    "read_rotation_against", "read_text", "solve_ocr", "solve_rotation", "solve_slider", "solve_text_click",
 ]
