@@ -5,6 +5,7 @@ Prints JSON.
     .venv/bin/python benchmarks/step_evaluator_holdout.py            # holdout 2 (the default)
     .venv/bin/python benchmarks/step_evaluator_holdout.py --set 3    # holdout 3
     .venv/bin/python benchmarks/step_evaluator_holdout.py --set 4    # holdout 4
+    .venv/bin/python benchmarks/step_evaluator_holdout.py --set 5    # holdout 5
 
 Holdout 2: actions on Wagtail's admin and a MoinMoin 2 wiki (practice/realapps/wagtail,
 practice/realapps/moin; tests/helpers/effect_cases_holdout2.py). Holdout 3: actions on a small
@@ -12,6 +13,8 @@ Flask-AppBuilder contacts site and on Datasette (practice/realapps/flaskappbuild
 practice/realapps/datasette; tests/helpers/effect_cases_holdout3.py). Holdout 4: actions on a small
 German library admin built on Flask-Admin and on a Streamlit order-desk app
 (practice/realapps/flaskadmin, practice/realapps/streamlitapp; tests/helpers/effect_cases_holdout4.py).
+Holdout 5: actions on I Hate Money in French and on a NiceGUI bike-workshop desk
+(practice/realapps/ihatemoney, practice/realapps/niceguiapp; tests/helpers/effect_cases_holdout5.py).
 
 Each application is started, the browser signs in once (unjudged), and every case of the set is
 judged by `workers.evaluator.watch_effect` in real Chromium through `BrowserPool`, as runs are and
@@ -35,7 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 def step_evaluator_holdout(which: int = 2) -> dict:
     from tests.helpers.effect_cases_thirdparty import measure
 
-    if which == 4:
+    if which == 5:
+        from tests.helpers.effect_cases_holdout5 import APPS, CASES, servers, sign_in
+
+        label = "holdout 5 (I Hate Money 7.2.1 in French, NiceGUI 3.18.0 workshop desk; independent labels)"
+    elif which == 4:
         from tests.helpers.effect_cases_holdout4 import APPS, CASES, servers, sign_in
 
         label = "holdout 4 (Flask-Admin 2.2.1 German library admin, Streamlit 1.67.0 order desk; independent labels)"
@@ -52,7 +59,7 @@ def step_evaluator_holdout(which: int = 2) -> dict:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description="The step evaluator on an independent labelled set of real apps.")
-    parser.add_argument("--set", type=int, choices=(2, 3, 4), default=2, dest="which",
+    parser.add_argument("--set", type=int, choices=(2, 3, 4, 5), default=2, dest="which",
                         help="which independent labelled set to measure (default: 2)")
     return step_evaluator_holdout(parser.parse_args(argv).which)
 
