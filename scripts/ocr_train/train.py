@@ -53,7 +53,7 @@ def _shrink(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     """The batch scaled down (to 70-100% wide, 75-100% high) inside edge-padded margins at a
     random place: other generators leave other margins around their text."""
     h, w = batch.shape[-2:]
-    sh, sw = (round(h * float(torch.empty(1).uniform_(lo, 1.0, generator=gen))) for lo in (0.75, 0.7))
+    sh, sw = (round(n * float(torch.empty(1).uniform_(lo, 1.0, generator=gen))) for n, lo in ((h, 0.75), (w, 0.7)))
     small = nn.functional.interpolate(batch, size=(sh, sw), mode="bilinear", align_corners=False, antialias=True)
     top, left = (int(torch.randint(0, n + 1, (1,), generator=gen)) for n in (h - sh, w - sw))
     return nn.functional.pad(small, (left, w - sw - left, top, h - sh - top), mode="replicate")
