@@ -2,7 +2,7 @@
 # `make train-ocr`: the text-CAPTCHA recogniser's recipe (docs/captcha-ocr.md). Installs the
 # training-only requirements and fonts, then makes the data (fixed seeds, cached in
 # .cache/ocr_train), trains on the CPU, exports workers/captcha/models/ocr_crnn.onnx and its
-# manifest. About 40-50 minutes on an otherwise idle 2-core machine. Extra arguments go to
+# manifest. About 35 minutes on an otherwise idle 2-core machine (docs/captcha-ocr.md). Extra arguments go to
 # scripts/ocr_train/train.py (e.g. --train 3000 --epochs 1 for a quick try).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -4,12 +4,14 @@ A shard is `SHARD` images drawn with `random.Random(seed)`, the source of each i
 by the weights in `sources.SOURCES`; validation shards draw each source in turn so every
 source is measured apart. Shards are cached as .npz (images as the network reads them,
 `recogniser.prepare`, plus texts and source names) so a rerun of the recipe skips what is
-already made. Usage: python -m scripts.ocr_train.data --out DIR --train N --val N [--workers 2]
+already made; they live in a folder named by `data_hash()`, so a change to any generator
+makes fresh shards instead of reusing stale ones. Usage: python -m scripts.ocr_train.data --out DIR --train N --val N [--workers 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -22,6 +24,20 @@ from workers.captcha.solvers.recogniser import CHARSET, prepare
 
 SHARD = 1000
 TRAIN_SEED, VAL_SEED = 1_000_000, 9_000_000  # shard i uses seed BASE + i
+ROOT = Path(__file__).resolve().parents[2]
+# The code a shard's pixels depend on.
+_DATA_CODE = ("scripts/ocr_train/data.py", "scripts/ocr_train/sources.py", "scripts/ocr_train/styles.py",
+              "scripts/ocr_train/classic.py", "scripts/ocr_train/fonts.py", "practice/captcha/generators/ocr.py",
+              "practice/captcha/drawing.py", "practice/captcha/fonts.py",
+              "workers/captcha/solvers/recogniser.py")
+
+
+def data_hash() -> str:
+    """sha256 over the data-making code (12 hex digits): the shard folder's name."""
+    digest = hashlib.sha256()
+    for name in _DATA_CODE:
+        digest.update(name.encode() + (ROOT / name).read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def make_shard(path: str, seed: int, split: str) -> str:

@@ -7,12 +7,13 @@ it to ONNX and write the manifest next to it (charset, input size, recipe hash a
 sample counts, accuracy, wall time). The defaults ARE the recipe; the flags exist to try it
 small while developing (a run with other values says so in its manifest).
 
-    python -m scripts.ocr_train.train [--train 60000] [--epochs 4] [--out workers/captcha/models]
+    python -m scripts.ocr_train.train [--train 80000] [--epochs 5] [--shrink 0.3] [--out workers/captcha/models]
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import json
 import random
@@ -30,8 +31,8 @@ from scripts.ocr_train.model import CRNN
 from scripts.ocr_train.sources import SOURCES
 from workers.captcha.solvers import recogniser
 
-RECIPE = {"seed": 13, "train_images": 60_000, "val_images": 2_000, "epochs": 4, "batch": 96, "lr": 3e-3,
-          "weight_decay": 1e-4, "threads": 2}
+RECIPE = {"seed": 13, "train_images": 80_000, "val_images": 2_000, "epochs": 5, "batch": 96, "lr": 3e-3,
+          "weight_decay": 1e-4, "threads": 2, "shrink": 0.3}
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".cache" / "ocr_train"
 CLASSES = recogniser.classes()
@@ -48,8 +49,21 @@ def recipe_hash() -> str:
     return digest.hexdigest()[:16]
 
 
-def _augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Cheap batch-level changes the generators do not make: channel order, inversion, shift."""
+def _shrink(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """The batch scaled down (to 70-100% wide, 75-100% high) inside edge-padded margins at a
+    random place: other generators leave other margins around their text."""
+    h, w = batch.shape[-2:]
+    sh, sw = (round(n * float(torch.empty(1).uniform_(lo, 1.0, generator=gen))) for n, lo in ((h, 0.75), (w, 0.7)))
+    small = nn.functional.interpolate(batch, size=(sh, sw), mode="bilinear", align_corners=False, antialias=True)
+    top, left = (int(torch.randint(0, n + 1, (1,), generator=gen)) for n in (h - sh, w - sw))
+    return nn.functional.pad(small, (left, w - sw - left, top, h - sh - top), mode="replicate")
+
+
+def _augment(batch: torch.Tensor, gen: torch.Generator, shrink: float) -> torch.Tensor:
+    """Cheap batch-level changes the generators do not make: scale and margins (a `shrink`
+    share of batches), channel order, inversion, shift."""
+    if torch.rand(1, generator=gen) < shrink:
+        batch = _shrink(batch, gen)
     if torch.rand(1, generator=gen) < 0.5:
         batch = batch[:, torch.randperm(3, generator=gen)]
     flip = torch.rand(batch.shape[0], 1, 1, 1, generator=gen) < 0.1
@@ -95,11 +109,12 @@ def evaluate(model: nn.Module, images: np.ndarray, texts: list[str], sources: li
 
 
 def train(images: np.ndarray, texts: list[str], *, epochs: int, batch: int, lr: float,
-          weight_decay: float, seed: int, on_epoch=None) -> CRNN:
+          weight_decay: float, shrink: float, seed: int, on_epoch=None) -> CRNN:
     """Train from scratch; `on_epoch(model, epoch)` is called after each epoch (checkpoints)."""
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
-    model = CRNN(len(CLASSES))
+    # channels_last: oneDNN's convolutions run ~15-20% faster on the CPU in that layout.
+    model = CRNN(len(CLASSES)).to(memory_format=torch.channels_last)
     steps = epochs * (len(images) // batch)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -110,7 +125,7 @@ def train(images: np.ndarray, texts: list[str], *, epochs: int, batch: int, lr: 
         order = order_rng.permutation(len(images))
         for i in range(0, len(order) - batch + 1, batch):
             idx = order[i:i + batch]
-            x = _augment(torch.from_numpy(images[idx]).float(), gen)
+            x = _augment(torch.from_numpy(images[idx]).float(), gen, shrink).contiguous(memory_format=torch.channels_last)
             flat, lengths = _targets([texts[j] for j in idx])
             logp = model(x).log_softmax(2).transpose(0, 1)  # T×N×C
             loss = ctc(logp, flat, torch.full((len(idx),), logp.shape[0], dtype=torch.long), lengths)
@@ -131,6 +146,7 @@ def train(images: np.ndarray, texts: list[str], *, epochs: int, batch: int, lr: 
 
 def export(model: nn.Module, out: Path) -> Path:
     path = out / recogniser.MODEL_PATH.name
+    model = copy.deepcopy(model).to(memory_format=torch.contiguous_format)
     example = torch.zeros(1, 3, recogniser.INPUT_HEIGHT, recogniser.INPUT_WIDTH)
     torch.onnx.export(model, example, str(path), input_names=["image"], output_names=["logits"],
                       dynamic_axes={"image": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
@@ -145,8 +161,8 @@ def _commit() -> str:
         return "unknown"
 
 
-def write_model(model: nn.Module, out: Path, *, val: tuple, images: int, epochs: int, documented: bool,
-                wall: dict) -> dict:
+def write_model(model: nn.Module, out: Path, *, val: tuple, images: int, epochs: int, shrink: float,
+                documented: bool, wall: dict) -> dict:
     """Export the model and its manifest into `out`; returns the manifest."""
     out.mkdir(parents=True, exist_ok=True)
     path = export(model, out)
@@ -155,7 +171,7 @@ def write_model(model: nn.Module, out: Path, *, val: tuple, images: int, epochs:
         "input": {"channels": 3, "height": recogniser.INPUT_HEIGHT, "width": recogniser.INPUT_WIDTH,
                   "range": "0-255 RGB, stretched (recogniser.prepare)"},
         "recipe": {**RECIPE, "hash": recipe_hash(), "commit": _commit(), "as_documented": documented,
-                   "train_images_used": images, "epochs_used": epochs},
+                   "train_images_used": images, "epochs_used": epochs, "shrink_used": shrink},
         "sources": {"train": sorted(SOURCES), "third_party_eval_only":
                     ["wheezy-captcha (GNU FreeFont)", "flask-simple-captcha (RobotoMono)"]},
         "validation": evaluate(model, *val),
@@ -171,29 +187,32 @@ def main() -> None:
     parser.add_argument("--train", type=int, default=RECIPE["train_images"])
     parser.add_argument("--epochs", type=int, default=RECIPE["epochs"])
     parser.add_argument("--workers", type=int, default=RECIPE["threads"])
+    parser.add_argument("--shrink", type=float, default=RECIPE["shrink"], help="share of batches shrunk (trying)")
     parser.add_argument("--out", type=Path, default=recogniser.MODEL_DIR)
     args = parser.parse_args()
+    documented = (args.train, args.epochs, args.shrink) == (RECIPE["train_images"], RECIPE["epochs"], RECIPE["shrink"])
     torch.set_num_threads(RECIPE["threads"])
     random.seed(RECIPE["seed"])
     started = time.perf_counter()
-    val_paths = data.build(CACHE, split="val", count=RECIPE["val_images"], workers=args.workers)
-    train_paths = data.build(CACHE, split="train", count=args.train, workers=args.workers)
+    shards = CACHE / f"data-{data.data_hash()}"
+    val_paths = data.build(shards, split="val", count=RECIPE["val_images"], workers=args.workers)
+    train_paths = data.build(shards, split="train", count=args.train, workers=args.workers)
     data_s = round(time.perf_counter() - started)
     val = data.load(val_paths)
     images, texts, _ = data.load(train_paths)
-    documented = args.train == RECIPE["train_images"] and args.epochs == RECIPE["epochs"]
 
     def checkpoint(model: nn.Module, epoch: int) -> None:
         # Each epoch's model, in case a run must stop early (its manifest says which epoch).
         wall = {"data": data_s, "train": round(time.perf_counter() - started) - data_s}
         saved = write_model(model, CACHE / f"epoch-{epoch}", val=val, images=len(images), epochs=epoch,
-                            documented=documented and epoch == args.epochs, wall=wall)
+                            shrink=args.shrink, documented=documented and epoch == args.epochs, wall=wall)
         print(f"epoch {epoch}: val {saved['validation']['all']} {wall}", flush=True)
 
     model = train(images, texts, epochs=args.epochs, batch=RECIPE["batch"], lr=RECIPE["lr"],
-                  weight_decay=RECIPE["weight_decay"], seed=RECIPE["seed"], on_epoch=checkpoint)
+                  weight_decay=RECIPE["weight_decay"], shrink=args.shrink, seed=RECIPE["seed"], on_epoch=checkpoint)
     total = round(time.perf_counter() - started)
-    manifest = write_model(model, args.out, val=val, images=len(images), epochs=args.epochs, documented=documented,
+    manifest = write_model(model, args.out, val=val, images=len(images), epochs=args.epochs, shrink=args.shrink,
+                           documented=documented,
                            wall={"data": data_s, "train": total - data_s, "total": total})
     print(json.dumps(manifest["validation"]["all"]), manifest["wall_time_s"])
 
