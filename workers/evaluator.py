@@ -158,6 +158,11 @@ def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: 
     strong = [e for e in after.strong_errors if e not in before.errors]
     if reloaded and strong and _submitted(action, before):
         return Effect("error", "error_message", {"errors": strong[:3], "reloaded": True, "submitted": True})
+    # A form sent from one page (a modal's) and answered at its own address with a new error or
+    # warning: the form the server sent back.
+    action_url = _sent_form(action, before).get("action") or ""
+    if reloaded and new_errors and action_url and _page(after.url) == _page(action_url):
+        return Effect("error", "error_message", {"errors": new_errors[:3], "reloaded": True, "submitted": True})
     said = [n for n in after.notices if n not in before.notices and NOTHING_DONE.search(n)]
     if said:
         return Effect("ineffective", "nothing_done_message", {"message": said[0]})
@@ -166,7 +171,7 @@ def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: 
         # changed nothing) showing exactly what it showed: nothing happened that the user can see.
         # A save that answers with the same page and no message looks the same: the step judge
         # is asked on this verdict when configured (`workers.step_judge.WEAK_CHECKS`).
-        if after.path == before.path and after.digest == before.digest:
+        if after.path == before.path and (after.digest == before.digest or (after.bare and after.bare == before.bare)):
             return Effect("ineffective", "reloaded_unchanged", {})
         # A link to the page already shown (a GET changes nothing on the server) that brought the
         # same text back, a clock or a render time aside; one in the site's navigation (a menu,
@@ -207,16 +212,20 @@ def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: 
     if after.digest != before.digest:
         return Effect("effective", "page_changed", {})
     # A submit the browser refused for an invalid field (it focuses that field: not a click's effect).
-    if after.invalid and (isinstance(action, A.PressEnter) or _submits(before.target)):
-        return Effect("error", "form_invalid", {"invalid_fields": list(after.invalid[:5])})
+    # (a field already invalid before: a form, a modal, that the action only showed is not refused)
+    refused = [f for f in after.invalid if f in before.invalid]
+    if refused and ((isinstance(action, A.PressEnter) and before.active.get("form")) or _submits(before.target)):
+        return Effect("error", "form_invalid", {"invalid_fields": refused[:5]})
     # Focus moving into a field or a select is what a click on it is for; a button taking focus is not.
     if after.active.get("key") != before.active.get("key") and (after.active.get("editable")
                                                                  or after.active.get("tag") == "select"):
         return Effect("effective", "focus_moved", {"focused": after.active.get("tag", "")})
     if isinstance(action, CLICKS) and before.target.get("disabled"):
         return Effect("ineffective", "target_disabled", {"target": _describe(before.target)})
-    if after.invalid and isinstance(action, CLICKS + (A.PressEnter,)):
-        return Effect("error", "form_invalid", {"invalid_fields": list(after.invalid[:5])})
+    # ... or a click on a control of a form (not a link or a button outside any form: a required
+    # field elsewhere on the page is not what it sent).
+    if refused and before.target.get("form") and isinstance(action, CLICKS):
+        return Effect("error", "form_invalid", {"invalid_fields": refused[:5]})
     return Effect("ineffective", "nothing_changed", {"target": _describe(before.target)})
 
 
@@ -256,7 +265,7 @@ def _inserted(before: str, after: str, text: str) -> bool:
     return False
 
 
-STATE_KEYS = ("checked", "expanded", "selected", "open", "pressed", "value_length", "selected_index")
+STATE_KEYS = ("checked", "aria_checked", "expanded", "selected", "open", "pressed", "value_length", "selected_index")
 
 
 def _page(url: str) -> str:

@@ -65,6 +65,8 @@ CASES: tuple[Case, ...] = (
     Case("follow a link to the page already shown", "click:#this-page", False),
     Case("click a disabled button whose tooltip shows on hover", "click:#export-disabled", False),
     Case("pick the size already chosen", "click:#sizes [role=option]:has-text('Medium')", False, setup=("click:#size",)),
+    Case("flip a switch drawn by script", "click:#reminders", True),
+    Case("a success said in an alert", "click:#send-reminder", True),
     Case("pick another size", "click:#sizes [role=option]:has-text('Large')", True, setup=("click:#size",)),
 )
 

@@ -65,9 +65,13 @@ def test_judge_decides_a_click_from_the_page_before_and_after(after, verdict, ch
 
 
 def test_judge_flags_a_submit_blocked_by_an_invalid_field():
-    page = PageState(url="http://h/a", digest="1", target={"key": 3, "tag": "button"}, invalid=("email",))
+    page = PageState(url="http://h/a", digest="1", target={"key": 3, "tag": "button", "form": {"method": "post"}},
+                     invalid=("email",))
     effect = judge(A.Click(point=(1, 1)), page, page)
     assert (effect.verdict, effect.check, effect.evidence) == ("error", "form_invalid", {"invalid_fields": ["email"]})
+    # A link outside any form, on a page with an empty required field elsewhere, is not a refused submit.
+    link = replace(page, target={"key": 4, "tag": "a"})
+    assert judge(A.Click(point=(1, 1)), link, link).check == "nothing_changed"
 
 
 @pytest.mark.parametrize("after,verdict,check", [
@@ -107,10 +111,13 @@ def test_judge_reads_a_new_document_by_its_address_status_errors_and_text(after,
 
 def test_a_submit_the_browser_refused_is_an_error_although_focus_moved_to_the_invalid_field():
     before = PageState(url="http://h/a", digest="1", target={"key": 3, "tag": "input", "type": "submit"},
-                       active={"key": 1, "tag": "body"})
+                       active={"key": 1, "tag": "body"}, invalid=("title",))  # empty and required before the click
     after = replace(before, active={"key": 9, "tag": "input", "editable": True}, invalid=("title",))
     effect = judge(A.Click(point=(1, 1)), before, after)
     assert (effect.verdict, effect.check, effect.evidence) == ("error", "form_invalid", {"invalid_fields": ["title"]})
+    # A click that only showed a form (a modal) whose required field is empty has not been refused.
+    shown = judge(A.Click(point=(1, 1)), replace(before, target={"key": 4, "tag": "a"}, invalid=()), after)
+    assert shown.verdict != "error", shown
     # A click on a field of a form that still has an empty required field is a click on a field.
     on_field = replace(before, target={"key": 9, "tag": "input", "type": "text"})
     assert judge(A.Click(point=(1, 1)), on_field, replace(after, target=on_field.target)).check == "focus_moved"
@@ -186,6 +193,18 @@ SUBMIT = {"key": 3, "tag": "button", "type": "submit"}
     (A.Click(point=(1, 1)), PageState(url="http://h/", document="d1", digest="1", bare="b",
                                       target={"key": 6, "role": "option", "selected": "true"}),
      PageState(url="http://h/", document="d1", digest="2", bare="c"), "effective", "page_changed"),
+    # A form sent from a page (its modal) and answered at its own address with a new warning: sent back.
+    (A.Click(point=(1, 1)), PageState(url="http://h/list", document="d1", digest="1",
+                                      target={**SUBMIT, "form": {"method": "post", "action": "http://h/members/add"}}),
+     PageState(url="http://h/members/add", document="d2", digest="2", errors=("Already a member",)), "error", "error_message"),
+    # ... an address of its own for a page that went elsewhere with a warning of its own is a navigation.
+    (A.Click(point=(1, 1)), PageState(url="http://h/list", document="d1", digest="1",
+                                      target={**SUBMIT, "form": {"method": "post", "action": "http://h/members/add"}}),
+     PageState(url="http://h/members", document="d2", digest="2", errors=("Trial ends soon",)), "effective", "navigation"),
+    # The same page served again, the same but for a drop-down menu that was open.
+    (A.Click(point=(1, 1)), PageState(url="http://h/list", document="d1", digest="1", bare="b",
+                                      target={"key": 5, "tag": "a", "href": "http://h/lang/fr"}),
+     PageState(url="http://h/list", document="d2", digest="2", bare="b"), "ineffective", "reloaded_unchanged"),
 ])
 def test_judge_reads_submits_answered_elsewhere_and_links_to_the_same_page(action, before, after, verdict, check):
     effect = judge(action, before, after)

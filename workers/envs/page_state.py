@@ -27,7 +27,7 @@ PAGE_STATE_JS = """
     if (!c.multiple && !defaults.includes(true)) return c.selectedIndex <= 0;  // the first option, as served
     return Array.from(c.options).every((o, i) => o.selected === defaults[i]);
   };
-  const formOf = (f) => ({method: (f.getAttribute('method') || 'get').toLowerCase(),
+  const formOf = (f) => ({method: (f.getAttribute('method') || 'get').toLowerCase(), action: f.action || '',
     pristine: Array.from(f.elements).every(c => c.type === 'checkbox' || c.type === 'radio' ? c.checked === c.defaultChecked
       : c.tagName === 'SELECT' ? selectPristine(c)
       : typeof c.value !== 'string' || c.defaultValue === undefined || c.value === c.defaultValue)});  // a button has no default
@@ -40,6 +40,7 @@ PAGE_STATE_JS = """
       control: !!e.closest(CONTROL), editable: editable,
       disabled: !!(e.disabled || e.getAttribute('aria-disabled') === 'true' || (e.closest && e.closest('fieldset[disabled]'))),
       readonly: !!e.readOnly, checked: e.checked === undefined ? null : e.checked,
+      aria_checked: e.getAttribute('aria-checked'),  // a checkbox, radio or switch drawn by script
       expanded: e.getAttribute('aria-expanded'), selected: e.getAttribute('aria-selected'),
       pressed: e.getAttribute('aria-pressed'), open: e.tagName === 'SUMMARY' ? !!(e.parentElement && e.parentElement.open) : null,
       value_length: typeof e.value === 'string' ? e.value.length : null,
@@ -59,8 +60,8 @@ PAGE_STATE_JS = """
   const textsOf = (css) => Array.from(document.querySelectorAll(css)).map(e => e.innerText || '').filter(Boolean);
   const shown = document.body ? document.body.innerText : '';
   const bodyText = without(shown, textsOf('[role=tooltip]'));
-  // ... and without the open lists (a list box, a menu): what stays when they close.
-  const bare = without(shown, textsOf('[role=tooltip],[role=listbox],[role=menu]'));
+  // ... and without the open lists (a list box, a menu, a drop-down): what stays when they close.
+  const bare = without(shown, textsOf('[role=tooltip],[role=listbox],[role=menu],.dropdown-menu'));
   let text = bodyText;
   for (const c of document.querySelectorAll('input,select,textarea')) {  // a hidden input (a CSRF token) shows nothing
     if (c.type !== 'hidden') text += '\\u0000' + (c.type === 'checkbox' || c.type === 'radio' ? c.checked : c.value);
@@ -74,11 +75,11 @@ PAGE_STATE_JS = """
   // Error messages: an alert role, or an element whose class or id names an error, a warning or a
   // danger as a word of its own (`system-message warning`, `error-message`, `alert-danger`,
   // `errornote`, `has-error`); short texts only, the outermost of nested matches.
-  const ERRORISH = /^(error|errors|errornote|errorlist|err|warning|warn|danger|invalid|fail|failed|failure)$/i;
-  const PLEASANT = /^(success|succeeded|ok|info|information|hint|help)$/i;
+  const ERRORISH = /^(error|errors|errornote|errorlist|err|warning|warn|danger|invalid|fail|failed|failure|negative)$/i;
+  const PLEASANT = /^(success|succeeded|ok|info|information|hint|help|positive|confirmation)$/i;
   const words = (e) => ((typeof e.className === 'string' ? e.className : '') + ' ' + (e.id || '')).split(/[\\s_-]+/);
-  const errorish = (e) => e.getAttribute('role') === 'alert' ||
-    (words(e).some(w => ERRORISH.test(w)) && !words(e).some(w => PLEASANT.test(w)));
+  const errorish = (e) => (e.getAttribute('role') === 'alert' || words(e).some(w => ERRORISH.test(w))) &&
+    !words(e).some(w => PLEASANT.test(w));  // an alert that says it went well (a toast, `positive`) is not an error
   const NOT_MESSAGES = new Set(['HTML', 'BODY', 'FORM', 'INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'OPTION', 'SCRIPT', 'STYLE']);
   const found = [];
   for (const e of document.body ? document.body.querySelectorAll('[class],[id],[role=alert]') : []) {
