@@ -140,26 +140,36 @@ def _ocr_rows(samples: int) -> tuple[str, dict]:
     return "ocr", out
 
 
+def _judged_rows(kind: str, target: str, generators: dict, own: dict, samples: int, solve) -> dict:
+    """Per generator (the evaluation ones and our own, labelled as the tuning family): `samples`
+    challenges solved by `solve(challenge) -> (accepted, confidence, elapsed_ms)`."""
+    out = {}
+    for name, generate in {**generators, **own}.items():
+        rng = random.Random(f"third-party:{name}")
+        results = []
+        for _ in range(samples):
+            ok, confidence, elapsed = solve(generate(rng))
+            results.append((ok, confidence < THRESHOLDS[kind], elapsed))
+        row = _row(kind, results, THIRD_PARTY_TARGETS[target] if name in generators else None)
+        if name in own:
+            row["note"] = "our own generator (the tuning family): not a measure of generalisation"
+        out[name] = row
+    return out
+
+
 def _slider_rows(samples: int) -> tuple[str, dict]:
     from _slider_third_party import GENERATORS, OWN
     from workers.captcha.solvers import LocalSolvers
 
     solvers = LocalSolvers()
-    out = {}
-    for name, generate in {**GENERATORS, **OWN}.items():
-        rng = random.Random(f"third-party:{name}")
-        results = []
-        for _ in range(samples):
-            challenge = generate(rng)
-            result = solvers.slider(challenge.background, challenge.piece)
-            answer = result.answer
-            ok = challenge.check(answer.gap_left - answer.piece_left, answer.gap_top - answer.piece_top)
-            results.append((ok, result.confidence < THRESHOLDS["slider_puzzle"], result.elapsed_ms))
-        row = _row("slider_puzzle", results, THIRD_PARTY_TARGETS["slider"] if name in GENERATORS else None)
-        if name in OWN:
-            row["note"] = "our own generator (the tuning family): not a measure of generalisation"
-        out[name] = row
-    return "slider", out
+
+    def solve(challenge):
+        result = solvers.slider(challenge.background, challenge.piece)
+        answer = result.answer
+        ok = challenge.check(answer.gap_left - answer.piece_left, answer.gap_top - answer.piece_top)
+        return ok, result.confidence, result.elapsed_ms
+
+    return "slider", _judged_rows("slider_puzzle", "slider", GENERATORS, OWN, samples, solve)
 
 
 def _rotation_rows(samples: int) -> tuple[str, dict]:
@@ -167,20 +177,12 @@ def _rotation_rows(samples: int) -> tuple[str, dict]:
     from workers.captcha.solvers import LocalSolvers
 
     solvers = LocalSolvers()
-    out = {}
-    for name, generate in {**GENERATORS, **OWN}.items():
-        rng = random.Random(f"third-party:{name}")
-        results = []
-        for _ in range(samples):
-            challenge = generate(rng)
-            result = solvers.rotation(challenge.piece, reference=challenge.reference)
-            results.append((challenge.check(result.answer), result.confidence < THRESHOLDS["image_rotation"],
-                            result.elapsed_ms))
-        row = _row("image_rotation", results, THIRD_PARTY_TARGETS["rotation"] if name in GENERATORS else None)
-        if name in OWN:
-            row["note"] = "our own generator (the tuning family): not a measure of generalisation"
-        out[name] = row
-    return "rotation", out
+
+    def solve(challenge):
+        result = solvers.rotation(challenge.piece, reference=challenge.reference)
+        return challenge.check(result.answer), result.confidence, result.elapsed_ms
+
+    return "rotation", _judged_rows("image_rotation", "rotation", GENERATORS, OWN, samples, solve)
 
 
 def practice(args) -> dict:
