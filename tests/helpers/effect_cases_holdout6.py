@@ -20,13 +20,14 @@ the one scoring run. The harness is tests/helpers/effect_cases_thirdparty.py's (
 
 Order matters within an app: the cases run in one browser, in order, on one server. The Dash desk
 keeps its orders and customers in each page load, so each of its cases starts from the 23 seeded
-orders, the five customers and the Orders tab. Fava remembers in the browser which
-journal entry types are shown and which chart type is drawn, so a case that hides the transactions is
-followed by one that shows them again, and the tree map is clicked before the sunburst. Fava reads and
-writes one ledger file: three
-cases, the last ones, change it (two transactions saved from the "+" dialog, one of them empty and
-one unbalanced, which Fava then counts as an error; the ledger saved from the editor with a comment
-added), after every case that reads it.
+orders, the five customers and the Orders tab. Fava remembers in the browser which journal entry
+types are shown, how the journal is sorted and which chart type is drawn, so a case that hides the
+transactions is followed by one that shows them again, and the tree map is clicked before the
+sunburst. Fava reads and writes one ledger file: three cases near the end change it (two
+transactions saved from the "+" dialog, one of them empty and one unbalanced, which Fava then counts
+as an error; the ledger saved from the editor with a comment added), after every case that reads
+the books. tests/helpers/effect_cases_dryrun.py does every case's setup and action in this order
+without the evaluator and checks each click target is there, visible and hit at its centre.
 """
 
 from __future__ import annotations
@@ -283,8 +284,8 @@ CASES: tuple[Case, ...] = (
        setup=("click:aside a.add-transaction",)),
     _f("tick 'continuar' in the dialog", F_JOURNAL, "click:dialog input[type=checkbox]", True,
        "the checkbox becomes ticked", setup=("click:aside a.add-transaction",)),
-    _f("save a complete transaction", F_JOURNAL, "click:dialog button[type=submit]", True,
-       "the transaction is written to the ledger and the dialog closes",
+    _f("save a transaction with payee, account and amount", F_JOURNAL, "click:dialog button[type=submit]", True,
+       "Fava writes it ('Stored 1 entries.'); with one posting it is unbalanced, so 'Errores 1' appears",
        setup=("click:aside a.add-transaction", "click:dialog input[placeholder=Beneficiario]", "type:Molinos del Sur",
               "click:dialog input[placeholder=Narración]", "type:Levadura",
               "click:dialog input[placeholder=Cuenta]", "type:Gastos:Harina",
