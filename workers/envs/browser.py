@@ -28,9 +28,8 @@ from workers.envs.masking import SecretMask
 from workers.envs.run_files import RunFiles
 from workers.files import DEFAULT_MAX_BYTES
 from workers.envs.page_state import read_page_state
-from workers.envs.page_requests import PageRequests, browser_gone
+from workers.envs.page_requests import PageRequests, browser_gone, page_ready
 from workers.evaluator import PageState
-from workers.grounding import QUIET_INSTALL, STABLE_S
 from workers.errors import EnvironmentLost, StepError
 from workers.secrets import SecretBox
 
@@ -53,9 +52,6 @@ CHROMIUM_ARGS = [
 ]
 VIEWPORT = {"width": 1280, "height": 800}
 READY_WAIT_S = 1.5  # the longest a look waits for the page to hold still (`BrowserEnvironment.ready`)
-# Milliseconds since the DOM last changed (the quiet observer of workers.grounding), whether the
-# document has loaded, and how many elements it has.
-READY_JS = f"() => {{ {QUIET_INSTALL}\n  return [performance.now() - window[key].last, document.readyState === 'complete',\n          document.getElementsByTagName('*').length];\n}}"
 JPEG_QUALITY = 80
 # Counts navigations the page begins (beforeunload fires synchronously when one starts).
 # A submitted form or a followed link starts its navigation in a later task, so those are counted
@@ -147,27 +143,9 @@ class BrowserEnvironment:
         return self.requests.started
 
     async def ready(self, timeout_s: float = READY_WAIT_S) -> None:
-        """Wait (at most `timeout_s`) until the page holds still: loaded (its scripts and images),
-        no fetch/XHR request or websocket exchange of the last few seconds under way, and its DOM
-        unchanged for `STABLE_S`, or at least its elements (a clock ticking on the page changes
-        its text forever, an app drawing adds elements). An app still drawing what it loads after
-        the document (a Streamlit page the moment it opened, a list fetched after the load, the
-        answer to the previous action, a dialog sliding in) is not looked at or acted on half drawn."""
-        deadline = time.monotonic() + timeout_s
-        elements, since = -1, time.monotonic()
-        while True:
-            try:  # a page whose navigation never finishes does not answer: the wait ends at its deadline
-                async with asyncio.timeout(max(0.05, deadline - time.monotonic())):
-                    quiet, loaded, count = await self.page.evaluate(READY_JS)
-            except (PlaywrightError, TimeoutError):  # a navigation replaced the document: nothing held still yet
-                quiet, loaded, count = 0, False, -1
-            now = time.monotonic()
-            if count != elements:
-                elements, since = count, now
-            still = loaded and (quiet >= STABLE_S * 1000 or now - since >= STABLE_S)
-            if (still and not self.requests.waiting(0, recent_s=PageRequests.WS_MAX_S)) or now >= deadline:
-                return
-            await asyncio.sleep(0.03)
+        """Wait (at most `timeout_s`) until the page holds still (`page_requests.page_ready`): an app
+        still drawing what it loads is not looked at or acted on half drawn."""
+        await page_ready(self.page, self.requests, timeout_s)
 
     async def requests_settled(self, since: int, timeout_s: float) -> None:
         """Wait (at most `timeout_s`) until the fetch and XHR requests the page started after `since`

@@ -4,10 +4,18 @@ whether an error means the browser is gone."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
-from playwright.async_api import BrowserContext, Error as PlaywrightError
+from playwright.async_api import BrowserContext, Error as PlaywrightError, Page
+
+from workers.grounding import QUIET_INSTALL, STABLE_S
+
+# Milliseconds since the DOM last changed (the quiet observer of workers.grounding), whether the
+# document has loaded, and how many elements it has.
+READY_JS = (f"() => {{ {QUIET_INSTALL}\n  return [performance.now() - window[key].last, document.readyState === 'complete',"
+            "\n          document.getElementsByTagName('*').length];\n}")
 
 
 def browser_gone(exc: PlaywrightError) -> bool:
@@ -76,3 +84,27 @@ class PageRequests:
         if self.frame_sent <= since or now - self.sent_at > self.WS_MAX_S:
             return False
         return self.received_at < self.sent_at or now - self.received_at < self.WS_QUIET_S
+
+
+async def page_ready(page: Page, requests: PageRequests, timeout_s: float) -> None:
+    """Wait (at most `timeout_s`) until the page holds still: loaded (its scripts and images),
+    no fetch/XHR request or websocket exchange of the last few seconds under way, and its DOM
+    unchanged for `STABLE_S`, or at least its elements (a clock ticking on the page changes its
+    text forever, an app drawing adds elements). An app still drawing what it loads after the
+    document (a Streamlit page the moment it opened, a list fetched after the load, the answer to
+    the previous action, a dialog sliding in) is not looked at or acted on half drawn."""
+    deadline = time.monotonic() + timeout_s
+    elements, since = -1, time.monotonic()
+    while True:
+        try:  # a page whose navigation never finishes does not answer: the wait ends at its deadline
+            async with asyncio.timeout(max(0.05, deadline - time.monotonic())):
+                quiet, loaded, count = await page.evaluate(READY_JS)
+        except (PlaywrightError, TimeoutError):  # a navigation replaced the document: nothing held still yet
+            quiet, loaded, count = 0, False, -1
+        now = time.monotonic()
+        if count != elements:
+            elements, since = count, now
+        still = loaded and (quiet >= STABLE_S * 1000 or now - since >= STABLE_S)
+        if (still and not requests.waiting(0, recent_s=PageRequests.WS_MAX_S)) or now >= deadline:
+            return
+        await asyncio.sleep(0.03)
