@@ -74,7 +74,12 @@ CASES: tuple[Case, ...] = (
 async def _point(page, selector: str) -> tuple[int, int]:
     await page.locator(selector).first.scroll_into_view_if_needed()  # as an agent scrolls to what it clicks
     box = await page.locator(selector).first.bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    # the centre of the part in view: an element taller or wider than the window (an editor) is
+    # clicked where it shows, as a person would
+    left, top = max(box["x"], 0), max(box["y"], 0)
+    right = min(box["x"] + box["width"], VIEWPORT["width"])
+    bottom = min(box["y"] + box["height"], VIEWPORT["height"])
+    x, y = (left + right) / 2, (top + bottom) / 2
     return round(x / VIEWPORT["width"] * 1000), round(y / VIEWPORT["height"] * 1000)
 
 

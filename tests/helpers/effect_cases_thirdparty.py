@@ -14,6 +14,7 @@ below the fold is scrolled into view before its point is measured."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from tests.helpers.effect_cases import _do, build_action
@@ -239,9 +240,28 @@ async def _build(env, spec: str):
     return await build_action(env.page, spec)
 
 
+async def _open(env, url: str) -> None:
+    """Open url; once more if the page's own late navigation (the previous case's) aborted it."""
+    try:
+        await env.goto(url)
+    except Exception:
+        await env.settle()
+        await env.goto(url)
+
+
 async def judge_case(env, base_url: str, case: Case) -> Effect | None:
-    """Open the case's path on the app at base_url fresh, run its setup, then judge its action."""
-    await env.goto(base_url.rstrip("/") + case.path)
+    """Open the case's path on the app at base_url fresh, run its setup, then judge its action.
+    A case whose page, setup or target cannot be had gets no verdict (None, a miss for both
+    classes in `scores`) instead of stopping the set."""
+    try:
+        return await _judge_case(env, base_url, case)
+    except Exception as exc:
+        print(f"no verdict: {case.app}: {case.name}: {type(exc).__name__}: {str(exc)[:200]}", file=sys.stderr)
+        return None
+
+
+async def _judge_case(env, base_url: str, case: Case) -> Effect | None:
+    await _open(env, base_url.rstrip("/") + case.path)
     for spec in case.setup:
         if spec == "bottom":
             await env.page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
