@@ -18,6 +18,7 @@ Figures:
   they do not move when other processes share the machine (null where cgroups cannot be made);
 - `per_item_overhead_ms`: mean per item of (its time from running to done) − (the act and observe
   time of its steps): the loop's own bookkeeping per item (condition reads, item records);
+- `step_costs`: per step kind of the sheet run, the steps and their mean act and observe ms;
 - `items`: the sheet run's items by status; `retried_ok`: failed rows that succeeded when retried
   alone after the sheet was fixed; `duplicated`: expenses filed more than once (both series).
 
@@ -107,6 +108,17 @@ def overhead_ms(run_id: int) -> float:
     return round(sum(values) / len(values), 1) if values else 0.0
 
 
+def step_costs(run_id: int) -> dict[str, dict[str, float]]:
+    """Per step kind of the sheet run: how many steps, and their mean act and observe milliseconds."""
+    from django.db.models import Avg, Count
+
+    from venus_rpa.runs.models import Step
+
+    rows = Step.objects.filter(run_id=run_id).values("kind").annotate(n=Count("id"), act=Avg("act_ms"), obs=Avg("observe_ms"))
+    return {r["kind"]: {"steps": r["n"], "act_ms": round(r["act"] or 0, 1), "observe_ms": round(r["obs"] or 0, 1)}
+            for r in rows.order_by("kind")}
+
+
 def filed(practice_url: str) -> list[str]:
     import httpx
 
@@ -172,6 +184,7 @@ def main() -> None:
         "cpu_s_per_item": round(sheet_cpu / 25, 2) if sheet_cpu is not None else None,
         "cpu_s_per_separate_run": round(separate_cpu / 25, 2) if separate_cpu is not None else None,
         "per_item_overhead_ms": overhead_ms(sheet_id),
+        "step_costs": step_costs(sheet_id),
         "items": {"total": counts["total"], "succeeded": counts["succeeded"], "skipped": counts["skipped"],
                   "failed": counts["failed"], "pending": counts["pending"],
                   "retried_ok": RunItem.objects.filter(run=retry, status="succeeded").count(),

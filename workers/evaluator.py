@@ -121,7 +121,12 @@ async def watch_effect(env, action: A.ActionModel, act: Callable[[], Awaitable[A
     if before is None or after is None:
         return outcome, None
     typed = getattr(env, "last_typed", None) if isinstance(action, A.Type) else None
-    effect = judge(action, before, after, typed=typed)
+    answered = getattr(env, "requests_answers", None)
+
+    def answers() -> tuple[int, ...]:
+        return tuple(answered(since)) if answered is not None and since is not None else ()
+
+    effect = judge(action, before, after, typed=typed, answers=answers())
     for _ in range(LATE_READS):
         if effect.verdict != "ineffective" or isinstance(action, A.Type):
             break
@@ -131,7 +136,7 @@ async def watch_effect(env, action: A.ActionModel, act: Callable[[], Awaitable[A
         later = await _read(probe, action)
         if later is None:
             break
-        effect = judge(action, before, later, typed=typed)
+        effect = judge(action, before, later, typed=typed, answers=answers())
     return outcome, effect
 
 
@@ -142,14 +147,22 @@ async def _read(probe, action: A.ActionModel) -> PageState | None:
         return None
 
 
-def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: str | None = None) -> Effect:
-    """The verdict on `action` from the page before and after it (pure; see the module contract)."""
+def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: str | None = None,
+          answers: tuple[int, ...] = ()) -> Effect:
+    """The verdict on `action` from the page before and after it (pure; see the module contract);
+    `answers`: the HTTP statuses of the fetch/XHR requests the action started."""
     new_errors = [e for e in after.errors if e not in before.errors]
     if isinstance(action, A.Type):
         return _judge_type(action, before, after, typed, new_errors)
+    if new_errors and _went_well_with_warnings(before, after, new_errors):
+        new_errors = []
     reloaded = after.document != before.document or _page(after.url) != _page(before.url)
     if reloaded and after.status >= 400:
         return Effect("error", "http_status", {"status": after.status})
+    # A page routed by script (no new document) whose data the server refused: the app's error page.
+    failed = [s for s in answers if s >= 400]
+    if reloaded and after.document == before.document and failed and len(failed) == len(answers):
+        return Effect("error", "http_status", {"status": failed[0], "routed": True})
     # A new document at the same address with an error on it is the form sent back (a server-side
     # validation error); a different page may show its own warnings after a success, but not an
     # error after a submit (a search refused, a form answered on a page of its own).
@@ -265,7 +278,20 @@ def _inserted(before: str, after: str, text: str) -> bool:
     return False
 
 
-STATE_KEYS = ("checked", "aria_checked", "expanded", "selected", "open", "pressed", "value_length", "selected_index")
+STATE_KEYS = ("checked", "aria_checked", "expanded", "selected", "open", "pressed", "value_length", "selected_index",
+              "marked", "disabled")
+
+
+def _went_well_with_warnings(before: PageState, after: PageState, new_errors: list[str]) -> bool:
+    """Whether the new messages are warnings only (none named an error), shown beside a new status
+    message that is none of them ("Stored 1 entries." and "File change detected") or with the
+    clicked control's own state changed: it went well, with a warning."""
+    if any(e in after.strong_errors for e in new_errors):
+        return False
+    if after.document == before.document and _state_changes(before.target, after.target):
+        return True  # the control clicked changed (a save button greyed out)
+    return any(n not in before.notices and n not in after.errors and not any(e in n for e in new_errors)
+               and not NOTHING_DONE.search(n) for n in after.notices)
 
 
 def _page(url: str) -> str:

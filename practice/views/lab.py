@@ -36,7 +36,10 @@ def effects_view(request: HttpRequest) -> HttpResponse:
 
 
 def effects_answer_view(request: HttpRequest) -> JsonResponse:
-    """What the effects page's "... with the server" buttons fetch: an answer after a second."""
+    """What the effects page's "... with the server" buttons fetch: an answer after a second (a
+    view that is not there: 404 at once)."""
+    if request.GET.get("ok") == "missing":
+        return JsonResponse({"message": "No such view"}, status=404)
     time.sleep(1.0)
     if request.GET.get("ok") == "1":
         return JsonResponse({"message": "Loaded from the server"})

@@ -68,6 +68,11 @@ CASES: tuple[Case, ...] = (
     Case("flip a switch drawn by script", "click:#reminders", True),
     Case("a success said in an alert", "click:#send-reminder", True),
     Case("pick another size", "click:#sizes [role=option]:has-text('Large')", True, setup=("click:#size",)),
+    Case("publish: done, with a warning beside the success", "click:#publish", True),
+    Case("open a view the server refuses (routed by script)", "click:#open-archive", False),
+    Case("choose a grid cell marked by its class alone", "click:#grid td:nth-child(2)", True),
+    Case("scroll down at the end after four scrolls", "scroll:down", False,
+         setup=("scroll:down", "scroll:down", "scroll:down", "scroll:down")),
 )
 
 

@@ -263,7 +263,8 @@ async def judge_case(env, base_url: str, case: Case) -> Effect | None:
 async def _judge_case(env, base_url: str, case: Case) -> Effect | None:
     await _open(env, base_url.rstrip("/") + case.path)
     for spec in case.setup:
-        if spec == "bottom":
+        if spec == "bottom":  # once the page holds still, as every other setup action
+            await env.ready()
             await env.page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
             await env.settle()
             continue

@@ -35,6 +35,12 @@ def test_the_labelled_set_is_judged_with_precision_and_recall_of_at_least_095(br
     assert checks["a check the server answers a second later with an error"] == "error_message"
     assert checks["a load the server answers a second later"] == "page_changed"
     assert checks["follow a link to the page already shown"] == "same_page_link"
+    # A warning beside the success; a routed view whose data was refused; a cell chosen by its
+    # class; a scroll at the end read after the previous wheel's scroll was drawn.
+    assert checks["publish: done, with a warning beside the success"] == "page_changed"
+    assert checks["open a view the server refuses (routed by script)"] == "http_status"
+    assert checks["choose a grid cell marked by its class alone"] == "element_state"
+    assert checks["scroll down at the end after four scrolls"] == "nothing_scrolled"
 
 
 def test_a_typed_vault_value_is_checked_without_its_value_or_length_in_the_evidence(browser):
@@ -218,3 +224,43 @@ def test_typing_at_the_caret_in_the_middle_of_a_text_is_effective():
     assert judge(A.Type(content="A new line.\n"), before, typed).verdict == "effective"
     wrong = replace(typed, value="First line.\nA new lin.\nLast line.")
     assert judge(A.Type(content="A new line.\n"), before, wrong).verdict == "ineffective"
+
+
+CELL = {"key": 9, "tag": "td", "name": "Baker & Sons", "marked": ""}
+
+
+@pytest.mark.parametrize("action,before,after,answers,verdict,check", [
+    # A cell a script selects by its class alone (no ARIA): the click chose it.
+    (A.Click(point=(1, 1)), PageState(url="http://h/", digest="1", target=CELL),
+     PageState(url="http://h/", digest="1", target={**CELL, "marked": "cell--selected focused"}), (), "effective",
+     "element_state"),
+    # ... a class word that marks no state (hovered) is no choice.
+    (A.Click(point=(1, 1)), PageState(url="http://h/", digest="1", target=CELL),
+     PageState(url="http://h/", digest="1", target=CELL), (), "ineffective", "nothing_changed"),
+    # A save answered with a warning beside a status message of its own ("Stored 1 entries."): done.
+    (A.Click(point=(1, 1)), PageState(url="http://h/j", digest="1", target=SUBMIT),
+     PageState(url="http://h/j", digest="2", target=SUBMIT, errors=("File changed. Click to reload.",),
+               notices=("Stored 1 entries.", "File changed. Click to reload.")), (), "effective", "page_changed"),
+    # ... a save button that greyed out with only a warning shown: done.
+    (A.Click(point=(1, 1)), PageState(url="http://h/e", digest="1", target={**SUBMIT, "disabled": False}),
+     PageState(url="http://h/e", digest="2", target={**SUBMIT, "disabled": True}, errors=("File changed.",)), (),
+     "effective", "element_state"),
+    # ... a warning alone is still what the action brought; an error named as such beside a notice is an error.
+    (A.Click(point=(1, 1)), PageState(url="http://h/e", digest="1", target=SUBMIT),
+     PageState(url="http://h/e", digest="2", target=SUBMIT, errors=("Nothing selected",)), (), "error", "error_message"),
+    (A.Click(point=(1, 1)), PageState(url="http://h/e", digest="1", target=SUBMIT),
+     PageState(url="http://h/e", digest="2", target=SUBMIT, errors=("Amount is required",),
+               strong_errors=("Amount is required",), notices=("Saved draft",)), (), "error", "error_message"),
+    # A page routed by script (same document) whose data requests were refused: the app's error page.
+    (A.PressEnter(), PageState(url="http://h/journal/", document="d1", digest="1", active={"key": 4, "editable": True}),
+     PageState(url="http://h/journal/?time=last+march", document="d1", digest="2"), (400,), "error", "http_status"),
+    # ... one whose data came (a request refused beside it) went there; a new document is judged by its own status.
+    (A.PressEnter(), PageState(url="http://h/journal/", document="d1", digest="1", active={"key": 4, "editable": True}),
+     PageState(url="http://h/journal/?time=2025", document="d1", digest="2"), (200, 404), "effective", "navigation"),
+    (A.Click(point=(1, 1)), PageState(url="http://h/a", document="d1", digest="1", target={"key": 5, "tag": "a"}),
+     PageState(url="http://h/b", document="d2", digest="2", status=200), (403,), "effective", "navigation"),
+])
+def test_judge_reads_class_marked_choices_warnings_beside_success_and_refused_routes(action, before, after, answers,
+                                                                                   verdict, check):
+    effect = judge(action, before, after, answers=answers)
+    assert (effect.verdict, effect.check) == (verdict, check)

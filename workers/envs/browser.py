@@ -147,6 +147,10 @@ class BrowserEnvironment:
         still drawing what it loads is not looked at or acted on half drawn."""
         await page_ready(self.page, self.requests, timeout_s)
 
+    def requests_answers(self, since: int) -> list[int]:
+        """The HTTP statuses of the page's fetch/XHR requests started after `since` and answered."""
+        return self.requests.statuses(since)
+
     async def requests_settled(self, since: int, timeout_s: float) -> None:
         """Wait (at most `timeout_s`) until the fetch and XHR requests the page started after `since`
         have answered, then a moment for the page to draw what they brought."""
@@ -377,6 +381,16 @@ class BrowserEnvironment:
             raise self._error(exc, "page did not load") from exc
         self.egress_check()
 
+    async def _frames_drawn(self, frames: int = 2, timeout_s: float = 0.5) -> None:
+        """Wait until the page has drawn `frames` more frames (at most `timeout_s`): what the
+        browser applies off the page's thread (a wheel's scroll) shows by then."""
+        wait = "n => new Promise(r => { const f = () => --n <= 0 ? r() : requestAnimationFrame(f); requestAnimationFrame(f); })"
+        try:
+            async with asyncio.timeout(timeout_s):
+                await self.page.evaluate(wait, frames)
+        except (PlaywrightError, TimeoutError):  # a page navigating away, or not drawing (hidden): no wait
+            pass
+
     # -- UI-Venus actions -----------------------------------------------------------------
     async def execute(self, action) -> ActionOutcome:
         """Perform one UI-Venus browser action given in normalised coordinates."""
@@ -415,6 +429,7 @@ class BrowserEnvironment:
                     await mouse.move(x, y)
                     amount = {"down": (0, h * 2 // 3), "up": (0, -h * 2 // 3), "right": (w * 2 // 3, 0), "left": (-w * 2 // 3, 0)}[d]
                     await mouse.wheel(*amount)
+                    await self._frames_drawn()  # the wheel scrolls a frame or two later: read after it
                     return ActionOutcome(grounding={"x": x, "y": y})
                 case A.Type(content=text):
                     value = self.secrets.reveal(text, url=page.url)

@@ -43,11 +43,13 @@ class PageRequests:
         self.frame_sent = 0  # the number (in `started`'s count) of the last frame the page sent
         self.sent_at = 0.0
         self.received_at = 0.0
+        self.answers: list[tuple[int, int]] = []  # (request number, HTTP status), the latest 200
 
     def attach(self, context: BrowserContext) -> None:
         context.on("request", self._started)
         context.on("requestfinished", self._ended)
         context.on("requestfailed", self._ended)
+        context.on("response", self._answered)
         context.on("page", self._page)
         for page in context.pages:
             self._page(page)
@@ -74,6 +76,15 @@ class PageRequests:
 
     def _ended(self, request) -> None:
         self.pending.pop(request, None)
+
+    def _answered(self, response) -> None:
+        number = self.pending.get(response.request, (0, 0.0))[0]
+        if number:
+            self.answers = [*self.answers[-199:], (number, response.status)]
+
+    def statuses(self, since: int) -> list[int]:
+        """The HTTP statuses of the fetch/XHR requests started after `since` that have answered."""
+        return [status for number, status in self.answers if number > since]
 
     def waiting(self, since: int, *, recent_s: float | None = None) -> bool:
         """Whether a request or an exchange started after `since` is under way; with `recent_s`,

@@ -31,6 +31,10 @@ PAGE_STATE_JS = """
     pristine: Array.from(f.elements).every(c => c.type === 'checkbox' || c.type === 'radio' ? c.checked === c.defaultChecked
       : c.tagName === 'SELECT' ? selectPristine(c)
       : typeof c.value !== 'string' || c.defaultValue === undefined || c.value === c.defaultValue)});  // a button has no default
+  // Class words that mark a chosen state (`active`, `is-selected`, `cell--selected`, `Mui-checked`):
+  // a cell, a row or a card a script selects without ARIA says so in its class.
+  const MARK = /(^|[-_])(selected|active|current|focused|checked|chosen)$/i;
+  const marks = (e) => (typeof e.className === 'string' ? e.className : '').split(/\s+/).filter(w => MARK.test(w)).sort().join(' ');
   const describe = (e) => {
     if (!e || e === document.body || e === document.documentElement) return {key: keyOf(e), tag: e ? e.tagName.toLowerCase() : ''};
     const editable = (e.isContentEditable || (['INPUT', 'TEXTAREA'].includes(e.tagName) &&
@@ -45,6 +49,7 @@ PAGE_STATE_JS = """
       pressed: e.getAttribute('aria-pressed'), open: e.tagName === 'SUMMARY' ? !!(e.parentElement && e.parentElement.open) : null,
       value_length: typeof e.value === 'string' ? e.value.length : null,
       selected_index: e.tagName === 'SELECT' ? e.selectedIndex : null,
+      marked: marks(e),
       maxlength: typeof e.maxLength === 'number' ? e.maxLength : null,
       href: e.tagName === 'A' && e.href ? e.href : null,
       in_nav: !!(e.closest && e.closest('nav,header,[role=navigation],[role=menu],[role=menubar],.dropdown-menu')),
@@ -85,8 +90,8 @@ PAGE_STATE_JS = """
   for (const e of document.body ? document.body.querySelectorAll('[class],[id],[role=alert]') : []) {
     if (found.length >= 5 || NOT_MESSAGES.has(e.tagName) || !errorish(e) || !visible(e)) continue;
     if (found.some(f => f.contains(e))) continue;
-    const said = (e.innerText || '').trim();
-    if (said && said.length <= 400) found.push(e);
+    const said = (e.innerText || '').trim();  // a message has words (a count badge, "1", is none)
+    if (said && said.length <= 400 && /\p{L}/u.test(said)) found.push(e);
   }
   const textOf = (e) => (e.innerText || '').trim().replace(/\\s+/g, ' ').slice(0, 200);
   const errors = [...new Set(found.map(textOf))];
