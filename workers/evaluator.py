@@ -118,6 +118,13 @@ async def watch_effect(env, action: A.ActionModel, act: Callable[[], Awaitable[A
     if since is not None:  # what the action asked the server for (a form sent by script, a modal fetched)
         await env.requests_settled(since, REQUEST_WAIT_S)
     after = await _read(probe, action)
+    settle = getattr(env, "settle", None)
+    if after is None and before is not None and settle is not None:  # read mid-navigation (a POST's redirect)
+        try:
+            await settle()
+        except Exception:  # the new document never came: no verdict
+            return outcome, None
+        after = await _read(probe, action)
     if before is None or after is None:
         return outcome, None
     typed = getattr(env, "last_typed", None) if isinstance(action, A.Type) else None
