@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class NegozioConfig(AppConfig):
+    name = "negozio"
+    verbose_name = "Negozio"
