@@ -53,6 +53,9 @@ SAME_PAGE_LINES = 2
 NOTHING_DONE = re.compile(
     r"\b(nothing|no changes?)\b[^.!]{0,30}?\b(changed|saved|updated|modified|made|to (save|update|change))\b"
     r"|\b(was|were|has|have been|been) not (been )?(saved|changed|updated|modified)\b|\bnot saved\b", re.I)
+# A message whose only number is a count of zero: "0 orders marked as shipped", "0 ordini segnati
+# come spediti" (in any language: nothing was done to anything).
+ZERO_COUNT = re.compile(r"(?<![\w.,:/-])0(?![\d.,:/%])\s*\w")
 CLICKS = (A.Click, A.DoubleClick, A.LongPress)
 CHECKED = CLICKS + (A.Type, A.PressEnter, A.Scroll, A.SelectOption, A.Drag)
 
@@ -183,7 +186,7 @@ def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: 
     action_url = _sent_form(action, before).get("action") or ""
     if reloaded and new_errors and action_url and _page(after.url) == _page(action_url):
         return Effect("error", "error_message", {"errors": new_errors[:3], "reloaded": True, "submitted": True})
-    said = [n for n in after.notices if n not in before.notices and NOTHING_DONE.search(n)]
+    said = [n for n in after.notices if n not in before.notices and _says_nothing_done(n)]
     if said:
         return Effect("ineffective", "nothing_done_message", {"message": said[0]})
     if reloaded:
@@ -220,8 +223,7 @@ def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: 
     if changed:
         return Effect("effective", "element_state", {"changed": changed})
     # The option already chosen, picked again: its list closed and the rest of the page is as it was.
-    if (isinstance(action, CLICKS) and before.target.get("role") == "option" and before.target.get("selected") == "true"
-            and after.bare == before.bare):
+    if isinstance(action, CLICKS) and _chosen_option(before.target) and after.bare == before.bare:
         return Effect("ineffective", "option_already_selected", {})
     # A link in the site's navigation to the page already shown, routed by the page's script (no
     # new document): the same page but for a line or two (what hovering the menu shows).
@@ -299,6 +301,20 @@ def _went_well_with_warnings(before: PageState, after: PageState, new_errors: li
         return True  # the control clicked changed (a save button greyed out)
     return any(n not in before.notices and n not in after.errors and not any(e in n for e in new_errors)
                and not NOTHING_DONE.search(n) for n in after.notices)
+
+
+def _chosen_option(target: dict[str, Any]) -> bool:
+    """An option already chosen: `role=option` with `aria-selected`, or a drop-down's option whose
+    class says `selected` (selectize, select2)."""
+    if target.get("role") == "option":
+        return target.get("selected") == "true"
+    return bool(target.get("in_dropdown")) and any(w.lower().endswith("selected") for w in
+                                                   (target.get("marked") or "").split())
+
+
+def _says_nothing_done(message: str) -> bool:
+    return bool(NOTHING_DONE.search(message)) or (bool(ZERO_COUNT.search(message))
+                                                   and not re.search(r"[1-9]", message))
 
 
 def _page(url: str) -> str:

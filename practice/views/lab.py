@@ -36,11 +36,11 @@ def effects_view(request: HttpRequest) -> HttpResponse:
 
 
 def effects_answer_view(request: HttpRequest) -> JsonResponse:
-    """What the effects page's "... with the server" buttons fetch: an answer after a second (a
-    view that is not there: 404 at once)."""
+    """What the effects page's "... with the server" buttons fetch: an answer after a second (3.5 s
+    with ``slow=1``; a view that is not there: 404 at once)."""
     if request.GET.get("ok") == "missing":
         return JsonResponse({"message": "No such view"}, status=404)
-    time.sleep(1.0)
+    time.sleep(3.5 if request.GET.get("slow") == "1" else 1.0)
     if request.GET.get("ok") == "1":
         return JsonResponse({"message": "Loaded from the server"})
     return JsonResponse({"message": "The server could not verify the code."})

@@ -71,6 +71,10 @@ CASES: tuple[Case, ...] = (
     Case("publish: done, with a warning beside the success", "click:#publish", True),
     Case("open a view the server refuses (routed by script)", "click:#open-archive", False),
     Case("choose a grid cell marked by its class alone", "click:#grid td:nth-child(2)", True),
+    Case("archive: '0 expenses archived.'", "click:#archive-none", False),
+    Case("a report the page says it is busy with for 3.5 s", "click:#slow-report", True),
+    Case("fold an answer right after it unfolded (a transition)", "click:#faq-q", True, setup=("click:#faq-q",)),
+    Case("pick the owner already chosen in a widget's drop-down", "click:#owners .option.selected", False),
     Case("scroll down at the end after four scrolls", "scroll:down", False,
          setup=("scroll:down", "scroll:down", "scroll:down", "scroll:down")),
 )

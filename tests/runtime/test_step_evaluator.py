@@ -41,6 +41,12 @@ def test_the_labelled_set_is_judged_with_precision_and_recall_of_at_least_095(br
     assert checks["open a view the server refuses (routed by script)"] == "http_status"
     assert checks["choose a grid cell marked by its class alone"] == "element_state"
     assert checks["scroll down at the end after four scrolls"] == "nothing_scrolled"
+    # A zero count said; a page busy past the request wait; a click after a transition ended; a
+    # widget's chosen option (its class says so).
+    assert checks["archive: '0 expenses archived.'"] == "nothing_done_message"
+    assert checks["a report the page says it is busy with for 3.5 s"] == "page_changed"
+    assert checks["fold an answer right after it unfolded (a transition)"] == "element_state"
+    assert checks["pick the owner already chosen in a widget's drop-down"] == "option_already_selected"
 
 
 def test_a_typed_vault_value_is_checked_without_its_value_or_length_in_the_evidence(browser):
@@ -259,6 +265,20 @@ CELL = {"key": 9, "tag": "td", "name": "Baker & Sons", "marked": ""}
      PageState(url="http://h/journal/?time=2025", document="d1", digest="2"), (200, 404), "effective", "navigation"),
     (A.Click(point=(1, 1)), PageState(url="http://h/a", document="d1", digest="1", target={"key": 5, "tag": "a"}),
      PageState(url="http://h/b", document="d2", digest="2", status=200), (403,), "effective", "navigation"),
+    # A status message that counts zero of something, in any language: nothing was done.
+    (A.Click(point=(1, 1)), PageState(url="http://h/o", document="d1", digest="1", target=SUBMIT),
+     PageState(url="http://h/o", document="d2", digest="2", notices=("0 ordini segnati come spediti.",)), (),
+     "ineffective", "nothing_done_message"),
+    (A.Click(point=(1, 1)), PageState(url="http://h/o", document="d1", digest="1", target=SUBMIT),
+     PageState(url="http://h/o", document="d2", digest="2", notices=("10 orders shipped, 0 errors",)), (),
+     "effective", "navigation"),
+    # A widget's drop-down option whose class says it is the one chosen, picked again.
+    (A.Click(point=(1, 1)), PageState(url="http://h/", digest="1", bare="b",
+                                      target={"key": 4, "tag": "div", "marked": "active selected", "in_dropdown": True}),
+     PageState(url="http://h/", digest="2", bare="b"), (), "ineffective", "option_already_selected"),
+    (A.Click(point=(1, 1)), PageState(url="http://h/", digest="1", bare="b",
+                                      target={"key": 4, "tag": "div", "marked": "active", "in_dropdown": True}),
+     PageState(url="http://h/", digest="2", bare="c"), (), "effective", "page_changed"),
 ])
 def test_judge_reads_class_marked_choices_warnings_beside_success_and_refused_routes(action, before, after, answers,
                                                                                    verdict, check):

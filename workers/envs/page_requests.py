@@ -13,9 +13,17 @@ from playwright.async_api import BrowserContext, Error as PlaywrightError, Page
 from workers.grounding import QUIET_INSTALL, STABLE_S
 
 # Milliseconds since the DOM last changed (the quiet observer of workers.grounding), whether the
-# document has loaded, and how many elements it has.
+# document has loaded, how many elements it has, and how many finite CSS transitions and
+# animations are running (an accordion folding, a fade; a spinner's endless one is not counted).
 READY_JS = (f"() => {{ {QUIET_INSTALL}\n  return [performance.now() - window[key].last, document.readyState === 'complete',"
-            "\n          document.getElementsByTagName('*').length];\n}")
+            "\n          document.getElementsByTagName('*').length,"
+            "\n          document.getAnimations().filter(a => a.playState === 'running' &&"
+            "\n            a.effect && a.effect.getComputedTiming().endTime !== Infinity).length];\n}")
+# Whether the page says it is working on something: `aria-busy` on the document or its body, or a
+# class word of theirs ending in "busy" (Shiny's `shiny-busy` while the server computes).
+BUSY_JS = """() => [document.documentElement, document.body].some(e => !!e && (e.getAttribute('aria-busy') === 'true' ||
+  (typeof e.className === 'string' && e.className.split(/\\s+/).some(w => /(^|[-_])busy$/i.test(w)))))"""
+BUSY_WAIT_S = 8.0  # the longest the step evaluator waits for a page that says it is busy
 
 
 def browser_gone(exc: PlaywrightError) -> bool:
@@ -97,25 +105,41 @@ class PageRequests:
         return self.received_at < self.sent_at or now - self.received_at < self.WS_QUIET_S
 
 
-async def page_ready(page: Page, requests: PageRequests, timeout_s: float) -> None:
+async def page_busy_settled(page: Page, timeout_s: float = BUSY_WAIT_S) -> None:
+    """Wait (at most `timeout_s`) while the page says it is busy (`BUSY_JS`): a report the server
+    computes for seconds, shown when it is done."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            async with asyncio.timeout(max(0.05, deadline - time.monotonic())):
+                if not await page.evaluate(BUSY_JS):
+                    return
+        except (PlaywrightError, TimeoutError):  # a new document: not busy with the old one's work
+            return
+        await asyncio.sleep(0.1)
+
+
+async def page_ready(page: Page, requests: PageRequests, timeout_s: float, *, not_before: float = 0.0) -> None:
     """Wait (at most `timeout_s`) until the page holds still: loaded (its scripts and images),
     no fetch/XHR request or websocket exchange of the last few seconds under way, and its DOM
     unchanged for `STABLE_S`, or at least its elements (a clock ticking on the page changes its
     text forever, an app drawing adds elements). An app still drawing what it loads after the
     document (a Streamlit page the moment it opened, a list fetched after the load, the answer to
-    the previous action, a dialog sliding in) is not looked at or acted on half drawn."""
+    the previous action, a dialog sliding in, an accordion folding) is not looked at or acted on
+    half drawn. Not before `not_before` (monotonic): what was just typed is sent by many apps only
+    when the typing pauses (a debounce)."""
     deadline = time.monotonic() + timeout_s
     elements, since = -1, time.monotonic()
     while True:
         try:  # a page whose navigation never finishes does not answer: the wait ends at its deadline
             async with asyncio.timeout(max(0.05, deadline - time.monotonic())):
-                quiet, loaded, count = await page.evaluate(READY_JS)
+                quiet, loaded, count, moving = await page.evaluate(READY_JS)
         except (PlaywrightError, TimeoutError):  # a navigation replaced the document: nothing held still yet
-            quiet, loaded, count = 0, False, -1
+            quiet, loaded, count, moving = 0, False, -1, 0
         now = time.monotonic()
         if count != elements:
             elements, since = count, now
-        still = loaded and (quiet >= STABLE_S * 1000 or now - since >= STABLE_S)
+        still = loaded and not moving and now >= not_before and (quiet >= STABLE_S * 1000 or now - since >= STABLE_S)
         if (still and not requests.waiting(0, recent_s=PageRequests.WS_MAX_S)) or now >= deadline:
             return
         await asyncio.sleep(0.03)

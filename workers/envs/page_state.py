@@ -35,6 +35,10 @@ PAGE_STATE_JS = """
   // a cell, a row or a card a script selects without ARIA says so in its class.
   const MARK = /(^|[-_])(selected|active|current|focused|checked|chosen)$/i;
   const marks = (e) => (typeof e.className === 'string' ? e.className : '').split(/\s+/).filter(w => MARK.test(w)).sort().join(' ');
+  // Open lists: a list box, a menu, a drop-down (`dropdown-menu`, and a widget's own: `selectize-dropdown`,
+  // `select2-dropdown`, `ant-select-dropdown`; not Bootstrap's `dropdown` or Bulma's `has-dropdown`
+  // wrapper around its toggle).
+  const LISTS = '[role=listbox],[role=menu],.dropdown-menu,:is([class$="-dropdown"],[class*="-dropdown "]):not(.has-dropdown)';
   const describe = (e) => {
     if (!e || e === document.body || e === document.documentElement) return {key: keyOf(e), tag: e ? e.tagName.toLowerCase() : ''};
     const editable = (e.isContentEditable || (['INPUT', 'TEXTAREA'].includes(e.tagName) &&
@@ -53,6 +57,7 @@ PAGE_STATE_JS = """
       maxlength: typeof e.maxLength === 'number' ? e.maxLength : null,
       href: e.tagName === 'A' && e.href ? e.href : null,
       in_nav: !!(e.closest && e.closest('nav,header,[role=navigation],[role=menu],[role=menubar],.dropdown-menu')),
+      in_dropdown: !!(e.closest && e.closest(LISTS)),
       form: e.form ? formOf(e.form) : null};
   };
   let under = (x === null) ? null : document.elementFromPoint(x, y);
@@ -66,7 +71,7 @@ PAGE_STATE_JS = """
   const shown = document.body ? document.body.innerText : '';
   const bodyText = without(shown, textsOf('[role=tooltip]'));
   // ... and without the open lists (a list box, a menu, a drop-down): what stays when they close.
-  const bare = without(shown, textsOf('[role=tooltip],[role=listbox],[role=menu],.dropdown-menu'));
+  const bare = without(shown, textsOf('[role=tooltip],' + LISTS));
   let text = bodyText;
   for (const c of document.querySelectorAll('input,select,textarea')) {  // a hidden input (a CSRF token) shows nothing
     if (c.type !== 'hidden') text += '\\u0000' + (c.type === 'checkbox' || c.type === 'radio' ? c.checked : c.value);
