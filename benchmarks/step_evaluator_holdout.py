@@ -8,6 +8,7 @@ Prints JSON.
     .venv/bin/python benchmarks/step_evaluator_holdout.py --set 5    # holdout 5
     .venv/bin/python benchmarks/step_evaluator_holdout.py --set 6    # holdout 6
     .venv/bin/python benchmarks/step_evaluator_holdout.py --set 7    # holdout 7
+    .venv/bin/python benchmarks/step_evaluator_holdout.py --set 8    # holdout 8
 
 Holdout 2: actions on Wagtail's admin and a MoinMoin 2 wiki (practice/realapps/wagtail,
 practice/realapps/moin; tests/helpers/effect_cases_holdout2.py). Holdout 3: actions on a small
@@ -21,7 +22,9 @@ Holdout 6: actions on a Plotly Dash warehouse order desk and on Fava, Beancount'
 Spanish (practice/realapps/dashapp, practice/realapps/fava; tests/helpers/effect_cases_holdout6.py).
 Holdout 7: actions on a dental clinic's front desk built on Shiny for Python in Portuguese and on
 Django's own admin in Italian over a small wine shop (practice/realapps/ambulatorio,
-practice/realapps/enoteca; tests/helpers/effect_cases_holdout7.py).
+practice/realapps/enoteca; tests/helpers/effect_cases_holdout7.py). Holdout 8: actions on a Swedish
+library loans desk built on Gradio and on a Polish warehouse returns desk built on Flask and WTForms
+(practice/realapps/lanedisk, practice/realapps/zwroty; tests/helpers/effect_cases_holdout8.py).
 
 Each application is started, the browser signs in once (unjudged), and every case of the set is
 judged by `workers.evaluator.watch_effect` in real Chromium through `BrowserPool`, as runs are and
@@ -45,7 +48,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 def step_evaluator_holdout(which: int = 2) -> dict:
     from tests.helpers.effect_cases_thirdparty import measure
 
-    if which == 7:
+    if which == 8:
+        from tests.helpers.effect_cases_holdout8 import APPS, CASES, servers, sign_in
+
+        label = "holdout 8 (Gradio 6.31.0 loans desk in Swedish, Flask 3.1.3 + WTForms 3.3.2 returns desk in Polish; independent labels)"
+    elif which == 7:
         from tests.helpers.effect_cases_holdout7 import APPS, CASES, servers, sign_in
 
         label = "holdout 7 (Shiny for Python 1.8.0 clinic desk in Portuguese, Django 5.2.19 admin in Italian; independent labels)"
@@ -74,7 +81,7 @@ def step_evaluator_holdout(which: int = 2) -> dict:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description="The step evaluator on an independent labelled set of real apps.")
-    parser.add_argument("--set", type=int, choices=(2, 3, 4, 5, 6, 7), default=2, dest="which",
+    parser.add_argument("--set", type=int, choices=(2, 3, 4, 5, 6, 7, 8), default=2, dest="which",
                         help="which independent labelled set to measure (default: 2)")
     return step_evaluator_holdout(parser.parse_args(argv).which)
 
