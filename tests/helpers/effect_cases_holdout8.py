@@ -228,7 +228,8 @@ async def sign_in(env, app: str, server) -> None:
     page, base = env.page, server.base_url.rstrip("/")
     if app == "lanedisk":
         await env.goto(base + "/")
-        await page.wait_for_selector("#tabell tbody tr")
+        await page.wait_for_selector("#tabell")  # Gradio 6 draws its rows outside `tbody tr` (a collapsed row there)
+        await env.ready()
     elif app == "zwroty":
         await env.goto(base + "/zwroty")
         await page.wait_for_selector("#lista tbody tr")
