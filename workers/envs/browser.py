@@ -52,7 +52,6 @@ CHROMIUM_ARGS = [
 ]
 VIEWPORT = {"width": 1280, "height": 800}
 READY_WAIT_S = 1.5  # the longest a look waits for the page to hold still (`BrowserEnvironment.ready`)
-TYPING_PAUSE_S = 0.35  # what was typed is sent by apps that debounce input (250-300 ms) by then
 JPEG_QUALITY = 80
 # Counts navigations the page begins (beforeunload fires synchronously when one starts).
 # A submitted form or a followed link starts its navigation in a later task, so those are counted
@@ -129,7 +128,6 @@ class BrowserEnvironment:
         self._cdp = None
         self.mask = SecretMask(secrets)  # vault values (fields and echoed text) painted over in every screenshot
         self.last_typed: str | None = None  # what the last Type typed (memory only): the step evaluator's check
-        self.typed_at = 0.0  # when the last Type ended (monotonic): `ready` lets a debounce send it first
 
     @property
     def context(self) -> BrowserContext:
@@ -147,7 +145,7 @@ class BrowserEnvironment:
     async def ready(self, timeout_s: float = READY_WAIT_S) -> None:
         """Wait (at most `timeout_s`) until the page holds still (`page_requests.page_ready`): an app
         still drawing what it loads is not looked at or acted on half drawn."""
-        await page_ready(self.page, self.requests, timeout_s, not_before=self.typed_at + TYPING_PAUSE_S)
+        await page_ready(self.page, self.requests, timeout_s)
 
     def requests_answers(self, since: int) -> list[int]:
         """The HTTP statuses of the page's fetch/XHR requests started after `since` and answered."""
@@ -439,7 +437,6 @@ class BrowserEnvironment:
                     if value != text:  # a vault value: its field is masked from now on
                         await self.mask.tag_focused(page)
                     await self._type(value)
-                    self.typed_at = time.monotonic()
                 case A.SelectOption(index=i):
                     return await self._select_focused(i)
                 case A.Launch(url=url):

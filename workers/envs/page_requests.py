@@ -119,15 +119,14 @@ async def page_busy_settled(page: Page, timeout_s: float = BUSY_WAIT_S) -> None:
         await asyncio.sleep(0.1)
 
 
-async def page_ready(page: Page, requests: PageRequests, timeout_s: float, *, not_before: float = 0.0) -> None:
+async def page_ready(page: Page, requests: PageRequests, timeout_s: float) -> None:
     """Wait (at most `timeout_s`) until the page holds still: loaded (its scripts and images),
     no fetch/XHR request or websocket exchange of the last few seconds under way, and its DOM
     unchanged for `STABLE_S`, or at least its elements (a clock ticking on the page changes its
     text forever, an app drawing adds elements). An app still drawing what it loads after the
     document (a Streamlit page the moment it opened, a list fetched after the load, the answer to
     the previous action, a dialog sliding in, an accordion folding) is not looked at or acted on
-    half drawn. Not before `not_before` (monotonic): what was just typed is sent by many apps only
-    when the typing pauses (a debounce)."""
+    half drawn."""
     deadline = time.monotonic() + timeout_s
     elements, since = -1, time.monotonic()
     while True:
@@ -139,7 +138,7 @@ async def page_ready(page: Page, requests: PageRequests, timeout_s: float, *, no
         now = time.monotonic()
         if count != elements:
             elements, since = count, now
-        still = loaded and not moving and now >= not_before and (quiet >= STABLE_S * 1000 or now - since >= STABLE_S)
+        still = loaded and not moving and (quiet >= STABLE_S * 1000 or now - since >= STABLE_S)
         if (still and not requests.waiting(0, recent_s=PageRequests.WS_MAX_S)) or now >= deadline:
             return
         await asyncio.sleep(0.03)
