@@ -28,7 +28,7 @@ from workers.envs.masking import SecretMask
 from workers.envs.run_files import RunFiles
 from workers.files import DEFAULT_MAX_BYTES
 from workers.envs.page_state import read_page_state
-from workers.envs.page_requests import page_busy_settled, PageRequests, browser_gone, page_ready
+from workers.envs.page_requests import PageRequests, browser_gone, frames_drawn, page_busy_settled, page_ready
 from workers.evaluator import PageState
 from workers.errors import EnvironmentLost, StepError
 from workers.secrets import SecretBox
@@ -381,16 +381,6 @@ class BrowserEnvironment:
             raise self._error(exc, "page did not load") from exc
         self.egress_check()
 
-    async def _frames_drawn(self, frames: int = 2, timeout_s: float = 0.5) -> None:
-        """Wait until the page has drawn `frames` more frames (at most `timeout_s`): what the
-        browser applies off the page's thread (a wheel's scroll) shows by then."""
-        wait = "n => new Promise(r => { const f = () => --n <= 0 ? r() : requestAnimationFrame(f); requestAnimationFrame(f); })"
-        try:
-            async with asyncio.timeout(timeout_s):
-                await self.page.evaluate(wait, frames)
-        except (PlaywrightError, TimeoutError):  # a page navigating away, or not drawing (hidden): no wait
-            pass
-
     # -- UI-Venus actions -----------------------------------------------------------------
     async def execute(self, action) -> ActionOutcome:
         """Perform one UI-Venus browser action given in normalised coordinates."""
@@ -429,7 +419,7 @@ class BrowserEnvironment:
                     await mouse.move(x, y)
                     amount = {"down": (0, h * 2 // 3), "up": (0, -h * 2 // 3), "right": (w * 2 // 3, 0), "left": (-w * 2 // 3, 0)}[d]
                     await mouse.wheel(*amount)
-                    await self._frames_drawn()  # the wheel scrolls a frame or two later: read after it
+                    await frames_drawn(page)  # the wheel scrolls a frame or two later: read after it
                     return ActionOutcome(grounding={"x": x, "y": y})
                 case A.Type(content=text):
                     value = self.secrets.reveal(text, url=page.url)

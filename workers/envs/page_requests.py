@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from typing import Any
 
 from playwright.async_api import BrowserContext, Error as PlaywrightError, Page
@@ -51,7 +52,7 @@ class PageRequests:
         self.frame_sent = 0  # the number (in `started`'s count) of the last frame the page sent
         self.sent_at = 0.0
         self.received_at = 0.0
-        self.answers: list[tuple[int, int]] = []  # (request number, HTTP status), the latest 200
+        self.answers: deque[tuple[int, int]] = deque(maxlen=200)  # (request number, HTTP status), the latest
 
     def attach(self, context: BrowserContext) -> None:
         context.on("request", self._started)
@@ -88,7 +89,7 @@ class PageRequests:
     def _answered(self, response) -> None:
         number = self.pending.get(response.request, (0, 0.0))[0]
         if number:
-            self.answers = [*self.answers[-199:], (number, response.status)]
+            self.answers.append((number, response.status))
 
     def statuses(self, since: int) -> list[int]:
         """The HTTP statuses of the fetch/XHR requests started after `since` that have answered."""
@@ -103,6 +104,17 @@ class PageRequests:
         if self.frame_sent <= since or now - self.sent_at > self.WS_MAX_S:
             return False
         return self.received_at < self.sent_at or now - self.received_at < self.WS_QUIET_S
+
+
+async def frames_drawn(page: Page, frames: int = 2, timeout_s: float = 0.5) -> None:
+    """Wait until the page has drawn `frames` more frames (at most `timeout_s`): what the browser
+    applies off the page's thread (a wheel's scroll) shows by then."""
+    wait = "n => new Promise(r => { const f = () => --n <= 0 ? r() : requestAnimationFrame(f); requestAnimationFrame(f); })"
+    try:
+        async with asyncio.timeout(timeout_s):
+            await page.evaluate(wait, frames)
+    except (PlaywrightError, TimeoutError):  # a page navigating away, or not drawing (hidden): no wait
+        pass
 
 
 async def page_busy_settled(page: Page, timeout_s: float = BUSY_WAIT_S) -> None:
