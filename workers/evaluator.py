@@ -25,6 +25,8 @@ Contract:
 - Evidence never holds a field's value or typed text (it may be a secret): lengths and booleans,
   and for a secret not even lengths. Error messages are page text; the recorder scrubs them like
   every other text of a step record.
+- A change of the text alone (`page_changed`) is looked at again once the page holds still: a
+  "Loading" line that came and went is not an effect, what the page settles on is judged.
 - A change that lands late (a handler with a timer) is waited for briefly: when nothing changed,
   the page is read again up to `LATE_READS` times `LATE_PAUSE_S` apart.
 """
@@ -75,6 +77,7 @@ class PageState:
     value: str | None = None
     errors: tuple[str, ...] = ()
     strong_errors: tuple[str, ...] = ()  # of `errors`, those named errors (not warnings)
+    red_errors: tuple[str, ...] = ()  # of `errors`, those known only by their red beside a form's field
     notices: tuple[str, ...] = ()  # status messages of any kind (flash, toast, role=status)
     lines: frozenset[str] = frozenset()  # digests of the visible text's lines, digits folded
     bare: str = ""  # the text's digest without open lists (list boxes, menus) and tooltips
@@ -137,6 +140,14 @@ async def watch_effect(env, action: A.ActionModel, act: Callable[[], Awaitable[A
         return tuple(answered(since)) if answered is not None and since is not None else ()
 
     effect = judge(action, before, after, typed=typed, answers=answers())
+    if effect.check == "page_changed" and ready is not None:
+        # Only the text changed: once the page holds still, is the change still there? A status
+        # line the app shows while it works ("Loading", a progress tracker) that goes away again
+        # is not the action's effect; what the page settles on is.
+        await ready()
+        settled = await _read(probe, action)
+        if settled is not None and settled.digest != after.digest:
+            effect = judge(action, before, settled, typed=typed, answers=answers())
     for _ in range(LATE_READS):
         if effect.verdict != "ineffective" or isinstance(action, A.Type):
             break
@@ -162,6 +173,8 @@ def judge(action: A.ActionModel, before: PageState, after: PageState, *, typed: 
     """The verdict on `action` from the page before and after it (pure; see the module contract);
     `answers`: the HTTP statuses of the fetch/XHR requests the action started."""
     new_errors = [e for e in after.errors if e not in before.errors]
+    if not _submitted(action, before):  # red beside a field says "refused" only when a form was sent
+        new_errors = [e for e in new_errors if e not in after.red_errors or e in after.strong_errors]
     if isinstance(action, A.Type):
         return _judge_type(action, before, after, typed, new_errors)
     if new_errors and _went_well_with_warnings(before, after, new_errors):

@@ -77,6 +77,9 @@ CASES: tuple[Case, ...] = (
     Case("pick the owner already chosen in a widget's drop-down", "click:#owners .option.selected", False),
     Case("scroll down at the end after four scrolls", "scroll:down", False,
          setup=("scroll:down", "scroll:down", "scroll:down", "scroll:down")),
+    Case("request a refund with no amount: refused in red beside the field", "click:#request-refund", False),
+    Case("request a refund of 20", "click:#request-refund", True, setup=("click:#refund", "type:20")),
+    Case("sync: only a screen-reader line says 'Syncing', then nothing", "click:#sync-now", False),
 )
 
 

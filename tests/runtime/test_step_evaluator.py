@@ -47,6 +47,10 @@ def test_the_labelled_set_is_judged_with_precision_and_recall_of_at_least_095(br
     assert checks["a report the page says it is busy with for 3.5 s"] == "page_changed"
     assert checks["fold an answer right after it unfolded (a transition)"] == "element_state"
     assert checks["pick the owner already chosen in a widget's drop-down"] == "option_already_selected"
+    # A refusal said only in red beside its field; a line only a screen reader hears.
+    assert checks["request a refund with no amount: refused in red beside the field"] == "error_message"
+    assert checks["request a refund of 20"] == "page_changed"
+    assert checks["sync: only a screen-reader line says 'Syncing', then nothing"] == "nothing_changed"
 
 
 def test_a_typed_vault_value_is_checked_without_its_value_or_length_in_the_evidence(browser):

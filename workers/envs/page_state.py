@@ -34,7 +34,7 @@ PAGE_STATE_JS = """
   // Class words that mark a chosen state (`active`, `is-selected`, `cell--selected`, `Mui-checked`):
   // a cell, a row or a card a script selects without ARIA says so in its class.
   const MARK = /(^|[-_])(selected|active|current|focused|checked|chosen)$/i;
-  const marks = (e) => (typeof e.className === 'string' ? e.className : '').split(/\s+/).filter(w => MARK.test(w)).sort().join(' ');
+  const marks = (e) => (typeof e.className === 'string' ? e.className : '').split(/\\s+/).filter(w => MARK.test(w)).sort().join(' ');
   // Open lists: a list box, a menu, a drop-down (`dropdown-menu`, and a widget's own: `selectize-dropdown`,
   // `select2-dropdown`, `ant-select-dropdown`; not Bootstrap's `dropdown` or Bulma's `has-dropdown`
   // wrapper around its toggle).
@@ -68,10 +68,17 @@ PAGE_STATE_JS = """
   const without = (t, parts) => { for (const part of parts) t = t.split(part).join(' ');
     return t.split('\\n').map(l => l.replace(/\\s+/g, ' ').trim()).filter(Boolean).join('\\n'); };
   const textsOf = (css) => Array.from(document.querySelectorAll(css)).map(e => e.innerText || '').filter(Boolean);
+  // Nor is the text of a live region or a screen-reader line drawn 1 px small (`sr-only`,
+  // `visually-hidden`): a "Loading" an app announces to screen readers while it works shows nothing.
+  const SR = '[role=status],[role=alert],[role=log],[aria-live],.sr-only,.visually-hidden,.screen-reader-text,.visuallyhidden';
+  const unseen = Array.from(document.querySelectorAll(SR)).filter(e => { const r = e.getBoundingClientRect();
+    const cs = getComputedStyle(e);  // cut to a pixel and out of the flow (not a `display: contents` wrapper)
+    return (r.width <= 1 || r.height <= 1) && ['absolute', 'fixed'].includes(cs.position) &&
+      (cs.overflow === 'hidden' || cs.clip !== 'auto' || cs.clipPath !== 'none'); }).map(e => e.innerText || '').filter(Boolean);
   const shown = document.body ? document.body.innerText : '';
-  const bodyText = without(shown, textsOf('[role=tooltip]'));
+  const bodyText = without(shown, [...textsOf('[role=tooltip]'), ...unseen]);
   // ... and without the open lists (a list box, a menu, a drop-down): what stays when they close.
-  const bare = without(shown, textsOf('[role=tooltip],' + LISTS));
+  const bare = without(shown, [...textsOf('[role=tooltip],' + LISTS), ...unseen]);
   let text = bodyText;
   for (const c of document.querySelectorAll('input,select,textarea')) {  // a hidden input (a CSRF token) shows nothing
     if (c.type !== 'hidden') text += '\\u0000' + (c.type === 'checkbox' || c.type === 'radio' ? c.checked : c.value);
@@ -96,10 +103,31 @@ PAGE_STATE_JS = """
     if (found.length >= 5 || NOT_MESSAGES.has(e.tagName) || !errorish(e) || !visible(e)) continue;
     if (found.some(f => f.contains(e))) continue;
     const said = (e.innerText || '').trim();  // a message has words (a count badge, "1", is none)
-    if (said && said.length <= 400 && /\p{L}/u.test(said)) found.push(e);
+    if (said && said.length <= 400 && /\\p{L}/u.test(said)) found.push(e);
+  }
+  // ... or, in any language and with no class or ARIA to say so, a text drawn in red beside a
+  // field of a form (`<span class="blad">`, a label turned red): how a form marks what it refused.
+  const FIELDS = 'input:not([type=hidden]),select,textarea';
+  const red = (e) => { const m = /^rgba?\\((\\d+), (\\d+), (\\d+)(?:, ([\\d.]+))?/.exec(getComputedStyle(e).color);
+    return !!m && (m[4] === undefined || +m[4] > 0.5) && +m[1] >= 140 && +m[1] >= 2 * +m[2] && +m[1] >= 2 * +m[3]; };
+  const ownText = (e) => Array.from(e.childNodes).some(n => n.nodeType === 3 && /\\p{L}/u.test(n.nodeValue));
+  const besideField = (e) => { for (let p = e.parentElement, up = 0; p && up < 3; p = p.parentElement, up++) {
+    if (p.tagName === 'FORM' || p === document.body) return p.tagName === 'FORM';
+    if (p.querySelector(FIELDS)) return true; } return false; };
+  // (Not in a table's cell: a status drawn in red in a list a form wraps is data, not a refusal.)
+  let looked = 0;
+  const reds = [];
+  for (const f of document.forms) {
+    for (const e of f.querySelectorAll('*')) {
+      if (found.length >= 5 || ++looked > 3000) break;
+      if (NOT_MESSAGES.has(e.tagName) || e.tagName === 'OPTION' || !ownText(e) || found.some(g => g.contains(e) || e.contains(g))) continue;
+      const said = (e.innerText || '').trim();
+      if (said && said.length <= 200 && red(e) && !e.closest('td,th') && besideField(e) && visible(e)) { found.push(e); reds.push(e); }
+    }
   }
   const textOf = (e) => (e.innerText || '').trim().replace(/\\s+/g, ' ').slice(0, 200);
   const errors = [...new Set(found.map(textOf))];
+  const redOnly = [...new Set(reds.map(textOf))];
   // The errors named as such (not a warning): what a form that failed on another page shows.
   const STRONG = /^(error|errors|errornote|errorlist|err|invalid)$/i;  // not "danger" or "failed": buttons, badges
   const strong = [...new Set(found.filter(e => e.getAttribute('role') === 'alert' || words(e).some(w => STRONG.test(w))).map(textOf))];
@@ -125,7 +153,7 @@ PAGE_STATE_JS = """
   return {url: location.href, digest: digestOf(text), folded: digestOf(text.replace(/[0-9]+/g, '0')), lines,
           bare: digestOf(bare),
           scroll: [Math.round(sx), Math.round(sy)], target: target ? describe(target) : {}, active: describe(active),
-          value, errors, strong, notices, invalid, doc: window.__venusDoc, status};
+          value, errors, strong, red: redOnly, notices, invalid, doc: window.__venusDoc, status};
 }
 """
 
@@ -136,5 +164,6 @@ async def read_page_state(page: Page, point: tuple[int, int] | None) -> PageStat
     data = await page.evaluate(PAGE_STATE_JS, [x, y])
     return PageState(url=data["url"], digest=data["digest"], folded=data["folded"], scroll=tuple(data["scroll"]),
                      target=data["target"], active=data["active"], value=data["value"], errors=tuple(data["errors"]),
-                     strong_errors=tuple(data["strong"]), notices=tuple(data["notices"]), lines=frozenset(data["lines"]), bare=data["bare"],
+                     strong_errors=tuple(data["strong"]), red_errors=tuple(data["red"]),
+                     notices=tuple(data["notices"]), lines=frozenset(data["lines"]), bare=data["bare"],
                      invalid=tuple(data["invalid"]), document=data["doc"], status=data["status"])
