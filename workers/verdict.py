@@ -1,5 +1,5 @@
 """A run's verdict: the automation's success criteria checked on the final screen (see
-`workers.steps.SuccessCriteria`), with the evidence kept."""
+`workers.automation_settings.SuccessCriteria`), with the evidence kept."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""What the real-app packages share: their own pinned virtualenvs, their server processes, and
+"""What the real-app packages share: their own pinned virtualenvs, their server processes,
 `AppServer`, the lifecycle every app's `Server` has (each app says how to seed, serve and where
-its SQLite database is)."""
+its SQLite database is), and `ScriptServer`, the whole of it for a holdout app that is one file of
+ours served from its own venv."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL = Path(os.environ.get("VENUS_REALAPPS_DIR", ROOT / ".local" / "realapps"))
+HOLDOUT_ROOT = ROOT / ".local" / "holdout-apps"  # the holdout sets' apps (their benchmark installs them, never CI)
 
 
 class InstallError(RuntimeError):
@@ -145,6 +147,49 @@ class AppServer:
             return db.execute(sql, args).fetchall()
         finally:
             db.close()
+
+
+class ScriptServer(AppServer):
+    """A holdout app that is one file of ours on a server from its own venv (under HOLDOUT_ROOT),
+    with no sign-in and no database (`query` answers no rows): its records live in the server
+    process, so `reset()` (a restart) is the seed again.
+
+    A subclass sets `name`, `pins` and `script` (the file `seed()` copies into `site`: the app's
+    script, or what a ready-made server reads), and where they differ from the defaults
+    `site_dir` (`site` is `workdir/<site_dir>`, the workdir itself when empty), `ready` (the path
+    that answers once the server is up), `write_bytecode` and `command()` / `server_env()`. By
+    default `serve()` runs `python <script>` in `site` with HOME in the workdir and the port in
+    PORT."""
+
+    venv_root = HOLDOUT_ROOT
+    script: Path
+    site_dir = ""
+    ready = "/"
+    write_bytecode = False  # False: PYTHONDONTWRITEBYTECODE=1, the server leaves no .pyc files behind
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.site = self.workdir / self.site_dir
+
+    @property
+    def db_path(self) -> Path:
+        return self.site / "no-database.sqlite"  # no database: `query` answers no rows
+
+    def seed(self) -> None:
+        self.site.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(self.script, self.site / self.script.name)
+
+    def command(self) -> list[str]:
+        """The server's command line, run in `site`: the script on the venv's Python."""
+        return [str(self.venv / "bin" / "python"), self.script.name]
+
+    def server_env(self) -> dict[str, str]:
+        """What the server's environment sets over ours."""
+        env = {"HOME": str(self.workdir), "PORT": str(self.port)}
+        return env if self.write_bytecode else {**env, "PYTHONDONTWRITEBYTECODE": "1"}
+
+    def serve(self) -> None:
+        self.launch(self.command(), ready=self.ready, cwd=self.site, env={**os.environ, **self.server_env()})
 
 
 def seeded(venv: Path, recipe: object, make: Callable[[Path], None], *, suffix: str = "") -> Path:

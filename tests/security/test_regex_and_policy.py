@@ -15,10 +15,10 @@ from tests.api.conftest import assert_error
 from tests.helpers import runtime
 from tests.helpers.runtime import expect_error, step
 from workers import patterns
+from workers.automation_settings import SafetySettings
 from workers.errors import StepError
 from workers.patterns import extract
 from workers.gates.safety import ActionContext, TargetInfo, classify
-from workers.steps import SafetySettings
 
 EVIL = r"^(a+)+$"  # the reproduction: 6.9 s in a web request, 13 s in a worker before the fix
 EVIL_TEXT = "a" * 27 + "!"

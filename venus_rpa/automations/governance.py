@@ -19,8 +19,8 @@ from venus_rpa.accounts.selectors import membership_get
 from venus_rpa.audit.models import AuditAction
 from venus_rpa.audit.services import audit_record
 from venus_rpa.core.errors import PermissionDenied
+from workers.automation_settings import SafetySettings
 from workers.gates.safety import PreApproval
-from workers.steps import SafetySettings
 
 # Roles that may lower review: those that may approve consequential actions.
 POLICY_ROLES = {Role.OWNER, Role.REVIEWER}

@@ -17,7 +17,8 @@ from typing import Any
 from django.http import QueryDict
 
 from venus_rpa.dashboard.field_errors import json_object_read
-from workers.steps import TARGET_ROLES, CaptchaPolicy
+from workers.automation_settings import CaptchaPolicy
+from workers.steps import TARGET_ROLES
 
 STEP_KINDS = ("goto", "click", "fill", "select", "check", "upload", "download", "press", "wait_for", "assert", "extract",
               "agent", "call", "skip_item", "if", "else", "repeat", "for_each", "end")  # if … end open, split and close blocks (dashboard.blocks)

@@ -11,8 +11,8 @@ from venus_rpa.core.errors import InvalidInput, ServiceError
 from venus_rpa.reviews.models import ReviewKind, ReviewRequest, ReviewStatus
 from venus_rpa.reviews.services import review_decide
 from venus_rpa.runs.models import Run
+from workers.automation_settings import SafetySettings
 from workers.gates.safety.policy import RAISING, SafetyPolicy
-from workers.steps import SafetySettings
 
 NOT_FOUND = "No such review in this workspace."
 # Categories a bulk approval never covers: the fail-closed ones (the gate could not judge, or the

@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from workers.automation_settings import CaptchaPolicy
 from workers.captcha import act
 from workers.captcha.detect import LOCAL_KINDS, Widget, detect
 from workers.durable import Parked
 from workers.errors import StepError
 from workers.egress import domain_allowed
-from workers.steps import CaptchaPolicy
 
 log = logging.getLogger(__name__)
 PASSED = re.compile(r"verified|success|passed|you are human|验证成功|验证通过|通过", re.I)

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from playwright.async_api import BrowserContext, Error as PlaywrightError, Page
@@ -25,6 +23,7 @@ from workers.envs.egress_guard import EgressGuard
 from workers.gates.context import Probe, probe_element, probe_focus, probe_page, probe_point
 from workers.envs import anchors, review_page
 from workers.envs.masking import SecretMask
+from workers.envs.page_input import key_name, navigation_watch, select_focused, select_options, type_text
 from workers.envs.run_files import RunFiles
 from workers.files import DEFAULT_MAX_BYTES
 from workers.envs.page_state import read_page_state
@@ -53,23 +52,6 @@ CHROMIUM_ARGS = [
 VIEWPORT = {"width": 1280, "height": 800}
 READY_WAIT_S = 1.5  # the longest a look waits for the page to hold still (`BrowserEnvironment.ready`)
 JPEG_QUALITY = 80
-# Counts navigations the page begins (beforeunload fires synchronously when one starts).
-# A submitted form or a followed link starts its navigation in a later task, so those are counted
-# too (in the bubbling phase on window, after the page's own handlers had their chance to cancel).
-NAV_COUNTER_SCRIPT = """
-(() => {
-  const bump = () => { window.__venusNav = (window.__venusNav || 0) + 1; };
-  window.addEventListener('beforeunload', bump, true);
-  window.addEventListener('submit', e => { if (!e.defaultPrevented && !(e.target && e.target.target === '_blank')) bump(); });
-  window.addEventListener('click', e => {
-    const a = e.target && e.target.closest ? e.target.closest('a[href]') : null;
-    if (!a || e.defaultPrevented || a.target === '_blank') return;
-    const url = new URL(a.href, location.href);
-    if (url.href.split('#')[0] !== location.href.split('#')[0]) bump();
-  });
-})();
-"""
-NAV_COMMIT_TIMEOUT_S = 10
 # Playwright's reads of a page (evaluate, its screenshot, a locator count) have no time limit and
 # wait as long as a navigation the page started is in flight: an app that reloads itself after an
 # XHR (django CMS's "Publish") starts one after the click has returned, in the middle of the reads
@@ -78,7 +60,6 @@ PAGE_READ_TIMEOUT_S = 20.0
 # Opening a page in an existing context (a Launch action, a restored session) has no Playwright
 # timeout of its own: a browser that stopped answering would hold the run and its worker thread.
 NEW_PAGE_TIMEOUT_S = 30.0
-NAV_PROBE = "() => { const n = window.__venusNav || 0; window.__venusNav = 0; return n > 0; }"
 
 
 def _in_viewport(box: dict[str, float] | None) -> bool:
@@ -340,38 +321,6 @@ class BrowserEnvironment:
                 await self.settle()
                 return await self.page.screenshot(type="jpeg", quality=JPEG_QUALITY)
 
-    @contextlib.asynccontextmanager
-    async def _navigation_watch(self):
-        """Around a raw mouse or key action: if it started a navigation of the page (a form
-        submit, a link, a script setting location), wait for the new document before the next
-        screenshot. Playwright's locator actions do this themselves; raw input events do not.
-
-        The page counts `beforeunload` events (init script), which fire synchronously when a
-        navigation begins, so one round trip tells whether to wait, instead of a fixed delay."""
-        page = self.page
-        committed = asyncio.Event()
-
-        def on_navigated(frame) -> None:
-            if frame == page.main_frame:
-                committed.set()
-
-        page.on("framenavigated", on_navigated)
-        try:
-            yield
-            try:
-                navigating = await page.evaluate(NAV_PROBE)
-            except PlaywrightError:
-                navigating = True  # the old document is already gone
-            if not navigating and not committed.is_set():
-                return
-            try:
-                await asyncio.wait_for(committed.wait(), NAV_COMMIT_TIMEOUT_S)
-            except TimeoutError:
-                pass  # cancelled, a download or a 204: the page stays where it is
-            await self.settle()
-        finally:
-            page.remove_listener("framenavigated", on_navigated)
-
     async def settle(self) -> None:
         """Wait until a navigation an action started has produced a document."""
         try:
@@ -397,9 +346,9 @@ class BrowserEnvironment:
                     if isinstance(action, A.Hover):
                         await mouse.move(x, y)
                         return ActionOutcome(grounding={"x": x, "y": y})
-                    async with self._navigation_watch():
+                    async with navigation_watch(page, self.settle):
                         await mouse.click(x, y, click_count=2 if isinstance(action, A.DoubleClick) else 1)
-                    return ActionOutcome(grounding={"x": x, "y": y}, feedback=await self._select_options())
+                    return ActionOutcome(grounding={"x": x, "y": y}, feedback=await select_options(self.page))
                 case A.LongPress(point=p, duration=d):
                     x, y = px(p)
                     await mouse.move(x, y)
@@ -426,9 +375,9 @@ class BrowserEnvironment:
                     self.last_typed = value
                     if value != text:  # a vault value: its field is masked from now on
                         await self.mask.tag_focused(page)
-                    await self._type(value)
+                    await type_text(self.page, value)
                 case A.SelectOption(index=i):
-                    return await self._select_focused(i)
+                    return ActionOutcome(feedback=await select_focused(self.page, i))
                 case A.Launch(url=url):
                     self.check_url(url)
                     self.page = await open_page(self.context)
@@ -444,10 +393,10 @@ class BrowserEnvironment:
                 case A.PressHome():
                     await page.keyboard.press("Home")
                 case A.PressEnter():
-                    async with self._navigation_watch():
+                    async with navigation_watch(page, self.settle):
                         await page.keyboard.press("Enter")
                 case A.Hotkey(keys=keys):
-                    await page.keyboard.press("+".join(_key_name(k) for k in keys))
+                    await page.keyboard.press("+".join(key_name(k) for k in keys))
                 case A.Wait():
                     await asyncio.sleep(3)
                 case A.CallUser() | A.Finished():
@@ -459,41 +408,6 @@ class BrowserEnvironment:
             raise self._error(exc, f"{type(action).__name__} failed") from exc
         self.egress_check()
         return ActionOutcome()
-
-    async def _type(self, text: str) -> None:
-        # Date, time and similar inputs ignore inserted text; they take a value through fill().
-        kind = await self.page.evaluate("() => document.activeElement && document.activeElement.type || ''")
-        if kind in {"date", "time", "datetime-local", "month", "week", "color", "range"}:
-            await self.page.locator("*:focus").fill(text)
-        else:
-            await self.page.keyboard.insert_text(text)
-
-    async def _select_options(self) -> str:
-        """After a click on a native select, list its options for the model (the popup is not
-        in screenshots); SelectOption(index) then picks one."""
-        try:
-            options = await self.page.evaluate(
-                "() => { const el = document.activeElement; return el && el.tagName === 'SELECT' ?"
-                " Array.from(el.options).map(o => o.label) : null; }"
-            )
-        except PlaywrightError:
-            return ""  # the click navigated away: nothing is focused any more
-        if not options:
-            return ""
-        listed = "; ".join(f"{i}: {label}" for i, label in enumerate(options))
-        return f"The clicked select has options (use SelectOption(index=n)): {listed}"
-
-    async def _select_focused(self, index: int) -> ActionOutcome:
-        options = await self.page.evaluate(
-            "() => { const el = document.activeElement; return el && el.tagName === 'SELECT' ?"
-            " Array.from(el.options).map(o => o.label) : null; }"
-        )
-        if options is None:
-            raise StepError("SelectOption needs a select element: click one first")
-        if index >= len(options):
-            raise StepError(f"the select has {len(options)} options; index {index} does not exist")
-        await self.page.locator("select:focus").select_option(index=index)
-        return ActionOutcome(feedback=f"Selected option {index}: {options[index]}")
 
     def _error(self, exc: PlaywrightError, what: str) -> Exception:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -528,11 +442,3 @@ async def page_read(page: Page, awaitable, what: str, *, reads: int = 1):
             raise
         raise StepError(f"{what}: the page at {page.url} did not answer within {limit:g}s "
                         "(a navigation it started has not finished loading)") from None
-
-
-def _key_name(key: str) -> str:
-    names = {"ctrl": "Control", "control": "Control", "cmd": "Meta", "command": "Meta", "win": "Meta",
-             "alt": "Alt", "shift": "Shift", "enter": "Enter", "esc": "Escape", "escape": "Escape",
-             "tab": "Tab", "backspace": "Backspace", "delete": "Delete", "space": " "}
-    key = key.strip()
-    return names.get(key.lower(), key if len(key) > 1 else key.lower())

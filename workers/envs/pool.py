@@ -39,7 +39,8 @@ from workers.egress import PrivateAllowList
 from workers.durable import restore_session, save_session
 from workers.envs import chromium
 from workers.envs.base import SuspendedSession
-from workers.envs.browser import CHROMIUM_ARGS, NAV_COUNTER_SCRIPT, VIEWPORT, BrowserConfig, BrowserEnvironment
+from workers.envs.browser import CHROMIUM_ARGS, VIEWPORT, BrowserConfig, BrowserEnvironment
+from workers.envs.page_input import NAV_COUNTER_SCRIPT
 from workers.envs.egress_guard import EgressGuard
 from workers.envs.run_files import FileStore, RunFiles
 from workers.envs.masking import MASK_STYLE_SCRIPT

@@ -15,15 +15,11 @@ and `reset()` restarts the server. No sign-in. Served by `shiny run` on a free 1
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, ensure_venv
+from practice.realapps._support import HOLDOUT_ROOT, ScriptServer, ensure_venv
 
 NAME = "ambulatorio"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
-SCRIPT = Path(__file__).with_name("clinica.py")
 PINS = [
     'annotated-types==0.8.0',
     'anyio==4.16.0',
@@ -65,23 +61,15 @@ PINS = [
 
 def ensure_installed() -> Path:
     """Shiny's own virtualenv (pinned); returns its directory."""
-    return ensure_venv(NAME, PINS, root=VENV_ROOT)
+    return ensure_venv(NAME, PINS, root=HOLDOUT_ROOT)
 
 
-class Server(AppServer):
+class Server(ScriptServer):
     """The clinic's front desk served on 127.0.0.1 (no sign-in). Use as a context manager."""
 
     name, pins = NAME, PINS
-    venv_root = VENV_ROOT
+    script = Path(__file__).with_name("clinica.py")
 
-    @property
-    def db_path(self) -> Path:
-        return self.workdir / "no-database.sqlite"  # the desk keeps no database: `query` answers no rows
-
-    def seed(self) -> None:
-        shutil.copyfile(SCRIPT, self.workdir / SCRIPT.name)
-
-    def serve(self) -> None:
-        self.launch([str(self.venv / "bin" / "shiny"), "run", "--host", "127.0.0.1", "--port", str(self.port),
-                     SCRIPT.name], ready="/", cwd=self.workdir,
-                    env={**os.environ, "HOME": str(self.workdir), "PYTHONDONTWRITEBYTECODE": "1"})
+    def command(self) -> list[str]:
+        return [str(self.venv / "bin" / "shiny"), "run", "--host", "127.0.0.1", "--port", str(self.port),
+                self.script.name]

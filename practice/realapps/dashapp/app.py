@@ -13,15 +13,12 @@ components; its orders and customers live in each page load, so the seed is the 
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, ensure_venv
+from practice.realapps._support import HOLDOUT_ROOT, ScriptServer, ensure_venv
 
 NAME = "dashapp"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
-SCRIPT = Path(__file__).with_name("warehouse.py")
 PINS = [
     'annotated-types==0.8.0',
     'blinker==1.9.0',
@@ -59,30 +56,20 @@ PINS = [
 
 def ensure_installed() -> Path:
     """Dash's own virtualenv (pinned); returns its directory."""
-    return ensure_venv(NAME, PINS, root=VENV_ROOT)
+    return ensure_venv(NAME, PINS, root=HOLDOUT_ROOT)
 
 
-class Server(AppServer):
+class Server(ScriptServer):
     """The warehouse desk served on 127.0.0.1 (no sign-in). Use as a context manager."""
 
     name, pins = NAME, PINS
-    venv_root = VENV_ROOT
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.site = self.workdir / "site"
-
-    @property
-    def db_path(self) -> Path:
-        return self.site / "no-database.sqlite"  # the site keeps no database: `query` answers no rows
+    script = Path(__file__).with_name("warehouse.py")
+    site_dir = "site"
+    write_bytecode = True
 
     def seed(self) -> None:
-        (self.site / "assets").mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(SCRIPT, self.site / "warehouse.py")
+        super().seed()
+        (self.site / "assets").mkdir(exist_ok=True)
         packages = next((self.venv / "lib").glob("python3*/site-packages"))
         css = packages / "flask_bootstrap" / "static" / "bootstrap5" / "css" / "bootstrap.min.css"
         shutil.copyfile(css, self.site / "assets" / "bootstrap.min.css")
-
-    def serve(self) -> None:
-        self.launch([str(self.venv / "bin" / "python"), "warehouse.py"], ready="/", cwd=self.site,
-                    env={**os.environ, "PORT": str(self.port), "HOME": str(self.workdir)})

@@ -13,15 +13,11 @@ sign-in: Fava has no accounts. Served by `fava` itself on a free 127.0.0.1 port.
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, ensure_venv
+from practice.realapps._support import HOLDOUT_ROOT, ScriptServer, ensure_venv
 
 NAME = "fava"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
-LEDGER = Path(__file__).with_name("ledger.beancount")
 PINS = [
     'anyio==4.16.0',
     'babel==2.19.0',
@@ -62,27 +58,19 @@ PINS = [
 
 def ensure_installed() -> Path:
     """Fava's own virtualenv (pinned); returns its directory."""
-    return ensure_venv(NAME, PINS, root=VENV_ROOT)
+    return ensure_venv(NAME, PINS, root=HOLDOUT_ROOT)
 
 
-class Server(AppServer):
+class Server(ScriptServer):
     """Fava on the seeded bakery ledger, served on 127.0.0.1. Use as a context manager."""
 
     name, pins = NAME, PINS
-    venv_root = VENV_ROOT
+    script = Path(__file__).with_name("ledger.beancount")  # the books are a text file: no database
+    write_bytecode = True
 
     @property
     def ledger(self) -> Path:
-        return self.workdir / "ledger.beancount"
+        return self.site / self.script.name
 
-    @property
-    def db_path(self) -> Path:
-        return self.workdir / "no-database.sqlite"  # the books are a text file: `query` answers no rows
-
-    def seed(self) -> None:
-        shutil.copyfile(LEDGER, self.ledger)
-
-    def serve(self) -> None:
-        self.launch([str(self.venv / "bin" / "fava"), "--host", "127.0.0.1", "--port", str(self.port),
-                     str(self.ledger)], ready="/", cwd=self.workdir,
-                    env={**os.environ, "HOME": str(self.workdir)})
+    def command(self) -> list[str]:
+        return [str(self.venv / "bin" / "fava"), "--host", "127.0.0.1", "--port", str(self.port), str(self.ledger)]

@@ -18,15 +18,11 @@ off (GRADIO_ANALYTICS_ENABLED=False) and the Hugging Face hub offline.
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, ensure_venv
+from practice.realapps._support import HOLDOUT_ROOT, ScriptServer, ensure_venv
 
 NAME = "lanedisk"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
-SCRIPT = Path(__file__).with_name("lanedisk.py")
 PINS = [
     'annotated-doc==0.0.7',
     'annotated-types==0.8.0',
@@ -85,23 +81,15 @@ PINS = [
 
 def ensure_installed() -> Path:
     """Gradio's own virtualenv (pinned); returns its directory."""
-    return ensure_venv(NAME, PINS, root=VENV_ROOT)
+    return ensure_venv(NAME, PINS, root=HOLDOUT_ROOT)
 
 
-class Server(AppServer):
+class Server(ScriptServer):
     """The library's loans desk served on 127.0.0.1 (no sign-in). Use as a context manager."""
 
     name, pins = NAME, PINS
-    venv_root = VENV_ROOT
+    script = Path(__file__).with_name("lanedisk.py")
 
-    @property
-    def db_path(self) -> Path:
-        return self.workdir / "no-database.sqlite"  # the desk keeps no database: `query` answers no rows
-
-    def seed(self) -> None:
-        shutil.copyfile(SCRIPT, self.workdir / SCRIPT.name)
-
-    def serve(self) -> None:
-        env = {**os.environ, "HOME": str(self.workdir), "PYTHONDONTWRITEBYTECODE": "1", "PORT": str(self.port),
-               "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "GRADIO_TEMP_DIR": str(self.workdir)}
-        self.launch([str(self.venv / "bin" / "python"), SCRIPT.name], ready="/", cwd=self.workdir, env=env)
+    def server_env(self) -> dict[str, str]:
+        return {**super().server_env(), "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1",
+                "GRADIO_TEMP_DIR": str(self.workdir)}

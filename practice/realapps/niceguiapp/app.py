@@ -11,15 +11,11 @@ restarts the server. Served by the script's own `ui.run` on a free 127.0.0.1 por
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, ensure_venv
+from practice.realapps._support import HOLDOUT_ROOT, ScriptServer, ensure_venv
 
 NAME = "niceguiapp"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
-SCRIPT = Path(__file__).with_name("workshop.py")
 PINS = [
     'aiofiles==25.1.0',
     'aiohappyeyeballs==2.7.1',
@@ -75,27 +71,13 @@ PINS = [
 
 def ensure_installed() -> Path:
     """NiceGUI's own virtualenv (pinned); returns its directory."""
-    return ensure_venv(NAME, PINS, root=VENV_ROOT)
+    return ensure_venv(NAME, PINS, root=HOLDOUT_ROOT)
 
 
-class Server(AppServer):
+class Server(ScriptServer):
     """The workshop desk served on 127.0.0.1 (no sign-in). Use as a context manager."""
 
     name, pins = NAME, PINS
-    venv_root = VENV_ROOT
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.site = self.workdir / "site"
-
-    @property
-    def db_path(self) -> Path:
-        return self.site / "no-database.sqlite"  # the site keeps no database: `query` answers no rows
-
-    def seed(self) -> None:
-        self.site.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(SCRIPT, self.site / "workshop.py")
-
-    def serve(self) -> None:
-        self.launch([str(self.venv / "bin" / "python"), "workshop.py"], ready="/", cwd=self.site,
-                    env={**os.environ, "PORT": str(self.port), "HOME": str(self.workdir)})
+    script = Path(__file__).with_name("workshop.py")
+    site_dir = "site"
+    write_bytecode = True

@@ -16,15 +16,11 @@ it. No sign-in. Served by Werkzeug's development server on a free 127.0.0.1 port
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, ensure_venv
+from practice.realapps._support import HOLDOUT_ROOT, ScriptServer, ensure_venv
 
 NAME = "zwroty"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
-SCRIPT = Path(__file__).with_name("zwroty.py")
 PINS = [
     'blinker==1.9.0',
     'click==8.5.1',
@@ -39,22 +35,12 @@ PINS = [
 
 def ensure_installed() -> Path:
     """Flask's own virtualenv (pinned); returns its directory."""
-    return ensure_venv(NAME, PINS, root=VENV_ROOT)
+    return ensure_venv(NAME, PINS, root=HOLDOUT_ROOT)
 
 
-class Server(AppServer):
+class Server(ScriptServer):
     """The warehouse's returns desk served on 127.0.0.1 (no sign-in). Use as a context manager."""
 
     name, pins = NAME, PINS
-    venv_root = VENV_ROOT
-
-    @property
-    def db_path(self) -> Path:
-        return self.workdir / "no-database.sqlite"  # the desk keeps no database: `query` answers no rows
-
-    def seed(self) -> None:
-        shutil.copyfile(SCRIPT, self.workdir / SCRIPT.name)
-
-    def serve(self) -> None:
-        env = {**os.environ, "HOME": str(self.workdir), "PYTHONDONTWRITEBYTECODE": "1", "PORT": str(self.port)}
-        self.launch([str(self.venv / "bin" / "python"), SCRIPT.name], ready="/zwroty", cwd=self.workdir, env=env)
+    script = Path(__file__).with_name("zwroty.py")
+    ready = "/zwroty"
