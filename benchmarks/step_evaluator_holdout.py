@@ -9,6 +9,7 @@ Prints JSON.
     .venv/bin/python benchmarks/step_evaluator_holdout.py --set 6    # holdout 6
     .venv/bin/python benchmarks/step_evaluator_holdout.py --set 7    # holdout 7
     .venv/bin/python benchmarks/step_evaluator_holdout.py --set 8    # holdout 8
+    .venv/bin/python benchmarks/step_evaluator_holdout.py --set 9    # holdout 9
 
 Holdout 2: actions on Wagtail's admin and a MoinMoin 2 wiki (practice/realapps/wagtail,
 practice/realapps/moin; tests/helpers/effect_cases_holdout2.py). Holdout 3: actions on a small
@@ -24,7 +25,9 @@ Holdout 7: actions on a dental clinic's front desk built on Shiny for Python in 
 Django's own admin in Italian over a small wine shop (practice/realapps/ambulatorio,
 practice/realapps/enoteca; tests/helpers/effect_cases_holdout7.py). Holdout 8: actions on a Swedish
 library loans desk built on Gradio and on a Polish warehouse returns desk built on Flask and WTForms
-(practice/realapps/lanedisk, practice/realapps/zwroty; tests/helpers/effect_cases_holdout8.py).
+(practice/realapps/lanedisk, practice/realapps/zwroty; tests/helpers/effect_cases_holdout8.py). Holdout 9:
+actions on a Dutch bike-rental counter built on Pyramid with Deform and on a Czech permit desk built
+on Solara (practice/realapps/fietsbalie, practice/realapps/zabory; tests/helpers/effect_cases_holdout9.py).
 
 Each application is started, the browser signs in once (unjudged), and every case of the set is
 judged by `workers.evaluator.watch_effect` in real Chromium through `BrowserPool`, as runs are and
@@ -48,7 +51,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 def step_evaluator_holdout(which: int = 2) -> dict:
     from tests.helpers.effect_cases_thirdparty import measure
 
-    if which == 8:
+    if which == 9:
+        from tests.helpers.effect_cases_holdout9 import APPS, CASES, servers, sign_in
+
+        label = "holdout 9 (Pyramid 2.1 + Deform 3.0.1 bike-rental counter in Dutch, Solara 1.58.2 permit desk in Czech; independent labels)"
+    elif which == 8:
         from tests.helpers.effect_cases_holdout8 import APPS, CASES, servers, sign_in
 
         label = "holdout 8 (Gradio 6.31.0 loans desk in Swedish, Flask 3.1.3 + WTForms 3.3.2 returns desk in Polish; independent labels)"
@@ -81,7 +88,7 @@ def step_evaluator_holdout(which: int = 2) -> dict:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description="The step evaluator on an independent labelled set of real apps.")
-    parser.add_argument("--set", type=int, choices=(2, 3, 4, 5, 6, 7, 8), default=2, dest="which",
+    parser.add_argument("--set", type=int, choices=(2, 3, 4, 5, 6, 7, 8, 9), default=2, dest="which",
                         help="which independent labelled set to measure (default: 2)")
     return step_evaluator_holdout(parser.parse_args(argv).which)
 
