@@ -14,12 +14,18 @@ from playwright.async_api import BrowserContext, Error as PlaywrightError, Page
 from workers.grounding import QUIET_INSTALL, STABLE_S
 
 # Milliseconds since the DOM last changed (the quiet observer of workers.grounding), whether the
-# document has loaded, how many elements it has, and how many finite CSS transitions and
-# animations are running (an accordion folding, a fade; a spinner's endless one is not counted).
+# document has loaded, how many elements it has, how many finite CSS transitions and animations
+# are running (an accordion folding, a fade; a spinner's endless one is not counted), and whether
+# the document cannot change itself: no script, no inline handler, no frame or plugin, every image
+# decoded (a server-rendered page once loaded draws nothing more until it is acted on).
 READY_JS = (f"() => {{ {QUIET_INSTALL}\n  return [performance.now() - window[key].last, document.readyState === 'complete',"
             "\n          document.getElementsByTagName('*').length,"
             "\n          document.getAnimations().filter(a => a.playState === 'running' &&"
-            "\n            a.effect && a.effect.getComputedTiming().endTime !== Infinity).length];\n}")
+            "\n            a.effect && a.effect.getComputedTiming().endTime !== Infinity).length,"
+            "\n          document.scripts.length === 0 && !document.querySelector('iframe,frame,object,embed') &&"
+            "\n            Array.from(document.images).every(i => i.complete) &&"
+            "\n            !document.evaluate(\"//@*[starts-with(name(), 'on')]\", document, null,"
+            "\n                               XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue];\n}")
 # Whether the page says it is working on something: `aria-busy` on the document or its body, or a
 # class word of theirs ending in "busy" (Shiny's `shiny-busy` while the server computes).
 BUSY_JS = """() => [document.documentElement, document.body].some(e => !!e && (e.getAttribute('aria-busy') === 'true' ||
@@ -138,19 +144,20 @@ async def page_ready(page: Page, requests: PageRequests, timeout_s: float) -> No
     text forever, an app drawing adds elements). An app still drawing what it loads after the
     document (a Streamlit page the moment it opened, a list fetched after the load, the answer to
     the previous action, a dialog sliding in, an accordion folding) is not looked at or acted on
-    half drawn."""
+    half drawn. A loaded document that cannot change itself (`READY_JS`: no script, no inline
+    handler, no frame) holds still as soon as nothing moves on it."""
     deadline = time.monotonic() + timeout_s
     elements, since = -1, time.monotonic()
     while True:
         try:  # a page whose navigation never finishes does not answer: the wait ends at its deadline
             async with asyncio.timeout(max(0.05, deadline - time.monotonic())):
-                quiet, loaded, count, moving = await page.evaluate(READY_JS)
+                quiet, loaded, count, moving, inert = await page.evaluate(READY_JS)
         except (PlaywrightError, TimeoutError):  # a navigation replaced the document: nothing held still yet
-            quiet, loaded, count, moving = 0, False, -1, 0
+            quiet, loaded, count, moving, inert = 0, False, -1, 0, False
         now = time.monotonic()
         if count != elements:
             elements, since = count, now
-        still = loaded and not moving and (quiet >= STABLE_S * 1000 or now - since >= STABLE_S)
+        still = loaded and not moving and (inert or quiet >= STABLE_S * 1000 or now - since >= STABLE_S)
         if (still and not requests.waiting(0, recent_s=PageRequests.WS_MAX_S)) or now >= deadline:
             return
         await asyncio.sleep(0.03)
