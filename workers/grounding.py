@@ -54,7 +54,14 @@ QUIET_INSTALL = """const key = Symbol.for('venus.quiet');
       .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   }"""
 QUIET_WATCH_SCRIPT = f"(() => {{ {QUIET_INSTALL} }})();\n"
-QUIET_JS = f"() => {{ {QUIET_INSTALL}\n  return performance.now() - window[key].last;\n}}"
+# Whether a loaded document cannot change itself: no script, no inline `on...` handler, no frame or
+# plugin, every image decoded (a server-rendered page draws nothing more until it is acted on).
+INERT_EXPR = ("document.readyState === 'complete' && document.scripts.length === 0 &&"
+              " !document.querySelector('iframe,frame,object,embed') && Array.from(document.images).every(i => i.complete) &&"
+              " !document.evaluate(\"//@*[starts-with(name(), 'on')]\", document, null,"
+              " XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue")
+# Milliseconds since the DOM last changed; an inert document has held still for ever.
+QUIET_JS = (f"() => {{ {QUIET_INSTALL}\n  return ({INERT_EXPR}) ? 1e9 : performance.now() - window[key].last;\n}}")
 TOOLTIP_CSS = ("[title], [data-tooltip], [data-title], [data-original-title], [data-bs-original-title], "
                "[aria-description], [aria-describedby], :has(> svg > title)")
 # An app's own tooltip attribute (`data-cms-tooltip`, `data-ui-tooltip`): CSS cannot match an

@@ -11,21 +11,17 @@ from typing import Any
 
 from playwright.async_api import BrowserContext, Error as PlaywrightError, Page
 
-from workers.grounding import QUIET_INSTALL, STABLE_S
+from workers.grounding import INERT_EXPR, QUIET_INSTALL, STABLE_S
 
 # Milliseconds since the DOM last changed (the quiet observer of workers.grounding), whether the
 # document has loaded, how many elements it has, how many finite CSS transitions and animations
 # are running (an accordion folding, a fade; a spinner's endless one is not counted), and whether
-# the document cannot change itself: no script, no inline handler, no frame or plugin, every image
-# decoded (a server-rendered page once loaded draws nothing more until it is acted on).
+# the document cannot change itself (`INERT_EXPR`).
 READY_JS = (f"() => {{ {QUIET_INSTALL}\n  return [performance.now() - window[key].last, document.readyState === 'complete',"
             "\n          document.getElementsByTagName('*').length,"
             "\n          document.getAnimations().filter(a => a.playState === 'running' &&"
             "\n            a.effect && a.effect.getComputedTiming().endTime !== Infinity).length,"
-            "\n          document.scripts.length === 0 && !document.querySelector('iframe,frame,object,embed') &&"
-            "\n            Array.from(document.images).every(i => i.complete) &&"
-            "\n            !document.evaluate(\"//@*[starts-with(name(), 'on')]\", document, null,"
-            "\n                               XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue];\n}")
+            f"\n          {INERT_EXPR}];\n}}")
 # Whether the page says it is working on something: `aria-busy` on the document or its body, or a
 # class word of theirs ending in "busy" (Shiny's `shiny-busy` while the server computes).
 BUSY_JS = """() => [document.documentElement, document.body].some(e => !!e && (e.getAttribute('aria-busy') === 'true' ||
