@@ -21,15 +21,11 @@ restarts it. No sign-in. Served by Waitress on a free 127.0.0.1 port.
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, ensure_venv
+from practice.realapps._support import HOLDOUT_ROOT, ScriptServer, ensure_venv
 
 NAME = "fietsbalie"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
-SCRIPT = Path(__file__).with_name("fietsbalie.py")
 PINS = [
     'Chameleon==4.6.0',
     'colander==2.0',
@@ -52,22 +48,12 @@ PINS = [
 
 def ensure_installed() -> Path:
     """Pyramid's and Deform's own virtualenv (pinned); returns its directory."""
-    return ensure_venv(NAME, PINS, root=VENV_ROOT)
+    return ensure_venv(NAME, PINS, root=HOLDOUT_ROOT)
 
 
-class Server(AppServer):
+class Server(ScriptServer):
     """The bike-rental counter served on 127.0.0.1 (no sign-in). Use as a context manager."""
 
     name, pins = NAME, PINS
-    venv_root = VENV_ROOT
-
-    @property
-    def db_path(self) -> Path:
-        return self.workdir / "no-database.sqlite"  # the counter keeps no database: `query` answers no rows
-
-    def seed(self) -> None:
-        shutil.copyfile(SCRIPT, self.workdir / SCRIPT.name)
-
-    def serve(self) -> None:
-        env = {**os.environ, "HOME": str(self.workdir), "PYTHONDONTWRITEBYTECODE": "1", "PORT": str(self.port)}
-        self.launch([str(self.venv / "bin" / "python"), SCRIPT.name], ready="/verhuur", cwd=self.workdir, env=env)
+    script = Path(__file__).with_name("fietsbalie.py")
+    ready = "/verhuur"

@@ -24,15 +24,11 @@ seeded records; `reset()` restarts the server. No sign-in.
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, ensure_venv
+from practice.realapps._support import HOLDOUT_ROOT, ScriptServer, ensure_venv
 
 NAME = "zabory"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
-SCRIPT = Path(__file__).with_name("zabory.py")
 PINS = [
     'anyio==4.16.0',
     'asttokens==3.0.2',
@@ -112,26 +108,19 @@ PINS = [
 
 def ensure_installed() -> Path:
     """Solara's own virtualenv (pinned); returns its directory."""
-    return ensure_venv(NAME, PINS, root=VENV_ROOT)
+    return ensure_venv(NAME, PINS, root=HOLDOUT_ROOT)
 
 
-class Server(AppServer):
+class Server(ScriptServer):
     """The permit desk served on 127.0.0.1 (no sign-in). Use as a context manager."""
 
     name, pins = NAME, PINS
-    venv_root = VENV_ROOT
+    script = Path(__file__).with_name("zabory.py")
 
-    @property
-    def db_path(self) -> Path:
-        return self.workdir / "no-database.sqlite"  # the desk keeps no database: `query` answers no rows
+    def command(self) -> list[str]:
+        return [str(self.venv / "bin" / "solara"), "run", self.script.name, "--host", "127.0.0.1",
+                "--port", str(self.port), "--production", "--no-open", "--no-check-version"]
 
-    def seed(self) -> None:
-        shutil.copyfile(SCRIPT, self.workdir / SCRIPT.name)
-
-    def serve(self) -> None:
-        env = {**os.environ, "HOME": str(self.workdir), "PYTHONDONTWRITEBYTECODE": "1",
-               "SOLARA_TELEMETRY_MIXPANEL_ENABLE": "False", "SOLARA_THEME_SHOW_BANNER": "False",
-               "SOLARA_ASSETS_CDN": "http://127.0.0.1:9/"}  # a miss in solara-assets fails here, not on a CDN
-        self.launch([str(self.venv / "bin" / "solara"), "run", SCRIPT.name, "--host", "127.0.0.1",
-                     "--port", str(self.port), "--production", "--no-open", "--no-check-version"],
-                    ready="/", cwd=self.workdir, env=env)
+    def server_env(self) -> dict[str, str]:
+        return {**super().server_env(), "SOLARA_TELEMETRY_MIXPANEL_ENABLE": "False", "SOLARA_THEME_SHOW_BANNER": "False",
+                "SOLARA_ASSETS_CDN": "http://127.0.0.1:9/"}  # a miss in solara-assets fails here, not on a CDN
