@@ -122,7 +122,7 @@ PAGE_STATE_JS = """
       if (found.length >= 5 || ++looked > 3000) break;
       if (NOT_MESSAGES.has(e.tagName) || e.tagName === 'OPTION' || !ownText(e) || found.some(g => g.contains(e) || e.contains(g))) continue;
       const said = (e.innerText || '').trim();
-      if (said && said.length <= 200 && red(e) && !e.closest('td,th') && besideField(e) && visible(e)) { found.push(e); reds.push(e); }
+      if (said && said.length <= 200 && !e.closest('td,th') && red(e) && besideField(e) && visible(e)) { found.push(e); reds.push(e); }
     }
   }
   const textOf = (e) => (e.innerText || '').trim().replace(/\\s+/g, ' ').slice(0, 200);
