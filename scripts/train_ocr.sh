@@ -2,12 +2,15 @@
 # `make train-ocr`: the text-CAPTCHA recogniser's recipe (docs/captcha-ocr.md). Installs the
 # training-only requirements and fonts, then makes the data (fixed seeds, cached in
 # .cache/ocr_train), trains on the CPU, exports workers/captcha/models/ocr_crnn.onnx and its
-# manifest. About 35 minutes on an otherwise idle 2-core machine (docs/captcha-ocr.md). Extra arguments go to
+# manifest. About 45 minutes on an otherwise idle 2-core machine (docs/captcha-ocr.md). Extra arguments go to
 # scripts/ocr_train/train.py (e.g. --train 3000 --epochs 1 for a quick try).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 fonts=(fonts-dejavu-core fonts-liberation fonts-urw-base35)
+# and every package named in scripts/ocr_train/fonts.py:EXTRA_PACKAGES
+mapfile -t extra < <(grep -o '^    "fonts-[a-z0-9-]*"' scripts/ocr_train/fonts.py | tr -d ' "')
+fonts+=("${extra[@]}")
 missing=()
 for pkg in "${fonts[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
