@@ -11,6 +11,10 @@ answer is judged the way the generator's users would judge it:
   RobotoMono bundled with it, JPEG); judged exactly, as its own `CAPTCHA.verify` does (it checks
   a salted hash of the typed text first, so a lower-case answer fails although the text is
   upper-cased for the final comparison).
+- kaptcha 1.0.1 (added 2026-12-05, after the third recipe was frozen, never looked at before):
+  its README's default, `Captcha().letter_digit(length=4)`: four letters of both cases and
+  digits in the fonts it bundles, interference chips, JPEG; judged exactly (its examples keep
+  the case, "7w8W").
 """
 
 from __future__ import annotations
@@ -65,7 +69,23 @@ def flask_simple(rng: random.Random) -> Challenge:
     return Challenge(image, made["text"], case_sensitive=True)
 
 
+def kaptcha_default(rng: random.Random) -> Challenge:
+    import kaptcha
+
+    random.seed(rng.getrandbits(64))  # kaptcha draws with the global random module
+    for _ in range(50):
+        try:
+            text, data = kaptcha.Captcha().letter_digit(length=4)
+            break
+        except ValueError:  # a chip of negative size, which today's Pillow refuses to draw: draw again
+            continue
+    else:
+        raise RuntimeError("kaptcha could not draw a challenge in 50 tries")
+    return Challenge(base64.b64decode(data.split(",", 1)[-1]), text, case_sensitive=True)
+
+
 GENERATORS: dict[str, Callable[[random.Random], Challenge]] = {
     "wheezy-captcha": wheezy,
     "flask-simple-captcha": flask_simple,
+    "kaptcha": kaptcha_default,
 }

@@ -15,7 +15,7 @@ from PIL import Image
 
 from practice.captcha.generators import ocr as practice_ocr
 from workers.captcha.solvers import LocalSolvers, read_text, recogniser
-from workers.captcha.solvers.ocr_vote import choose, consistent_case, ctc_logprob, fold, text_logprob
+from workers.captcha.solvers.ocr_vote import choose, consistent_case, ctc_logprob, fold, text_logprob, uniform_case
 
 
 def greedy(probs: np.ndarray) -> str:
@@ -125,6 +125,19 @@ def test_same_shape_letters_follow_the_case_of_the_others():
     assert consistent_case("aBcD") == "aBcD"  # mixed: left alone
     assert consistent_case("hEsT") == "hEsT"
     assert consistent_case("hxm4") == "hxm4" and consistent_case("HxM4") == "HXM4"
+
+
+def test_one_case_for_the_whole_text_unless_mixed_case_is_clearly_likelier():
+    # One slipped letter (h read as small, 0.6 against 0.4 for H) among clear capitals: all capitals.
+    cased = ["", "A", "a", "H", "h", "Q", "q", "7"]
+    slipped = reader([{"A": 0.95}, {"": 0.9}, {"h": 0.6, "H": 0.38}, {"": 0.9}, {"7": 0.95}, {"": 0.9}, {"Q": 0.95}],
+                     cased)
+    assert uniform_case("Ah7Q", slipped, cased) == "AH7Q"
+    # Each letter's case clearly seen: mixed case stays mixed.
+    mixed = reader([{"a": 0.97}, {"": 0.9}, {"H": 0.97}, {"": 0.9}, {"7": 0.95}, {"": 0.9}, {"q": 0.97}], cased)
+    assert uniform_case("aH7q", mixed, cased) == "aH7q"
+    # Digits only, or no margin at all: unchanged.
+    assert uniform_case("77", slipped, cased) == "77" and uniform_case("Ah7Q", slipped, cased, nats=0) == "Ah7Q"
 
 
 def test_reading_a_captcha_loads_neither_torch_nor_the_training_code():

@@ -36,7 +36,8 @@ from PIL import Image
 
 from workers.captcha.solvers import _models, recogniser
 from workers.captcha.solvers._image import SolverInputError, open_image, rgb_array
-from workers.captcha.solvers.ocr_vote import Candidate, OcrReading, choose, consistent_case, fold, text_logprob
+from workers.captcha.solvers.ocr_vote import (Candidate, OcrReading, choose, consistent_case, fold, text_logprob,
+                                              uniform_case)
 
 ARITHMETIC_MAX_GAP = 6.0  # nats; sums measured at 0-5.5, other texts at 13 and up
 ASCII_ALNUM = string.ascii_letters + string.digits
@@ -80,7 +81,7 @@ def read_text(image: bytes, *, charset: str | None = None, length: int | None = 
     best, confidence, candidates = choose(ours_text, dddd_text, fold(ours_logp, ours_classes, allowed),
                                           fold(logp, classes, allowed))
     text = ours_text if best.lower() == ours_text.lower() else _recase(ours_logp, ours_classes, best)
-    text = consistent_case(text) if charset is None else _apply_case(text, charset)
+    text = consistent_case(uniform_case(text, ours_logp, ours_classes)) if charset is None else _apply_case(text, charset)
     # Reading nothing is not an answer, however sure both readers are that nothing is there.
     return OcrReading(text, confidence if text else 0.0, candidates, agreed=ours_text.lower() == dddd_text.lower())
 

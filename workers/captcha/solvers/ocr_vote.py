@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 DDDD_WEIGHT = 0.5  # tuned on the training family's validation split (docs/captcha-ocr.md)
+# One case for the whole text unless mixed case is clearly likelier: most CAPTCHA texts are all
+# capitals or all small letters, and a reader's case slips are one letter at a time. Nats of
+# log-probability (tuned on the training family only: scripts/ocr_train/tune_vote.py).
+UNIFORM_CASE_NATS = 2.0
 # Letters whose capital and small forms differ only in size: their case follows the others'.
 SAME_SHAPE = set("ckopsuvwxz")
 
@@ -106,6 +110,24 @@ def choose(ours_text: str, dddd_text: str, ours: tuple[np.ndarray, list[str]],
     best_score, best = max(candidates, key=lambda sc: sc[0])  # ties: the recogniser (listed first)
     confidence = math.exp(best_score / (1 + weight)) if best_score > -math.inf else 0.0
     return best.text, min(1.0, confidence), [c for _, c in candidates]
+
+
+def uniform_case(text: str, logp: np.ndarray, classes: list[str], nats: float = UNIFORM_CASE_NATS) -> str:
+    """`text` in one case (all capitals or all small letters) when the recogniser finds that
+    reading at most `nats` less likely than `text` as it is (CTC probabilities, `logp` over
+    `classes` in both cases); otherwise `text`. Digits are left alone."""
+    if not any(c.isalpha() for c in text) or nats <= 0:
+        return text
+    index = {c: i for i, c in enumerate(classes) if c}
+    if any(c not in index or c.swapcase() not in index for c in text if c.isalpha()):
+        return text
+    mixed = ctc_logprob(logp, [index[c] for c in text])
+    best, best_score = text, -math.inf
+    for cased in (text.upper(), text.lower()):
+        score = ctc_logprob(logp, [index[c] for c in cased])
+        if score > best_score:
+            best, best_score = cased, score
+    return best if best == text or best_score >= mixed - nats else text
 
 
 def consistent_case(text: str) -> str:
