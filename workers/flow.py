@@ -35,6 +35,8 @@ from workers.items import next_item, summary
 from workers.run_state import RunFailed, RunState, StepRecord
 from workers.templating import fill_error, render, step_strings, template_items, template_values
 
+QUICK_LOOK_S = 0.05  # a page check's first look, and the shortest wait it is given
+
 
 def produced(step: Any) -> str | None:
     """The name of the value a step stores, if it stores one."""
@@ -264,19 +266,40 @@ class Flow:
         else:
             try:  # the text or target may name an item field or a value ("{{item.reference}}")
                 check = S.render_step(S.AssertStep(text=condition.text_visible, target=condition.element,
-                                                   timeout_s=max(condition.wait_s, 0.05)), run.context())
+                                                   timeout_s=max(condition.wait_s, QUICK_LOOK_S)), run.context())
             except (KeyError, ValueError) as exc:
                 raise self._failed(op, fill_error(exc)) from None
             try:
-                await self.executor.run(check)
-                result = True
-            except StepError:
-                result = False
+                result = await self._shown(check)
             except EnvironmentLost as exc:
                 raise self._failed(op, run.secrets.scrub(str(exc))) from None
             # What was looked for, once filled in ("INV-0007 Taxi" for "{{item.title}}").
             evidence = {"text": run.secrets.scrub(check.text)} if check.text != condition.text_visible else {}
         return result != condition.negate, evidence
+
+    async def _shown(self, check: S.AssertStep) -> bool:
+        """Whether the check's text or target is there within its wait. A page that cannot change
+        by itself (`holds_still`: no script, no document loading) is looked at once: what is not
+        on it will not come, so a "skip the ones already filed" check on a server-drawn list
+        costs no wait."""
+        still = getattr(self.run.env, "holds_still", None)
+        deadline = time.monotonic() + check.timeout_s
+        if still is not None:  # look, and keep looking only while the page may still change
+            quick = check.model_copy(update={"timeout_s": QUICK_LOOK_S})
+            while True:
+                try:
+                    await self.executor.run(quick)
+                    return True
+                except StepError:
+                    if await still():
+                        return False
+                if time.monotonic() >= deadline:
+                    return False
+        try:
+            await self.executor.run(check)
+            return True
+        except StepError:
+            return False
 
     # -- items (workers.items) -------------------------------------------------------------------
     def _items(self, op: Op, position: int) -> int:

@@ -21,6 +21,7 @@ from workers.egress import domain_allowed, off_domain_message
 from workers.envs.base import ActionOutcome, Observation
 from workers.envs.egress_guard import EgressGuard
 from workers.gates.context import Probe, probe_element, probe_focus, probe_page, probe_point
+from workers.grounding import INERT_EXPR
 from workers.envs import anchors, review_page
 from workers.envs.masking import SecretMask
 from workers.envs.page_input import key_name, navigation_watch, select_focused, select_options, type_text
@@ -127,6 +128,17 @@ class BrowserEnvironment:
         """Wait (at most `timeout_s`) until the page holds still (`page_requests.page_ready`): an app
         still drawing what it loads is not looked at or acted on half drawn."""
         await page_ready(self.page, self.requests, timeout_s)
+
+    async def holds_still(self) -> bool:
+        """Whether the page cannot change by itself now: no document loading, and a loaded one
+        without script, inline handler or frame (`INERT_EXPR`). What is not on such a page will
+        not come (a condition checked on it need not wait)."""
+        if self.requests.navigating():
+            return False
+        try:
+            return bool(await self.read(self.page.evaluate(f"() => {INERT_EXPR}"), "could not read the page"))
+        except (PlaywrightError, StepError):
+            return False
 
     def requests_answers(self, since: int) -> list[int]:
         """The HTTP statuses of the page's fetch/XHR requests started after `since` and answered."""

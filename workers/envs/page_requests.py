@@ -55,6 +55,8 @@ class PageRequests:
         self.sent_at = 0.0
         self.received_at = 0.0
         self.answers: deque[tuple[int, int]] = deque(maxlen=200)  # (request number, HTTP status), the latest
+        self.navigations: set[Any] = set()  # document requests of any frame not answered yet
+        self.navigated_at = 0.0  # when the last one was answered (its document commits just after)
 
     def attach(self, context: BrowserContext) -> None:
         context.on("request", self._started)
@@ -84,11 +86,25 @@ class PageRequests:
         if request.resource_type in self.KINDS:
             self.started += 1
             self.pending[request] = (self.started, time.monotonic())
+        elif request.is_navigation_request():
+            self.navigations.add(request)
 
     def _ended(self, request) -> None:
         self.pending.pop(request, None)
+        self._navigated(request)
+
+    def _navigated(self, request) -> None:
+        if request in self.navigations:
+            self.navigations.discard(request)
+            self.navigated_at = time.monotonic()
+
+    def navigating(self, settle_s: float = 0.1) -> bool:
+        """Whether a document was asked for and not answered yet, or answered less than
+        `settle_s` ago (the new document replaces the old one just after its answer)."""
+        return bool(self.navigations) or time.monotonic() - self.navigated_at < settle_s
 
     def _answered(self, response) -> None:
+        self._navigated(response.request)
         number = self.pending.get(response.request, (0, 0.0))[0]
         if number:
             self.answers.append((number, response.status))
