@@ -22,10 +22,10 @@ import os
 import shutil
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, ensure_venv, run_tool, seeded
+from practice.realapps._support import HOLDOUT_ROOT, ROOT, AppServer, ensure_venv, run_tool, seeded
 
 NAME = "enoteca"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
+VENV_ROOT = HOLDOUT_ROOT
 SITE = Path(__file__).with_name("site")
 PINS = [
     'asgiref==3.13.0',

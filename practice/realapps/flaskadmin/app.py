@@ -18,10 +18,10 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, copy_seed, ensure_venv, run_tool, seeded
+from practice.realapps._support import HOLDOUT_ROOT, ROOT, AppServer, copy_seed, ensure_venv, run_tool, seeded
 
 NAME = "flaskadmin"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
+VENV_ROOT = HOLDOUT_ROOT
 PINS = [
     'babel==2.19.0',
     'blinker==1.9.0',

@@ -16,10 +16,10 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, copy_seed, ensure_venv, run_tool, seeded
+from practice.realapps._support import HOLDOUT_ROOT, ROOT, AppServer, copy_seed, ensure_venv, run_tool, seeded
 
 NAME = "flaskappbuilder"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
+VENV_ROOT = HOLDOUT_ROOT
 PINS = [
     'apispec==6.10.1',
     'attrs==26.1.0',

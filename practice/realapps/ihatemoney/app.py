@@ -17,10 +17,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, copy_seed, ensure_venv, run_tool, seeded
+from practice.realapps._support import HOLDOUT_ROOT, ROOT, AppServer, copy_seed, ensure_venv, run_tool, seeded
 
 NAME = "ihatemoney"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
+VENV_ROOT = HOLDOUT_ROOT
 PROJECT, CODE = "coloc-lyon", "Rhone-2026-clef"
 MEMBERS = ("Camille", "Mathieu", "Inès", "Rachid")
 SHOPS = ("Carrefour", "Boulangerie Paul", "Marché Croix-Rousse", "Picard", "Biocoop", "Monoprix", "Pharmacie")

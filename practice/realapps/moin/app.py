@@ -15,10 +15,10 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, copy_seed, ensure_venv, run_tool, seeded
+from practice.realapps._support import HOLDOUT_ROOT, ROOT, AppServer, copy_seed, ensure_venv, run_tool, seeded
 
 NAME = "moin"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
+VENV_ROOT = HOLDOUT_ROOT
 PINS = ["moin==2.0.0b5", "Flask==3.1.3", "Werkzeug==3.1.9", "Whoosh==2.7.4", "flatland==1.0.0",
         "emeraldtree==0.12.0", "Jinja2==3.1.6", "MarkupSafe==3.0.4", "SQLAlchemy==2.1.9"]
 USERNAME, PASSWORD = "admin", "Wq5-Hs2n-Xc8j"

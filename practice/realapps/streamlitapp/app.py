@@ -18,10 +18,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, ensure_venv
+from practice.realapps._support import HOLDOUT_ROOT, ROOT, AppServer, ensure_venv
 
 NAME = "streamlitapp"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
+VENV_ROOT = HOLDOUT_ROOT
 PINS = [
     'altair==6.3.0',
     'anyio==4.16.0',

@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from practice.realapps._support import ROOT, AppServer, copy_seed, ensure_venv, run_tool, seeded
+from practice.realapps._support import HOLDOUT_ROOT, ROOT, AppServer, copy_seed, ensure_venv, run_tool, seeded
 
 NAME = "wagtail"
-VENV_ROOT = ROOT / ".local" / "holdout-apps"
+VENV_ROOT = HOLDOUT_ROOT
 PINS = ["wagtail==7.0.3", "Django==5.2.19", "django-modelcluster==6.5", "django-treebeard==4.8.0",
         "django-taggit==6.1.0", "Willow==1.12.0", "pillow==11.3.0", "draftjs_exporter==5.2.0"]
 USERNAME, PASSWORD = "admin", "Vq8-Lm3r-Zt6k"
