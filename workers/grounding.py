@@ -55,9 +55,11 @@ QUIET_INSTALL = """const key = Symbol.for('venus.quiet');
   }"""
 QUIET_WATCH_SCRIPT = f"(() => {{ {QUIET_INSTALL} }})();\n"
 # Whether a loaded document cannot change itself: no script, no inline `on...` handler, no frame or
-# plugin, every image decoded (a server-rendered page draws nothing more until it is acted on).
+# plugin, no meta refresh, every image decoded (a server-rendered page draws nothing more until it is
+# acted on).
 INERT_EXPR = ("document.readyState === 'complete' && document.scripts.length === 0 &&"
-              " !document.querySelector('iframe,frame,object,embed') && Array.from(document.images).every(i => i.complete) &&"
+              " !document.querySelector('iframe,frame,object,embed,meta[http-equiv=refresh i]') &&"
+              " Array.from(document.images).every(i => i.complete) &&"
               " !document.evaluate(\"//@*[starts-with(name(), 'on')]\", document, null,"
               " XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue")
 # Milliseconds since the DOM last changed; an inert document has held still for ever.

@@ -44,3 +44,9 @@ def test_an_inline_handler_counts_as_a_script(browser):
 def test_a_frame_counts_as_a_script(browser):
     _, _, still = _ready(browser, '<h1>Orders</h1><iframe srcdoc="<p>inside</p>"></iframe>')
     assert not still
+
+
+def test_a_meta_refresh_counts_as_a_script(browser):
+    # The page will replace itself (a "redirecting..." page): what it lacks now may come.
+    _, _, still = _ready(browser, '<meta http-equiv="Refresh" content="30; url=/later"><h1>Redirecting</h1>')
+    assert not still
