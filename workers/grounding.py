@@ -27,6 +27,7 @@ the scoped target that picks it (`workers.ambiguity`). None: "not found", with w
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import dataclass, field
 
@@ -35,7 +36,7 @@ from playwright.async_api import Error as PlaywrightError, Locator, Page
 from workers.ambiguity import ambiguous_message, describe, not_found_hint
 from workers.errors import StepError
 from workers.steps import Target
-from workers.targeting import PROBE_JS, ROLES, Purpose, name_pattern, normalise
+from workers.targeting import PROBE_JSON_JS, ROLES, Purpose, name_pattern, normalise
 
 POLL_S = 0.1
 MIN_POLL_S = 0.02
@@ -218,7 +219,7 @@ async def _scan(page: Page, target: Target, purpose: Purpose, misses: Misses, *,
             "near": normalise(target.near) if target.near else None, "match": None}
     for tier in _tiers(page, target, purpose):
         locator = tier.locator.filter(visible=True)
-        infos = await locator.evaluate_all(PROBE_JS, {**args, "match": tier.match})
+        infos = json.loads(await locator.evaluate_all(PROBE_JSON_JS, {**args, "match": tier.match}))
         if not infos:
             continue
         picked = _pick(infos, target, tier.fitted and strict, misses, collapse)

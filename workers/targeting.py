@@ -269,3 +269,5 @@ PROBE_JS = r"""
   });
 }
 """
+# The same, read back as one JSON string (cheaper than Playwright's value-by-value serialisation).
+PROBE_JSON_JS = f"(elements, args) => JSON.stringify(({PROBE_JS})(elements, args))"

@@ -19,8 +19,9 @@ Two ways to paint, one guarantee:
   inline `!important`, its own stylesheet order, an autofilled field), one inside an element
   that filters, blends or fades it, anything that is not a plain text field (a tagged iframe or
   editable element), a re-rendered element found again by its locator, and echoed text.
-Boxes are measured right before and right after the capture (one page round trip per frame each,
-frames and locators measured concurrently) and both are painted, so a scroll or layout shift
+Boxes are measured right before and right after the capture (one page round trip per frame each:
+the main frame's remembered fields are found in the same call, through their locators joined into
+one; frames measured concurrently) and both are painted, so a scroll or layout shift
 between the two cannot expose a field. If no measurement succeeds (the document was replaced
 mid-capture), the whole image is blanked: masking fails closed.
 
@@ -128,6 +129,16 @@ _LOCATOR_JS = f"""els => {{
     return b && !(kept && cssMasked(el)) ? b : null;
   }}).filter(b => b);
 }}"""
+# The main frame's measurement and its remembered fields in one page round trip: `els` are the
+# elements the remembered locators (joined with `or`) find now.
+_MEASURE_LOCATED_JS = f"""(els, arg) => {{
+  const found = ({_MEASURE_JS})(arg);
+  found.boxes.push(...({_LOCATOR_JS})(els));
+  return JSON.stringify(found);
+}}"""
+# The measurement comes back as one JSON string: Playwright's value-by-value serialisation of the
+# text and boxes costs more than the measuring itself.
+_MEASURE_JSON_JS = f"(arg) => JSON.stringify(({_MEASURE_JS})(arg))"
 _TAG_JS = f"el => el.setAttribute('{MASK_ATTR}', '')"
 # The element keystrokes go to; a focused iframe or shadow host is tagged whole (more is masked).
 _TAG_FOCUSED_JS = f"""() => {{ const el = document.activeElement;
@@ -154,10 +165,13 @@ class SecretMask:
         self._typed = True
         await page.evaluate(_TAG_FOCUSED_JS)
 
-    async def _measure(self, frame, echo: bool) -> list[Box] | None:
-        """Boxes to paint in `frame` (frame pixels); None when it cannot be trusted (its visible
-        text is past the limit). Raises PlaywrightError when the frame cannot be read."""
-        found = await frame.evaluate(_MEASURE_JS, {"sel": MASK_SELECTOR, "echo": echo, "limit": TEXT_LIMIT})
+    async def _measure(self, frame, echo: bool, located: Locator | None = None) -> list[Box] | None:
+        """Boxes to paint in `frame` (frame pixels), with what `located` finds (a locator of that
+        frame) in the same round trip; None when it cannot be trusted (its visible text is past the
+        limit). Raises PlaywrightError when the frame cannot be read."""
+        arg = {"sel": MASK_SELECTOR, "echo": echo, "limit": TEXT_LIMIT}
+        found = json.loads(await (located.evaluate_all(_MEASURE_LOCATED_JS, arg) if located is not None
+                                  else frame.evaluate(_MEASURE_JSON_JS, arg)))
         if found["text"] is None:
             return None
         boxes = [tuple(b) for b in found["boxes"]]
@@ -169,9 +183,8 @@ class SecretMask:
         """Boxes to paint over on the current viewport; None if the page could not be measured."""
         echo = self._typed and bool(self._secrets)
         main, *rest = await asyncio.gather(
-            self._measure(page.main_frame, echo),
+            self._measure_main(page, echo),
             *(_frame_boxes(frame, lambda f: self._measure(f, echo)) for frame in page.frames[1:]),
-            *(_locator_boxes(locator) for locator in self._locators),
             return_exceptions=True)
         if main is None or isinstance(main, BaseException):
             if isinstance(main, BaseException) and not isinstance(main, PlaywrightError):
@@ -183,6 +196,24 @@ class SecretMask:
                 raise found
             boxes += found
         return boxes
+
+    async def _measure_main(self, page: Page, echo: bool) -> list[Box] | None:
+        """The main frame's boxes with the remembered fields' (see `boxes`). The remembered
+        locators are joined into one; where they cannot be (locators of different frames) or the
+        joined one fails, each is measured on its own beside the frame, as a field of a page that
+        is gone is not on screen."""
+        if not self._locators:
+            return await self._measure(page.main_frame, echo)
+        joined = self._locators[0]
+        for locator in self._locators[1:]:
+            joined = joined.or_(locator)
+        try:
+            return await self._measure(page.main_frame, echo, located=joined)
+        except PlaywrightError:
+            pass
+        main, *rest = await asyncio.gather(self._measure(page.main_frame, echo),
+                                           *(_locator_boxes(locator) for locator in self._locators))
+        return None if main is None else [*main, *(box for found in rest for box in found)]
 
     async def capture(self, page: Page, shoot: Callable[[], Awaitable[bytes]], *,
                       origin: tuple[float, float] = (0.0, 0.0)) -> bytes:

@@ -15,6 +15,7 @@ value is their caption), so a revealed secret cannot reach the context, the revi
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
@@ -192,8 +193,10 @@ _PROBE = r"""
   return out;
 }
 """
-_ON_ELEMENT = f"(el, o) => ({_PROBE})(el, o)"
-_ON_PAGE = f"(o) => ({_PROBE})(null, o)"
+# Read back as one JSON string: Playwright's value-by-value serialisation of the probe's nested
+# fields costs more than reading them.
+_ON_ELEMENT = f"(el, o) => JSON.stringify(({_PROBE})(el, o))"
+_ON_PAGE = f"(o) => JSON.stringify(({_PROBE})(null, o))"
 
 
 @dataclass
@@ -251,23 +254,23 @@ _OPTIONS = {"pageChars": PAGE_TEXT_CHARS, "hiddenChars": HIDDEN_TEXT_CHARS}
 
 async def probe_element(locator: Locator) -> Probe:
     """Read the context of an explicit step's grounded element."""
-    return Probe.of(await locator.evaluate(_ON_ELEMENT, _OPTIONS))
+    return Probe.of(json.loads(await locator.evaluate(_ON_ELEMENT, _OPTIONS)))
 
 
 async def probe_point(page: Page, x: float, y: float) -> Probe:
     """Read the context of the element under a point (viewport pixels)."""
-    return Probe.of(await page.evaluate(_ON_PAGE, {**_OPTIONS, "x": x, "y": y}))
+    return Probe.of(json.loads(await page.evaluate(_ON_PAGE, {**_OPTIONS, "x": x, "y": y})))
 
 
 async def probe_focus(page: Page) -> Probe:
     """Read the context of the focused element (typing, keys, select options)."""
-    return Probe.of(await page.evaluate(_ON_PAGE, {**_OPTIONS, "focus": True}))
+    return Probe.of(json.loads(await page.evaluate(_ON_PAGE, {**_OPTIONS, "focus": True})))
 
 
 async def probe_page(page: Page) -> Probe:
     """Only the page: URL, title and text (navigation)."""
     try:
-        return Probe.of(await page.evaluate(_ON_PAGE, dict(_OPTIONS)))
+        return Probe.of(json.loads(await page.evaluate(_ON_PAGE, dict(_OPTIONS))))
     except PlaywrightError:  # about:blank before the first navigation, or a page mid-navigation
         return Probe(url=page.url)
 
