@@ -15,6 +15,14 @@ answer is judged the way the generator's users would judge it:
   its README's default, `Captcha().letter_digit(length=4)`: four letters of both cases and
   digits in the fonts it bundles, interference chips, JPEG; judged exactly (its examples keep
   the case, "7w8W").
+- CaptchaGenerator 2.0.0 (`TextCaptcha`, added 2026-12-05 with the fourth generator below, after
+  the recogniser, its vote and threshold were frozen, never looked at before): its Quick Start's
+  call (six characters from its look-alike-free alphabet, 720x240, three colours, medium
+  difficulty, no fonts given), each of the five styles its docs list (modern, minimal, wave, arc,
+  mesh) drawn in turn at random; judged ignoring case, as its docs compare (`casefold`).
+- light-captcha 0.0.5 (same day, same terms): its README's `generate("english")` (digits, its
+  bundled font, 250x80); judged exactly. It seeds itself from the clock, so its draws are not
+  repeatable run to run.
 """
 
 from __future__ import annotations
@@ -84,8 +92,35 @@ def kaptcha_default(rng: random.Random) -> Challenge:
     return Challenge(base64.b64decode(data.split(",", 1)[-1]), text, case_sensitive=True)
 
 
+def captchagenerator_text(rng: random.Random) -> Challenge:
+    import tempfile
+
+    from CaptchaGenerator import CaptchaConfig, TextCaptcha
+
+    style = rng.choice(("modern", "minimal", "wave", "arc", "mesh"))  # the five styles its docs list
+    with tempfile.TemporaryDirectory() as folder:
+        text = TextCaptcha(CaptchaConfig(width=720, height=240, random_seed=rng.getrandbits(32))).generate(
+            number_gen=6, values_captcha="ABCDEFGHJKLMNPQRSTUVWXYZ23456789", name_export="challenge",
+            path_export=folder, fonts=[], colors=["navy", "darkred", "darkgreen"], backgrounds=[],
+            difficulty="medium", style=style)
+        image = (Path(folder) / "challenge.png").read_bytes()
+    return Challenge(image, text, case_sensitive=False)
+
+
+def light_captcha(rng: random.Random) -> Challenge:
+    from light_captcha import CaptchaGenerator
+
+    random.seed(rng.getrandbits(64))
+    made = CaptchaGenerator().generate("english")
+    out = io.BytesIO()
+    made.data.save(out, "PNG")
+    return Challenge(out.getvalue(), str(made.code), case_sensitive=True)
+
+
 GENERATORS: dict[str, Callable[[random.Random], Challenge]] = {
     "wheezy-captcha": wheezy,
     "flask-simple-captcha": flask_simple,
     "kaptcha": kaptcha_default,
+    "captchagenerator-text": captchagenerator_text,
+    "light-captcha": light_captcha,
 }

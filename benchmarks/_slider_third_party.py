@@ -6,6 +6,15 @@ workers/captcha/ was tuned on it. It is used as its README shows: `slide.make_de
 a glow), and judged by its own `slide.validate(sx, sy, block.x, block.y, padding=3)` (the
 README's tolerance), where (sx, sy) is where our answer puts the tile's top-left corner.
 
+EVALUATION ONLY as well, added 2026-12-05 after the slider solver and its threshold were frozen,
+never looked at before: CaptchaGenerator 2.0.0's two slider puzzles, called as its docs' examples
+do. `SliderPuzzleCaptcha` (720x420, difficulty "hard", tolerance 10) cuts a square piece from a
+photograph (go-captcha-py's bundled photographs are the pictures given to it); its answer is the
+piece image's left edge. `IrregularPuzzleCaptcha` (800x480, nine vertices, radius 55, tolerance 12)
+cuts a polygon piece from a background it draws itself; its answer is the piece image's centre.
+Both judge x only, within their tolerance. Which edge each answer names was settled from numbers
+alone (where the piece's own pixels lie in our copy of the photograph), not from looking at them.
+
 `own-decoys` is our own generator (tests/captcha/synth.py: JPEG backgrounds, dark, light, grey
 and shadow holes with or without a rim, jigsaw, round, shield pieces), with one or two decoy
 holes of the piece's own shape and size marked like the true one. It is the training/tuning
@@ -15,9 +24,14 @@ measure of generalisation; judged within 4 px.
 
 from __future__ import annotations
 
+import io
 import random
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image
 
 
 @dataclass(frozen=True)
@@ -45,5 +59,40 @@ def own_decoys(rng: random.Random) -> SliderChallenge:
                            lambda x, y: abs(x + case.piece_left - case.gap_left) <= 4)
 
 
-GENERATORS: dict[str, Callable[[random.Random], SliderChallenge]] = {"go-captcha-py": go_captcha}
+def _photos() -> list[str]:
+    """go-captcha-py's bundled photographs (the pictures, not its puzzle drawing)."""
+    import go_captcha_py
+
+    return sorted(str(p) for p in (Path(go_captcha_py.__file__).parent / "resources" / "images").glob("*.jpg"))
+
+
+def captchagenerator_slider(rng: random.Random) -> SliderChallenge:
+    from CaptchaGenerator import CaptchaConfig, SliderPuzzleCaptcha
+
+    with tempfile.TemporaryDirectory() as folder:
+        made = SliderPuzzleCaptcha(CaptchaConfig(width=720, height=420, random_seed=rng.getrandbits(32))).generate(
+            image_path=rng.choice(_photos()), name_export="challenge", path_export=folder, difficulty="hard",
+            tolerance=10)
+        background, piece = (Path(made.metadata[k]).read_bytes() for k in ("background_path", "piece_path"))
+    target, tolerance = made.answer, made.metadata["tolerance"]  # the piece image's left edge
+    return SliderChallenge(background, piece, lambda x, y: abs(x - target) <= tolerance)
+
+
+def captchagenerator_irregular(rng: random.Random) -> SliderChallenge:
+    from CaptchaGenerator import CaptchaConfig, IrregularPuzzleCaptcha
+
+    with tempfile.TemporaryDirectory() as folder:
+        made = IrregularPuzzleCaptcha(CaptchaConfig(width=800, height=480, random_seed=rng.getrandbits(32))).generate(
+            image_path=None, name_export="challenge", path_export=folder, vertices=9, piece_radius=55, tolerance=12)
+        background, piece = (Path(made.metadata[k]).read_bytes() for k in ("background_path", "piece_path"))
+    half = Image.open(io.BytesIO(piece)).width // 2
+    target, tolerance = made.answer, made.metadata["tolerance"]  # the piece image's centre
+    return SliderChallenge(background, piece, lambda x, y: abs(x + half - target) <= tolerance)
+
+
+GENERATORS: dict[str, Callable[[random.Random], SliderChallenge]] = {
+    "go-captcha-py": go_captcha,
+    "captchagenerator-slider": captchagenerator_slider,
+    "captchagenerator-irregular": captchagenerator_irregular,
+}
 OWN: dict[str, Callable[[random.Random], SliderChallenge]] = {"own-decoys": own_decoys}
