@@ -322,6 +322,18 @@ def slider_sample(rng: random.Random, *, twin_decoys: int = 0) -> SliderCase:
     return SliderCase(encode(bg, "JPEG", rng.randint(70, 92)), piece_bytes, gx, gx + pw // 2, offset)
 
 
+def slider_crop_sample(rng: random.Random) -> SliderCase:
+    """A rectangular hole and its piece cut straight out of the picture: an opaque rectangle with
+    no backing and no transparency (its border is the picture, not one colour)."""
+    w, h = rng.randint(260, 360), rng.randint(150, 200)
+    bg = background(rng, w, h, rng.choice(["scene", "scene", "blobs", "noise", "gradient"]))
+    pw, ph = rng.randint(38, 60), rng.randint(38, 60)
+    gx, gy = rng.randint(pw + 10, w - pw - 4), rng.randint(4, h - ph - 4)
+    piece = bg.crop((gx, gy, gx + pw, gy + ph)).convert("RGB")
+    _render_gap(rng, bg, Image.new("L", (pw, ph), 255), (gx, gy))
+    return SliderCase(encode(bg, rng.choice(["PNG", "JPEG"])), encode(piece), gx, gx + pw // 2, 0)
+
+
 def slider_pair_sample(rng: random.Random) -> tuple[bytes, bytes, int]:
     """(background with a hole, the same background without it, x of the hole's left edge)."""
     w, h = rng.randint(260, 360), rng.randint(150, 200)

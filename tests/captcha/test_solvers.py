@@ -21,7 +21,9 @@ from workers.captcha.solvers import (
     LocalSolvers, PixelPoint, SliderAnswer, SolverInputError, SolverResult, chars_from_instruction, solve_drag,
     solve_icon_click, solve_ocr, solve_rotation, solve_slider, solve_text_click,
 )
+from workers.captcha.local import THRESHOLDS
 from workers.captcha.solvers import _models
+from workers.captcha.solvers._match import outline
 from workers.captcha.solvers.ocr import decode, evaluate
 
 
@@ -148,6 +150,30 @@ def test_slider_reports_the_piece_offset_and_centre(report):
     assert offsets / len(cases) >= 0.95
     for answer, case in zip(answers, cases):
         assert abs(answer.gap_centre - case.gap_centre) <= abs(answer.gap_left - case.gap_left) + 1
+
+
+def test_slider_matches_a_rectangle_cut_straight_out_of_the_picture_whole(report):
+    """An opaque piece whose border is the picture (no backing to cut away) is the piece: its
+    outline is the rectangle's edge. Before, a blob of the crop was taken for the piece and the
+    rectangle's sides, lying on the image's edge, were left out of the outline (0.51 right)."""
+    rng = random.Random(205)
+    cases = [synth.slider_crop_sample(rng) for _ in range(40)]
+    answers = [solve_slider(c.background, c.piece) for c in cases]
+    hits = sum(abs(a.gap_left - a.piece_left - c.gap_left) <= 4 for a, c in zip(answers, cases))
+    report("slider, rectangle cut from the picture", hits, len(cases), 0.0)
+    assert hits / len(cases) >= 0.95
+    assert all(a.piece_left == 0 and a.piece_top == 0 for a in answers)  # the whole image is the piece
+    confident = sum(a.confidence >= THRESHOLDS["slider_puzzle"] for a in answers)
+    assert confident / len(cases) >= 0.9
+
+
+def test_an_outline_includes_where_the_shape_meets_the_image_edge():
+    square = np.full((12, 12), 255, np.uint8)
+    band = outline(square)
+    assert band[0].all() and band[-1].all() and band[:, 0].all() and band[:, -1].all()
+    assert not band[5, 5]  # the middle is not edge
+    framed = np.pad(square, 4)  # the same square with a transparent margin: unchanged by the edge rule
+    assert (outline(framed)[4:-4, 4:-4] > 0).sum() == (band > 0).sum()
 
 
 def test_slider_compares_backgrounds_with_and_without_the_gap(report):

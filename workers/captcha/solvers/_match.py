@@ -26,9 +26,12 @@ def edge_map(rgb: np.ndarray) -> np.ndarray:
 
 
 def outline(mask: np.ndarray, width: int = 3) -> np.ndarray:
-    """The boundary band of a 0/255 mask as float32 0/1."""
+    """The boundary band of a 0/255 mask as float32 0/1, where the shape meets the array's
+    edge too (a piece cropped to its box, a rectangle cut out of a picture): outside is empty."""
     kernel = np.ones((width, width), np.uint8)
-    return cv2.morphologyEx(mask, cv2.MORPH_GRADIENT, kernel).astype(np.float32) / 255
+    big = cv2.copyMakeBorder(mask, width, width, width, width, cv2.BORDER_CONSTANT, value=0)
+    band = cv2.morphologyEx(big, cv2.MORPH_GRADIENT, kernel)[width:-width, width:-width]
+    return band.astype(np.float32) / 255
 
 
 def stable_ncc(image: np.ndarray, template: np.ndarray, floor: float = 0.05) -> np.ndarray:
@@ -73,12 +76,18 @@ def ring_contrast(grey: np.ndarray, mask: np.ndarray, width: int = 3, gap: int =
     return contrast[:rows, :cols]
 
 
+BACKING_TOLERANCE = 24  # grey levels a plain backing's pixels stay within (JPEG noise, a soft shadow)
+PLAIN_BORDER = 0.8  # share of an opaque sprite's border that must be its backing's colour
+
+
 def foreground_mask(rgba: np.ndarray, *, min_fraction: float = 0.2) -> np.ndarray:
     """0/255 mask of what is drawn in a small sprite (a puzzle piece, an item to drag).
 
     By alpha when the image has transparency; otherwise the pixels that differ from the
-    border's median colour, as one filled blob. When that finds less than `min_fraction` of
-    the image, the whole image is taken.
+    border's median colour, as one filled blob. The whole image is taken when that finds less
+    than `min_fraction` of it, or when the border is not one colour (at least `PLAIN_BORDER` of
+    its pixels near the median): then there is no backing to cut away, the image is the piece
+    (a rectangle cut straight out of a picture).
     """
     alpha = rgba[..., 3]
     if alpha.min() < 200:
@@ -86,7 +95,9 @@ def foreground_mask(rgba: np.ndarray, *, min_fraction: float = 0.2) -> np.ndarra
     rgb = rgba[..., :3].astype(np.int16)
     border = np.concatenate([rgb[0], rgb[-1], rgb[:, 0], rgb[:, -1]])
     backing = np.median(border, axis=0)
-    mask = np.where(np.abs(rgb - backing).max(axis=2) > 24, 255, 0).astype(np.uint8)
+    if (np.abs(border - backing).max(axis=1) <= BACKING_TOLERANCE).mean() < PLAIN_BORDER:
+        return np.full(rgba.shape[:2], 255, np.uint8)
+    mask = np.where(np.abs(rgb - backing).max(axis=2) > BACKING_TOLERANCE, 255, 0).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     filled = np.zeros_like(mask)

@@ -23,6 +23,8 @@ within 4 px where this finds 98%, its flat-window scores being the main loss.
 Confidence: the best placement's lead over the next one, full at CONFIDENT_MARGIN; two equally
 good holes (same-shape decoys on a textureless picture) give a low confidence, and the gate
 then hands the challenge on instead of guessing (workers/captcha/local.py:THRESHOLDS).
+An opaque piece whose border is not one colour is a rectangle cut straight out of the picture:
+the whole image is the piece, its outline the image's edge (`_match.foreground_mask`, `outline`).
 Limits: a hole that is not marked at all (no shading, no rim) is invisible; a piece on an
 opaque backing of its own colours cannot be cut out (then the whole piece image is matched
 and `piece_left` is 0); pieces turned relative to their hole are not searched.
