@@ -132,6 +132,7 @@ _LOCATOR_JS = f"""els => {{
 # The main frame's measurement and its remembered fields in one page round trip: `els` are the
 # elements the remembered locators (joined with `or`) find now.
 _MEASURE_LOCATED_JS = f"""(els, arg) => {{
+  if (window !== window.top) return JSON.stringify({{elsewhere: true}});  // a locator inside a frame
   const found = ({_MEASURE_JS})(arg);
   found.boxes.push(...({_LOCATOR_JS})(els));
   return JSON.stringify(found);
@@ -172,6 +173,8 @@ class SecretMask:
         arg = {"sel": MASK_SELECTOR, "echo": echo, "limit": TEXT_LIMIT}
         found = json.loads(await (located.evaluate_all(_MEASURE_LOCATED_JS, arg) if located is not None
                                   else frame.evaluate(_MEASURE_JSON_JS, arg)))
+        if found.get("elsewhere"):
+            raise _Elsewhere
         if found["text"] is None:
             return None
         boxes = [tuple(b) for b in found["boxes"]]
@@ -199,18 +202,19 @@ class SecretMask:
 
     async def _measure_main(self, page: Page, echo: bool) -> list[Box] | None:
         """The main frame's boxes with the remembered fields' (see `boxes`). The remembered
-        locators are joined into one; where they cannot be (locators of different frames) or the
-        joined one fails, each is measured on its own beside the frame, as a field of a page that
-        is gone is not on screen."""
+        locators, when all are this page's, are joined into one and measured in the main frame's
+        call; where they cannot be (another page's, one inside a frame, a join Playwright refuses),
+        the frame and each locator are measured apart, as before."""
         if not self._locators:
             return await self._measure(page.main_frame, echo)
-        joined = self._locators[0]
-        for locator in self._locators[1:]:
-            joined = joined.or_(locator)
-        try:
-            return await self._measure(page.main_frame, echo, located=joined)
-        except PlaywrightError:
-            pass
+        if all(locator.page is page for locator in self._locators):
+            joined = self._locators[0]
+            for locator in self._locators[1:]:
+                joined = joined.or_(locator)
+            try:
+                return await self._measure(page.main_frame, echo, located=joined)
+            except (PlaywrightError, _Elsewhere):
+                pass
         main, *rest = await asyncio.gather(self._measure(page.main_frame, echo),
                                            *(_locator_boxes(locator) for locator in self._locators))
         return None if main is None else [*main, *(box for found in rest for box in found)]
@@ -226,6 +230,10 @@ class SecretMask:
             return paint(shot, None)
         dx, dy = origin
         return paint(shot, [(x - dx, y - dy, w, h) for x, y, w, h in [*(before or []), *(after or [])]])
+
+
+class _Elsewhere(Exception):
+    """The joined locators resolved inside a child frame: the main frame was not measured."""
 
 
 async def _locator_boxes(locator: Locator) -> list[Box]:
