@@ -24,6 +24,7 @@ measure of generalisation; judged within 4 px.
 
 from __future__ import annotations
 
+import functools
 import io
 import random
 import tempfile
@@ -59,6 +60,7 @@ def own_decoys(rng: random.Random) -> SliderChallenge:
                            lambda x, y: abs(x + case.piece_left - case.gap_left) <= 4)
 
 
+@functools.cache
 def _photos() -> list[str]:
     """go-captcha-py's bundled photographs (the pictures, not its puzzle drawing)."""
     import go_captcha_py
@@ -66,27 +68,29 @@ def _photos() -> list[str]:
     return sorted(str(p) for p in (Path(go_captcha_py.__file__).parent / "resources" / "images").glob("*.jpg"))
 
 
-def captchagenerator_slider(rng: random.Random) -> SliderChallenge:
-    from CaptchaGenerator import CaptchaConfig, SliderPuzzleCaptcha
+def _puzzle(name: str, size: tuple[int, int], seed: int, **options) -> tuple[bytes, bytes, int, int]:
+    """One CaptchaGenerator puzzle, `name` called with its docs' `options`: (background, piece,
+    answer, tolerance)."""
+    import CaptchaGenerator
 
+    config = CaptchaGenerator.CaptchaConfig(width=size[0], height=size[1], random_seed=seed)
     with tempfile.TemporaryDirectory() as folder:
-        made = SliderPuzzleCaptcha(CaptchaConfig(width=720, height=420, random_seed=rng.getrandbits(32))).generate(
-            image_path=rng.choice(_photos()), name_export="challenge", path_export=folder, difficulty="hard",
-            tolerance=10)
+        made = getattr(CaptchaGenerator, name)(config).generate(name_export="challenge", path_export=folder, **options)
         background, piece = (Path(made.metadata[k]).read_bytes() for k in ("background_path", "piece_path"))
-    target, tolerance = made.answer, made.metadata["tolerance"]  # the piece image's left edge
+    return background, piece, made.answer, made.metadata["tolerance"]
+
+
+def captchagenerator_slider(rng: random.Random) -> SliderChallenge:
+    seed = rng.getrandbits(32)
+    background, piece, target, tolerance = _puzzle(  # answer: the piece image's left edge
+        "SliderPuzzleCaptcha", (720, 420), seed, image_path=rng.choice(_photos()), difficulty="hard", tolerance=10)
     return SliderChallenge(background, piece, lambda x, y: abs(x - target) <= tolerance)
 
 
 def captchagenerator_irregular(rng: random.Random) -> SliderChallenge:
-    from CaptchaGenerator import CaptchaConfig, IrregularPuzzleCaptcha
-
-    with tempfile.TemporaryDirectory() as folder:
-        made = IrregularPuzzleCaptcha(CaptchaConfig(width=800, height=480, random_seed=rng.getrandbits(32))).generate(
-            image_path=None, name_export="challenge", path_export=folder, vertices=9, piece_radius=55, tolerance=12)
-        background, piece = (Path(made.metadata[k]).read_bytes() for k in ("background_path", "piece_path"))
+    background, piece, target, tolerance = _puzzle(  # answer: the piece image's centre
+        "IrregularPuzzleCaptcha", (800, 480), rng.getrandbits(32), image_path=None, vertices=9, piece_radius=55, tolerance=12)
     half = Image.open(io.BytesIO(piece)).width // 2
-    target, tolerance = made.answer, made.metadata["tolerance"]  # the piece image's centre
     return SliderChallenge(background, piece, lambda x, y: abs(x + half - target) <= tolerance)
 
 
