@@ -8,7 +8,11 @@ API calls) from an XLSX sheet read by `runs.items`. Both series use the same aut
 already filed, fill the two-step form, read the reference) and the same 25 rows (3 of them filed
 beforehand, 2 with data the form refuses); the separate runs take one row each, so each signs in
 and opens its browser context once per row. The worker has `--slots` threads (1 by default): a run
-with items holds one worker slot for all its rows, so the fair comparison is per slot.
+with items holds one worker slot for all its rows, so the fair comparison is per slot. The sheet's
+block has the demo's `lanes` (2: two rows filed at once in two signed-in browser contexts of the
+one run, docs/workflows.md "Lanes"; `--lanes` sets another count); a separate run has one row, so
+it opens one context whatever the block says. With `--slots 2` the separate runs go two at a time
+too: that compares the sheet with separate runs given the same parallelism.
 
 Figures:
 - `items_per_min`: rows of the sheet handled per minute by its one run (created → finished);
@@ -22,7 +26,7 @@ Figures:
 - `items`: the sheet run's items by status; `retried_ok`: failed rows that succeeded when retried
   alone after the sheet was fixed; `duplicated`: expenses filed more than once (both series).
 
-    .venv/bin/python benchmarks/items.py [--slots 1]
+    .venv/bin/python benchmarks/items.py [--slots 1] [--lanes 2]
 
 About 8 minutes on 2 cores.
 """
@@ -138,6 +142,7 @@ def series(automation, prefix: str, *, separate: bool, meter) -> tuple[list[int]
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--slots", type=int, default=1, help="worker threads (runs at once)")
+    parser.add_argument("--lanes", type=int, default=2, help="rows of the sheet's run filed at once")
     args = parser.parse_args()
     os.environ.setdefault("DATABASE_URL", start_postgres())
     setup_django()
@@ -157,7 +162,7 @@ def main() -> None:
         from venus_rpa.accounts.models import Workspace
 
         automation = automation_create(workspace=Workspace.objects.get(slug="demo"), user=None, slug="expense-sheet",
-                                       name="Expense sheet", definition=demo_expense_items_definition(base))
+                                       name="Expense sheet", definition=demo_expense_items_definition(base, lanes=args.lanes))
         env = {"VENUS_HEARTBEAT_SECONDS": "5", "VENUS_HEARTBEAT_STALE_SECONDS": "60", "LOG_LEVEL": "WARNING"}
         with celery_worker(name="bench-items", concurrency=args.slots, extra_env=env,
                            log_path=logs / "worker.log") as proc:
@@ -178,7 +183,7 @@ def main() -> None:
     items_per_min = 25 / sheet_min
     separate_per_min = 25 / separate_min
     figures = {
-        "benchmark": "items", "cores": os.cpu_count(), "worker_slots": args.slots,
+        "benchmark": "items", "cores": os.cpu_count(), "worker_slots": args.slots, "lanes": args.lanes,
         "items_per_min": round(items_per_min, 1), "separate_runs_per_min": round(separate_per_min, 1),
         "speedup": round(items_per_min / separate_per_min, 2),
         "cpu_s_per_item": round(sheet_cpu / 25, 2) if sheet_cpu is not None else None,

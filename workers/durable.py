@@ -92,8 +92,7 @@ async def restore_session(host, env, continuation: Continuation) -> None:
     by the host exactly as a run's first one (egress guard included)."""
     await env.close()
     context = await host.new_context(env.egress, storage_state=continuation.session or None)
-    if continuation.session_storage.get("items"):
-        await context.add_init_script(script=f"({_SESSION_STORAGE_SCRIPT})({_js(continuation.session_storage)})")
+    await carry_session_storage(context, continuation.session_storage)
     from workers.envs.browser import open_page  # browser sessions only; this module stays free of Playwright
 
     if getattr(env, "files", None) is not None:
@@ -101,6 +100,12 @@ async def restore_session(host, env, continuation: Continuation) -> None:
     env.context, env.page, env._cdp = context, await open_page(context), None
     if continuation.url and continuation.url != "about:blank":
         await env.goto(continuation.url)
+
+
+async def carry_session_storage(context, session_storage: dict[str, Any]) -> None:
+    """Every page of `context` starts with the saved sessionStorage of its origin (once per tab)."""
+    if session_storage.get("items"):
+        await context.add_init_script(script=f"({_SESSION_STORAGE_SCRIPT})({_js(session_storage)})")
 
 
 def _js(value: Any) -> str:

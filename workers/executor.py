@@ -15,6 +15,7 @@ hand back an edited step and a re-grounded target. Its verdict lands in `groundi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from urllib.parse import urljoin
@@ -254,8 +255,13 @@ class ExplicitExecutor(ExplicitExecutorBase):
 
     async def _text_shown(self, text: str, timeout_ms: float) -> None:
         """Wait until text is shown (TEXT_SHOWN_JS); a navigation meanwhile starts the wait again
-        on the new page. Raises PlaywrightTimeout."""
+        on the new page. Raises PlaywrightTimeout. The page is looked at once in full before any
+        deadline applies: on a busy machine a short wait (a condition's quick look) could otherwise
+        end before its first look did, and text that is there would count as missing."""
         deadline = time.monotonic() + timeout_ms / 1000
+        with contextlib.suppress(PlaywrightError):  # a document being replaced: the wait below handles it
+            if await self.env.read(self.page.evaluate(TEXT_SHOWN_JS, text), "could not read the page"):
+                return
         while True:
             left = (deadline - time.monotonic()) * 1000
             if left <= 0:

@@ -317,21 +317,29 @@ class Flow:
             self._close("skipped", op.block.reason)
             return op.target
         cursor = next_item(run.items, run.loops.get(op.path, 0))
-        for name in self.each_values:  # an item never sees what the previous one stored
-            run.output.pop(name, None)
         if cursor is None:
+            for name in self.each_values:
+                run.output.pop(name, None)
             counts = summary(run.items)
             self._record(op, "for each item: done ({succeeded} succeeded, {skipped} skipped, {failed} failed, "
                              "{pending} not run) of {total}".format(**counts), {"items": counts})
             return op.target
         run.loops[op.path] = cursor + 1
-        item = run.items[cursor]
+        return self.begin_item(run.items[cursor])
+
+    def begin_item(self, item) -> int:
+        """Start `item`'s iteration (its `running` record, a trace line); the position of the
+        block's first step."""
+        run, op = self.run, self.each
+        assert op is not None  # noqa: S101 -- only called with a for_each block
+        for name in self.each_values:  # an item never sees what the previous one stored
+            run.output.pop(name, None)
         item.status, run.item, run.item_output = "running", item, {}
         if run.guard is not None:
             run.guard.new_iteration()  # an approval given for one item does not cover the next
         run.item_event(item, "running")
         self._record(op, f"for each item: {item.label()}", {"item": item.number, "of": item.of})
-        return position + 1
+        return self.each_at + 1
 
     def _close(self, status: str, error: str = "") -> None:
         run, item = self.run, self.run.item
@@ -351,6 +359,17 @@ class Flow:
             raise RunFailed(self.run.next_index - 1, self.each.block.name or "for each item",
                             f"{item.label()} failed and the block stops on the first failure: {error}")
         return self.each_at
+
+    def put_back(self, reason: str) -> None:
+        """The current item stops before it changed anything (workers.lanes): it is pending again,
+        to run from its start later; the trace says why."""
+        run, item = self.run, self.run.item
+        assert item is not None and self.each is not None  # noqa: S101 -- only called inside an item
+        self._record(self.each, f"{item.label()} put back to run later: {reason}"[:180],
+                     {"item": item.number, "put_back": True})
+        item.status = "pending"
+        run.item_event(item, "pending")
+        run.item, run.item_output = None, {}
 
     def abandon_item(self) -> int:
         """A run retried after its worker (or browser) was lost inside an item: the item under way

@@ -128,6 +128,9 @@ class _Checker:
             self.add(where, f"{_cap(label)}: an automation has at most one for_each block, at the top level.")
             return
         self.seen_each = self.in_each = True
+        if step.lanes > 1 and any(isinstance(inner, S.AgentStep) for _, inner, _ in walk(step.steps)):
+            self.add(f"{where}.lanes", f"{_cap(label)} works on {step.lanes} items at once, but holds an agent step: "
+                                       "agent steps work on one item at a time (set lanes to 1).")
         self.check(step.steps, f"{where}.steps", set(available), depth + 1)  # nothing it stores is kept after it
         self.in_each = False
 

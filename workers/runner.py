@@ -65,6 +65,7 @@ from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.gates.guard import STEP, SafetyGate
 from workers.items import Item, failed_reason
 from workers.journal import Resume, Superseded
+from workers.lanes import LaneParked, LaneReviews, Lanes, LaneState
 from workers.replay import CachedTurn, ReplayStore, StepReplay, replay_save, step_key, step_replay
 from workers.secrets import SecretBox, scrubbing_logs
 from workers.step_run import explicit, intend, refill
@@ -268,6 +269,12 @@ class Runner:
                 step, run.within = steps[position], flow.within[position]
                 try:
                     if isinstance(step, F.Op):
+                        if step is flow.each and step.block.lanes > 1 and run.item is None:
+                            try:
+                                await self._in_lanes(run, flow, steps, grounder)
+                            except LaneParked as lane:  # the run parks at that lane's step (workers.lanes)
+                                position = lane.position
+                                raise lane.parked from None
                         position = await flow.control(step, position)
                         continue
                     if position == len(steps) - 1:  # the last step's record and the result land together
@@ -305,7 +312,7 @@ class Runner:
         except RunFailed as exc:
             return RunResult("failed", str(exc), output)
         except Parked as parked:
-            saved = await run.host.suspend(env)
+            saved = await run.host.suspend(run.env)  # a lane's environment, when the run parked in one
             parked.continuation = Continuation(
                 wait=parked.wait, position=position, next_index=run.next_index, output=output, loops=dict(run.loops),
                 page_steps=[s.model_dump(mode="json", exclude_none=True) for s in run.page_steps],
@@ -316,7 +323,99 @@ class Runner:
                 step_looks=list(run.step_looks))
             raise
         finally:
-            await env.close()
+            await run.env.close()
+
+    async def _in_lanes(self, run: RunState, flow: F.Flow, steps: list, grounder) -> None:
+        """Work through the items still to run in the block's lanes (workers.lanes): the run's own
+        environment and up to `lanes - 1` more, each taking items in turn until none is left."""
+        block = flow.each.block
+        lanes = Lanes(run, stop_on_failure=block.stop_on_failure)
+        envs = [run.env]
+        try:
+            new_lane = getattr(run.host, "new_lane", None)
+            while new_lane is not None and len(envs) < min(block.lanes, len(lanes.waiting)):
+                try:
+                    env = await new_lane(run.env, run_id=run.run_id)
+                except (StepError, EnvironmentLost):
+                    log.warning("a lane could not be opened; going on with %d", len(envs), exc_info=True)
+                    env = None
+                if env is None:
+                    break
+                envs.append(env)
+            states = [self._lane_state(lanes, env, run.spec, grounder) for env in envs]
+            results = await asyncio.gather(*(self._lane(lane, steps) for lane in states), return_exceptions=True)
+            for lane in states:  # a crash retry after the block knows what was done last (workers.journal)
+                run.last_action = lane.last_action or run.last_action
+                run.last_done = lane.last_done or run.last_done
+                run.step_looks = lane.step_looks
+            superseded = next((lane.superseded for lane in states if lane.superseded), "")
+            if superseded:
+                run.superseded = superseded
+                raise asyncio.CancelledError(superseded)
+            for lane, result in zip(states, results):
+                if isinstance(result, Parked):
+                    raise self._park_in(run, lane, result, flow.each.path)
+            for result in results:
+                if isinstance(result, BaseException):
+                    raise result
+            run.loops[flow.each.path] = len(run.items)
+        finally:
+            for env in envs:
+                if env is not run.env:
+                    await env.close()
+
+    def _lane_state(self, lanes: Lanes, env, spec: S.AutomationSpec, grounder) -> LaneState:
+        lane = lanes.lane(env)
+        if self.safety is not None:
+            lane.guard = self.safety.for_run(spec=spec, secrets=lane.secrets, reviews=LaneReviews(lane),
+                                             wait_for_person=lane.wait_for_person)
+        lane.executor = lane.host.explicit_executor(env, start_url=spec.start_url, grounder=grounder,
+                                                    guard=lane.guard)
+        lane.executor.before_act = lambda step, risk: intend(lane, step, risk)
+        return lane
+
+    async def _lane(self, lane: LaneState, steps: list) -> None:
+        """One lane: take an item, run the block's steps for it on this lane's page, repeat."""
+        flow = F.Flow(lane, lane.executor, steps)
+        while (item := lane.lanes.take()) is not None:
+            position, acted = flow.begin_item(item), lane.last_action
+            while position != flow.each_at:
+                step, lane.within = steps[position], flow.within[position]
+                try:
+                    if isinstance(step, F.Op):
+                        position = await flow.control(step, position)
+                        continue
+                    await self._gate_and_replay(lane, lane.executor, lane.page_steps, lane.output)
+                    location_before = lane.env.location()
+                    done = await explicit(lane, lane.executor, step, lane.output)
+                    kept = [] if getattr(done, "append", False) else [done]
+                    lane.page_steps = [*lane.page_steps, *kept] if lane.env.location() == location_before else []
+                    position += 1
+                except RunFailed as exc:
+                    lane.page_steps = []
+                    if lane.held and lane.last_action is acted:  # nothing it did changed the world yet
+                        flow.put_back("it needed a person while the run was parking for another item")
+                        break
+                    try:
+                        position = flow.item_failed(str(exc))
+                    except RunFailed:
+                        lane.lanes.stopped = True
+                        raise
+                except Parked:
+                    lane.parked_at = position
+                    raise
+
+    @staticmethod
+    def _park_in(run: RunState, lane: LaneState, parked: Parked, path: str) -> LaneParked:
+        """The run parks at `lane`'s waiting step: its environment, item and values become the run's."""
+        run.env, run.item, run.item_output = lane.env, lane.item, lane.item_output
+        run.page_steps, run.captchas_solved = lane.page_steps, lane.captchas_solved
+        run.output.clear()
+        run.output.update(lane.output)
+        run.loops = dict(lane.loops)
+        if lane.item is not None:  # a resumed run goes on with this item (Flow.resume_item)
+            run.loops[path] = run.items.index(lane.item) + 1
+        return LaneParked(parked, lane.parked_at)
 
     async def _restore(self, run: RunState, executor: StepExecutor, resume: Continuation) -> None:
         """Reopen a parked run's session (the host's `restore`: for the web a new context from the

@@ -284,6 +284,9 @@ class Condition(BaseModel):
         return f"not ({words})" if self.negate else words
 
 
+MAX_LANES = 4  # items of one run worked on at once (ForEachBlock.lanes)
+
+
 class _Block(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -319,10 +322,17 @@ class ForEachBlock(_Block):
     launch), each item with its own status, error and output; `{{item.FIELD}}` is the current
     item's FIELD. A failed item ends its own iteration and the next item goes on, unless
     `stop_on_failure` (then the run fails at the first failed item; the items not reached stay
-    pending and can be retried). At most one per automation, at the top level."""
+    pending and can be retried). At most one per automation, at the top level.
+
+    `lanes` (web automations): how many items are worked on at once, each lane in its own browser
+    context that starts signed in as the run is (its cookies, local and session storage, at the
+    page the run is on when the block begins). 1 (the default) works through the items one after
+    another on the run's own page. See docs/workflows.md, "Lanes"."""
 
     kind: Literal["for_each"] = "for_each"
     stop_on_failure: bool = Field(default=False, description="Fail the run at the first failed item.")
+    lanes: int = Field(default=1, ge=1, le=MAX_LANES,
+                       description="Items worked on at once (web only), each in its own signed-in browser context.")
     steps: list["Step"] = Field(min_length=1)
 
 

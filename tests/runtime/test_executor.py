@@ -451,3 +451,18 @@ def test_a_wait_for_text_whose_page_is_gone_fails_at_once_as_browser_lost_not_at
     message, took = browser.session(body)
     assert message.startswith("browser lost:") and "closed" in message, message
     assert took < 5, took
+
+
+def test_a_text_check_looks_once_in_full_however_short_its_wait(browser):
+    """A condition's quick look (a few ms) on a busy machine: the text on the page is found, not
+    missed because the wait ended before the first look finished."""
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/lab/extract"))
+        shown = await ex.run(S.AssertStep(text="Product card", timeout_s=10).model_copy(update={"timeout_s": 1e-6}))
+        missing = await expect_error(ex.run(S.AssertStep(text="no such words", timeout_s=10).model_copy(
+            update={"timeout_s": 1e-6})))
+        return shown, missing
+
+    shown, missing = browser.session(body)
+    assert shown.grounding == {}
+    assert "text 'no such words' not found" in missing

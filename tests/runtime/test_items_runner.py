@@ -107,8 +107,9 @@ def test_a_run_without_items_for_a_for_each_block_fails_with_a_reason(browser):
 
 
 def reviewed_sheet(base_url: str) -> S.AutomationSpec:
-    """The practice expense sheet with the form's sending not pre-approved: each item waits for a reviewer."""
-    definition = demo_expense_items_definition(base_url)
+    """The practice expense sheet with the form's sending not pre-approved: each item waits for a
+    reviewer. One lane: items one after another (tests/runtime/test_lanes.py has them at once)."""
+    definition = demo_expense_items_definition(base_url, lanes=1)
     steps = json.loads(json.dumps(definition["steps"]).replace("practice-login", "acme"))
     return S.AutomationSpec.model_validate({
         "start_url": definition["start_url"], "allowed_domains": ["127.0.0.1"], "steps": steps,

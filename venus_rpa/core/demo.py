@@ -86,11 +86,11 @@ def demo_signed_in_expense_definition(practice_url: str) -> dict:
     }
 
 
-def demo_expense_items_definition(practice_url: str) -> dict:
+def demo_expense_items_definition(practice_url: str, *, lanes: int = 2) -> dict:
     """File one expense per row of a sheet in one run (docs/workflows.md, "Items"): sign in once,
     then for each item open the expense list, skip the item when its title is already there, and
     file it; a row the form refuses (a bad amount or date) fails alone at "Step 2 of 2". Columns:
-    title, amount, date, category."""
+    title, amount, date, category. `lanes`: rows filed at once (docs/workflows.md, "Lanes")."""
     definition = demo_expense_definition(practice_url)
     sign_in, form, submit = definition["steps"][:4], definition["steps"][4:9], definition["steps"][9:]
     item = {"title": "{{item.title}}", "amount": "{{item.amount}}", "date": "{{item.date}}",
@@ -106,7 +106,7 @@ def demo_expense_items_definition(practice_url: str) -> dict:
         "param_schema": {"type": "object", "properties": {}, "additionalProperties": False},
         "steps": [
             *sign_in,
-            {"kind": "for_each", "name": "Every row", "steps": [
+            {"kind": "for_each", "name": "Every row", "lanes": lanes, "steps": [
                 {"kind": "goto", "name": "Open the expense list", "url": "/expenses"},
                 {"kind": "if", "name": "Already filed", "condition": {"text_visible": "{{item.title}}", "wait_s": 0.2},
                  "steps": [{"kind": "skip_item", "reason": "already filed"}]},

@@ -36,7 +36,8 @@ def condition_key(kind: str) -> str:
 def block_row(step: dict[str, Any], depth: int) -> editor.StepRow:
     if step["kind"] == "for_each":  # no condition: it runs once per item of the run
         return editor.StepRow(uid=editor.new_uid(), kind="for_each", depth=depth, values={
-            "name": step.get("name", ""), "stop_on_failure": bool(step.get("stop_on_failure"))})
+            "name": step.get("name", ""), "stop_on_failure": bool(step.get("stop_on_failure")),
+            "lanes": step.get("lanes", 1)})
     condition = step.get(condition_key(step["kind"])) or {}
     chosen = next((k for k in CONDITION_KINDS if condition.get(k) is not None), "text_visible")
     values: dict[str, Any] = {"name": step.get("name", ""), "cond_kind": chosen, "negate": bool(condition.get("negate")),
@@ -59,8 +60,10 @@ def block_from_row(row: editor.StepRow) -> dict[str, Any]:
     values = row.values
     if row.kind == "for_each":
         name = str(values.get("name", "")).strip()
+        lanes = str(values.get("lanes", "")).strip()
         return {"kind": "for_each", **({"name": name} if name else {}),
-                **({"stop_on_failure": True} if values.get("stop_on_failure") else {})}
+                **({"stop_on_failure": True} if values.get("stop_on_failure") else {}),
+                **({"lanes": lanes} if lanes not in ("", "1") else {})}  # the service says what is wrong with it
     chosen = values.get("cond_kind") if values.get("cond_kind") in CONDITION_KINDS else "text_visible"
     condition: dict[str, Any] = {}
     if chosen == "element":

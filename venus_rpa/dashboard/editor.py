@@ -40,7 +40,7 @@ KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "if": ("condition", "target?"),  # the target fields name an element condition's element
     "else": (),
     "repeat": ("condition", "target?", "max_iterations", "on_cap"),
-    "for_each": ("stop_on_failure",),
+    "for_each": ("stop_on_failure", "lanes"),
     "skip_item": ("reason",),
     "end": (),
 }

@@ -128,6 +128,8 @@ def run_item_record(*, run_id: int, record: ItemRecord) -> None:
     changes: dict[str, Any] = {"status": record.status}
     if record.status == ItemStatus.RUNNING:
         changes.update(started_at=at, finished_at=None, error="", output={})
+    elif record.status == ItemStatus.PENDING:  # put back untouched (workers.lanes): it runs again later
+        changes.update(started_at=None, finished_at=None, error="", output={})
     else:
         changes.update(finished_at=at, error=record.error, output=record.output)
     RunItem.objects.filter(run_id=run_id, number=record.number).update(**changes)

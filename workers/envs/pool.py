@@ -36,7 +36,7 @@ from typing import Any, Literal
 from playwright.async_api import Browser, BrowserContext, Error as PlaywrightError, Playwright, async_playwright
 
 from workers.egress import PrivateAllowList
-from workers.durable import restore_session, save_session
+from workers.durable import carry_session_storage, restore_session, save_session
 from workers.envs import chromium
 from workers.envs.base import SuspendedSession
 from workers.envs.browser import CHROMIUM_ARGS, VIEWPORT, BrowserConfig, BrowserEnvironment
@@ -179,6 +179,25 @@ class BrowserPool:
         files.attach(context)
         return BrowserEnvironment(context, page, allowed_domains=allowed_domains, secrets=secrets, egress=egress,
                                   files=files)
+
+    async def new_lane(self, env: BrowserEnvironment, *, run_id: int | None = None) -> BrowserEnvironment | None:
+        """Another environment for the run of `env` (a lane of its `for_each` block, workers.lanes):
+        a context of its own holding `env`'s session (cookies, local storage, the page's
+        sessionStorage), opened at `env`'s page. None when no slot is free now: a lane never
+        waits for one (the run goes on with the lanes it has)."""
+        if self._pick() is None and len(self._browsers) >= self.settings.max_browsers:
+            return None
+        session, session_storage, url = await save_session(env)
+        lane = await self.new_environment(allowed_domains=env.allowed_domains, secrets=env.secrets,
+                                          storage_state=session, run_id=run_id)
+        try:
+            await carry_session_storage(lane.context, session_storage)
+            if url and url != "about:blank":
+                await lane.goto(url)
+        except BaseException:
+            await lane.close()
+            raise
+        return lane
 
     def browser_lost(self, context: BrowserContext | None) -> bool:
         """Whether the browser that served `context` crashed or was killed."""
