@@ -294,7 +294,8 @@ VENUS_RUNS_MAX_ACTIVE = env_int("VENUS_RUNS_MAX_ACTIVE", 0)
 VENUS_CHROMIUM_PATH = env_str("VENUS_CHROMIUM_PATH", "/usr/bin/chromium")
 VENUS_HEADLESS = env_bool("VENUS_HEADLESS", True)
 # The browser pool of each agent worker process (workers/envs/pool.py; docs/scaling.md). Keep
-# BROWSERS x CONTEXTS_PER_BROWSER >= the worker's --concurrency, or runs wait for a free slot.
+# BROWSERS x CONTEXTS_PER_BROWSER >= the worker's --concurrency, or runs wait for a free slot (a run
+# whose for_each block has lanes uses one context per lane when one is free: docs/workflows.md).
 VENUS_BROWSERS_PER_WORKER = env_int("VENUS_BROWSERS_PER_WORKER", 2)
 VENUS_CONTEXTS_PER_BROWSER = env_int("VENUS_CONTEXTS_PER_BROWSER", 4)
 VENUS_BROWSER_RECYCLE_RUNS = env_int("VENUS_BROWSER_RECYCLE_RUNS", 200)

@@ -263,6 +263,30 @@ def test_item_fields_and_skip_item_outside_a_for_each_block_are_field_errors(own
 
 
 @pytest.mark.django_db
+def test_lanes_are_bounded_web_only_and_refused_around_agent_steps(owner):
+    """Lanes (items at once, docs/workflows.md): 1 to 4; a browser's only; not with an agent step."""
+    from tests.api.test_automations_api import LIST, payload, simple_definition
+
+    body = [{"kind": "fill", "target": "Search", "value": "{{item.q}}"}]
+    for lanes in (0, 5, "many"):
+        each = {"kind": "for_each", "lanes": lanes, "steps": body}
+        error = assert_error(owner.post(LIST, payload(simple_definition(steps=[each]), slug=f"l{lanes}"),
+                                        format="json"), 400)
+        assert any("lanes" in where for where in error["fields"]), error
+    phone = simple_definition(surface="android", start_url="com.example.notes", allowed_domains=[],
+                              steps=[{"kind": "for_each", "lanes": 2, "steps": body}])
+    error = assert_error(owner.post(LIST, payload(phone, slug="phone"), format="json"), 400)
+    assert error["fields"]["steps.0.lanes"] == [
+        "Lanes (items at once) need a browser: this automation runs on Android, where items run one after "
+        "another (set lanes to 1)."]
+    agent = {"kind": "for_each", "lanes": 3, "steps": [*body, {"kind": "agent", "goal": "File it"}]}
+    error = assert_error(owner.post(LIST, payload(simple_definition(steps=[agent]), slug="agent"), format="json"), 400)
+    assert "agent steps work on one item at a time" in error["fields"]["steps.0.lanes"][0]
+    fine = {"kind": "for_each", "lanes": 4, "steps": body}
+    assert owner.post(LIST, payload(simple_definition(steps=[fine]), slug="fine"), format="json").status_code == 201
+
+
+@pytest.mark.django_db
 def test_a_signed_webhook_starts_a_run_with_its_items_and_bad_items_start_nothing(owner, items_automation):
     from tests.triggers.test_webhooks import body_of, post_hook
 

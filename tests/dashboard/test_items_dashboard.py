@@ -98,7 +98,7 @@ def test_a_for_each_block_round_trips_through_the_editor_rows(editor_client, per
 
     definition = {"start_url": "http://127.0.0.1:9/", "allowed_domains": ["127.0.0.1"], "steps": [
         {"kind": "goto", "url": "/login"},
-        {"kind": "for_each", "name": "Every row", "stop_on_failure": True, "steps": [
+        {"kind": "for_each", "name": "Every row", "stop_on_failure": True, "lanes": 3, "steps": [
             {"kind": "if", "condition": {"text_visible": "{{item.title}}"},
              "steps": [{"kind": "skip_item", "reason": "already filed"}]},
             {"kind": "fill", "target": "Title", "value": "{{item.title}}"}]}]}
@@ -108,11 +108,19 @@ def test_a_for_each_block_round_trips_through_the_editor_rows(editor_client, per
     assert [(r.kind, r.depth) for r in form.steps] == [
         ("goto", 0), ("for_each", 0), ("if", 1), ("skip_item", 2), ("end", 1), ("fill", 1), ("end", 0)]
     html = editor_client.get("/automations/rows/").content.decode()
-    assert 'name="s-' in html and "Stop the run at the first failed item" in html
+    assert 'name="s-' in html and "Stop the run at the first failed item" in html and "Items at once" in html
     response = editor_client.post("/automations/rows/", _as_post(form))
     assert response.status_code == 302, response.content.decode()[:3000]
     automation.refresh_from_db()
     assert automation.current_version.number == 1  # nothing changed: the block came back as it was
+    posted = _as_post(form)
+    posted["s-s1-lanes"] = "9"  # the block's row: more than 4 is refused on that row, nothing saved
+    refused = editor_client.post("/automations/rows/", posted)
+    assert refused.status_code == 400 and "less than or equal to 4" in refused.content.decode()
+    posted["s-s1-lanes"] = "1"  # back to one lane: items one after another
+    assert editor_client.post("/automations/rows/", posted).status_code == 302
+    automation.refresh_from_db()
+    assert automation.current_version.number == 2 and automation.current_version.definition()["steps"][1].get("lanes", 1) == 1
 
 
 def test_the_items_table_is_a_live_fragment_for_members_only(editor_client, outsider_client, items_automation):

@@ -5,6 +5,7 @@ items it had not reached (or that stopped before acting) run after it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import httpx
@@ -124,3 +125,33 @@ def test_a_run_parked_in_one_lane_resumes_that_item_and_runs_the_rest_once(brows
     assert decided.items[0].number == waiting_on and decided.items[0].status == "succeeded"  # finished first
     assert sorted(expenses(browser)) == [f"INV-P{n} Review me" for n in (1, 2, 3)]  # each row once
 
+
+
+def test_a_lane_holds_the_runs_session_and_never_takes_a_slot_kept_for_runs(browser):
+    """`BrowserPool.new_lane`: a context signed in as the run (cookies, this page's sessionStorage)
+    at its page; None when the free slots are those the worker's runs may still need."""
+    pool, settings = browser.host, browser.host.settings
+
+    async def body(env, ex):
+        await ex.run(S.GotoStep(url="/login"))
+        await ex.run(S.FillStep(target="Username", value="demo"))
+        await ex.run(S.FillStep(target="Password", value="{{credentials.acme.password}}"))
+        await ex.run(S.ClickStep(target="Sign in"))
+        await ex.run(S.WaitForStep(url_contains="/expenses/new"))
+        await env.page.evaluate("() => sessionStorage.setItem('draft', 'INV-42')")
+        capacity = settings.max_browsers * settings.contexts_per_browser
+        pool.settings = dataclasses.replace(settings, run_slots=capacity)  # every free slot is a run's
+        try:
+            refused = await pool.new_lane(env)
+        finally:
+            pool.settings = settings
+        lane = await pool.new_lane(env)
+        try:
+            return refused, lane.page.url, await lane.text_visible("Sign out"), await lane.page.evaluate(
+                "() => sessionStorage.getItem('draft')"), lane.context is not env.context
+        finally:
+            await lane.close()
+
+    refused, url, signed_in, draft, own_context = browser.session(body)
+    assert refused is None
+    assert url.endswith("/expenses/new") and signed_in and draft == "INV-42" and own_context

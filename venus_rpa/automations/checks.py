@@ -108,7 +108,7 @@ def definition_problems(spec: AutomationSpec) -> dict[str, list[str]]:
                                        f"{'Android' if spec.surface == 'android' else 'the desktop'} "
                                        "(use click, fill, press, wait_for, assert, extract or an agent step)."]
         if getattr(step, "lanes", 1) > 1 and spec.surface != "web":
-            fields[f"{where}.lanes"] = ["Lanes (items worked on at once) need a browser: this automation runs on "
+            fields[f"{where}.lanes"] = ["Lanes (items at once) need a browser: this automation runs on "
                                         f"{'Android' if spec.surface == 'android' else 'the desktop'}, where items "
                                         "run one after another (set lanes to 1)."]
         if isinstance(step, GotoStep):

@@ -9,7 +9,7 @@ import asyncio
 import atexit
 import logging
 
-from celery.signals import worker_process_shutdown, worker_shutdown
+from celery.signals import worker_init, worker_process_shutdown, worker_shutdown
 from django.conf import settings
 
 from venus_rpa.runs.hosts import host_for, hosts_close, register_host
@@ -63,6 +63,20 @@ def captcha_gate() -> CaptchaGate:
     return _captcha
 
 
+_worker_slots = 0  # this worker's concurrency, once it is known (worker_init)
+
+
+@worker_init.connect
+def _worker_slots_seen(sender=None, **_: object) -> None:
+    """The worker's concurrency: its browser pool keeps that many slots for runs, and lanes of a
+    run's for_each block take only what is left (workers.envs.pool.PoolSettings.run_slots)."""
+    global _worker_slots
+    try:
+        _worker_slots = int(getattr(sender, "concurrency", 0) or 0)
+    except (TypeError, ValueError):  # "auto": resolved later; lanes then keep no slots back
+        _worker_slots = 0
+
+
 def browser_host() -> BrowserPool:
     """This worker process's browser pool (Chromium launched on first use, closed at exit)."""
     global _host
@@ -78,7 +92,7 @@ def browser_host() -> BrowserPool:
                          crash_policy=settings.VENUS_BROWSER_CRASH_POLICY,
                          health_interval_s=settings.VENUS_BROWSER_HEALTH_SECONDS,
                          acquire_timeout_s=settings.VENUS_BROWSER_ACQUIRE_TIMEOUT_SECONDS,
-                         idle_close_s=settings.VENUS_BROWSER_IDLE_CLOSE_SECONDS),
+                         idle_close_s=settings.VENUS_BROWSER_IDLE_CLOSE_SECONDS, run_slots=_worker_slots),
             files_for=run_file_store)
         atexit.register(browser_pool_close)
     return _host

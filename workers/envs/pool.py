@@ -68,6 +68,7 @@ class PoolSettings:
     health_interval_s: float = 30.0
     acquire_timeout_s: float = 300.0
     idle_close_s: float = 300.0  # an idle browser beyond the first is closed after this
+    run_slots: int = 0  # the worker's concurrency: slots kept free for its runs, never given to lanes
 
     def __post_init__(self) -> None:
         if self.max_browsers < 1 or self.contexts_per_browser < 1 or self.recycle_after_runs < 1:
@@ -119,6 +120,7 @@ class BrowserPool:
         self._health: asyncio.Task | None = None
         self._closers: set[asyncio.Task] = set()
         self.launches = 0  # browsers launched over the pool's life (recycling and crashes show here)
+        self._lanes: set[BrowserContext] = set()  # contexts open as lanes of a run (new_lane)
 
     # -- what runs use -------------------------------------------------------------------
     async def new_context(self, egress: EgressGuard, **options: Any) -> BrowserContext:
@@ -185,11 +187,13 @@ class BrowserPool:
         a context of its own holding `env`'s session (cookies, local storage, the page's
         sessionStorage), opened at `env`'s page. None when no slot is free now: a lane never
         waits for one (the run goes on with the lanes it has)."""
-        if self._pick() is None and len(self._browsers) >= self.settings.max_browsers:
+        if self._spare_slots() < 1:
             return None
         session, session_storage, url = await save_session(env)
         lane = await self.new_environment(allowed_domains=env.allowed_domains, secrets=env.secrets,
                                           storage_state=session, run_id=run_id)
+        self._lanes.add(lane.context)
+        lane.context.on("close", lambda ctx: self._lanes.discard(ctx))
         try:
             await carry_session_storage(lane.context, session_storage)
             if url and url != "about:blank":
@@ -198,6 +202,16 @@ class BrowserPool:
             await lane.close()
             raise
         return lane
+
+    def _spare_slots(self) -> int:
+        """Slots a lane may take now: free ones, less those this worker's runs may still need
+        (`run_slots` minus the runs holding a context): lanes never make a run wait for a slot."""
+        settings = self.settings
+        usable = [b for b in self._browsers if not b.draining and not b.crashed]
+        capacity = settings.contexts_per_browser * (len(usable) + settings.max_browsers - len(self._browsers))
+        in_use = sum(b.load for b in usable)
+        runs_open = in_use - len(self._lanes)
+        return capacity - in_use - max(settings.run_slots - runs_open, 0)
 
     def browser_lost(self, context: BrowserContext | None) -> bool:
         """Whether the browser that served `context` crashed or was killed."""
