@@ -259,7 +259,9 @@ class ExplicitExecutor(ExplicitExecutorBase):
         deadline applies: on a busy machine a short wait (a condition's quick look) could otherwise
         end before its first look did, and text that is there would count as missing."""
         deadline = time.monotonic() + timeout_ms / 1000
-        with contextlib.suppress(PlaywrightError):  # a document being replaced: the wait below handles it
+        # A document being replaced, or one too busy to answer within the read limit: the wait
+        # below goes on for the time left.
+        with contextlib.suppress(PlaywrightError, StepError):
             if await self.env.read(self.page.evaluate(TEXT_SHOWN_JS, text), "could not read the page"):
                 return
         while True:

@@ -191,6 +191,10 @@ class Flow:
         self.each_at, self.each = heads[0] if heads else (-1, None)
         self.each_end = self.each.target if self.each is not None else -1
         self.each_values = {produced(s) for s in plain_steps(self.each.block.steps)} - {None} if self.each else set()
+        # Lanes need explicit steps only: an agent step (one a called automation gained after the
+        # save check) makes the block run one item at a time (workers.lanes).
+        self.lanes = 1 if self.each is None or any(isinstance(s, S.AgentStep) for s in plain_steps(
+            self.each.block.steps)) else self.each.block.lanes
         # Position -> the called automation(s) it runs in ("sign-in v3 › report v1"), for the trace.
         self.within = [""] * len(program)
         for at, op in enumerate(program):
@@ -359,6 +363,11 @@ class Flow:
             raise RunFailed(self.run.next_index - 1, self.each.block.name or "for each item",
                             f"{item.label()} failed and the block stops on the first failure: {error}")
         return self.each_at
+
+    def item_failed_in_doubt(self, error: str) -> None:
+        """The current item ends failed without a failed step of its own (its run stopped on an
+        error while it was under way): never re-run blindly."""
+        self._close("failed", error)
 
     def put_back(self, reason: str) -> None:
         """The current item stops before it changed anything (workers.lanes): it is pending again,

@@ -18,9 +18,13 @@ Contract (the runner drives it, `workers.runner.Runner._in_lanes`):
   run's continuation; the other lanes' contexts are closed. A lane that would have to wait for a
   person after that fails its item (nothing was done at that step; the item can be retried).
 - `stop_on_failure`: the first failed item stops the lanes from taking new ones; the items under
-  way end; then the run fails.
-- A lane whose context cannot be opened (no free slot now) is not waited for: the run goes on with
-  the lanes it has.
+  way end; then the run fails. What ends the lanes is taken most serious first: an error of the
+  platform's own (the lane's item failed in doubt), a stopping failure, then a park. A superseded
+  run (workers.journal) cancels every lane at once.
+- A lane whose page or browser is gone takes no more items (the others go on with them).
+- A lane whose context cannot be opened (no spare slot now: `Host.new_lane` answers None) is not
+  waited for: the run goes on with the lanes it has. Waiting for the person lock does not count
+  against a lane's step watchdog.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ class Lanes:
         self.stop_on_failure = stop_on_failure
         self.parking: LaneState | None = None  # the lane whose wait for a person parks the run
         self.stopped = False  # a failed item stops the block (stop_on_failure)
+        self.tasks: list[asyncio.Task] = []  # the lanes' tasks (cancel_others)
         self._person = asyncio.Lock()
 
     def take(self) -> Item | None:
@@ -77,12 +82,34 @@ class Lanes:
                      last_done=None, current_step=None, item=None, item_output={}, within="")
         return LaneState(**state, parent=run, lanes=self)
 
+    def cancel_others(self) -> None:
+        """The run was taken from this execution (workers.journal.Superseded): every lane stops now."""
+        current = asyncio.current_task()
+        for task in self.tasks:
+            if task is not current:
+                task.cancel()
+
     async def take_person(self, lane: LaneState) -> None:
+        """Wait until no other lane waits for a person; LaneHeld once the run is parking. The
+        lane's step watchdog does not run meanwhile (the wait is another item's person's time)."""
         if lane.holds_person:
             return
         if self.parking is not None:
             raise self._held(lane)
-        await self._person.acquire()
+        if self._person.locked():
+            timer = lane.clock.step_timeout
+            when = timer.when() if timer is not None else None
+            loop = asyncio.get_running_loop()
+            left = when - loop.time() if when is not None else None
+            if left is not None:
+                timer.reschedule(None)
+            try:
+                await self._person.acquire()
+            finally:
+                if left is not None and not timer.expired():
+                    timer.reschedule(loop.time() + max(left, 0))
+        else:
+            await self._person.acquire()
         if self.parking is not None:
             self._person.release()
             raise self._held(lane)
@@ -110,6 +137,20 @@ class LaneState(RunState):
     holds_person: bool = False
     held: bool = False  # its step needed a person while the run was parking (LaneHeld)
     parked_at: int = -1  # the position of the step whose wait parked the run
+
+    def sync(self) -> None:
+        """Take up the run's record counter (other lanes' records move it): what this lane says of
+        the next index (a review's step, the action journal) is current."""
+        assert self.parent is not None  # noqa: S101 -- a lane always has its run
+        self.next_index = self.parent.next_index
+
+    def lost(self) -> bool:
+        """Whether this lane's browser is gone (its page or context closed, its Chromium crashed):
+        it takes no more items; the other lanes go on with them."""
+        page = getattr(self.env, "page", None)
+        browser_lost = getattr(self.host, "browser_lost", None)
+        return bool((page is not None and page.is_closed())
+                    or (browser_lost is not None and browser_lost(getattr(self.env, "context", None))))
 
     def emit(self, record):
         assert self.parent is not None  # noqa: S101 -- a lane always has its run

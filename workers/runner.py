@@ -269,7 +269,7 @@ class Runner:
                 step, run.within = steps[position], flow.within[position]
                 try:
                     if isinstance(step, F.Op):
-                        if step is flow.each and step.block.lanes > 1 and run.item is None:
+                        if step is flow.each and flow.lanes > 1 and run.item is None:
                             try:
                                 await self._in_lanes(run, flow, steps, grounder)
                             except LaneParked as lane:  # the run parks at that lane's step (workers.lanes)
@@ -333,7 +333,7 @@ class Runner:
         envs = [run.env]
         try:
             new_lane = getattr(run.host, "new_lane", None)
-            while new_lane is not None and len(envs) < min(block.lanes, len(lanes.waiting)):
+            while new_lane is not None and len(envs) < min(flow.lanes, len(lanes.waiting)):
                 try:
                     env = await new_lane(run.env, run_id=run.run_id)
                 except (StepError, EnvironmentLost):
@@ -343,26 +343,38 @@ class Runner:
                     break
                 envs.append(env)
             states = [self._lane_state(lanes, env, run.spec, grounder) for env in envs]
-            results = await asyncio.gather(*(self._lane(lane, steps) for lane in states), return_exceptions=True)
-            for lane in states:  # a crash retry after the block knows what was done last (workers.journal)
-                run.last_action = lane.last_action or run.last_action
-                run.last_done = lane.last_done or run.last_done
-                run.step_looks = lane.step_looks
+            lanes.tasks = [asyncio.create_task(self._lane(lane, steps)) for lane in states]
+            results = await asyncio.gather(*lanes.tasks, return_exceptions=True)
+            self._after_lanes(run, states)
             superseded = next((lane.superseded for lane in states if lane.superseded), "")
             if superseded:
                 run.superseded = superseded
                 raise asyncio.CancelledError(superseded)
+            # What ended the lanes, most serious first: an error of the platform's own (its item was
+            # failed in doubt), the block stopped by a failed item, then a wait for a person.
+            for result in results:
+                if isinstance(result, BaseException) and not isinstance(result, (Parked, RunFailed)):
+                    raise result
+            for result in results:
+                if isinstance(result, RunFailed):
+                    raise result
             for lane, result in zip(states, results):
                 if isinstance(result, Parked):
                     raise self._park_in(run, lane, result, flow.each.path)
-            for result in results:
-                if isinstance(result, BaseException):
-                    raise result
             run.loops[flow.each.path] = len(run.items)
         finally:
             for env in envs:
                 if env is not run.env:
                     await env.close()
+
+    @staticmethod
+    def _after_lanes(run: RunState, states: list[LaneState]) -> None:
+        """What a crash retry after the block must know (workers.journal): an action of any lane
+        still in doubt refuses it; otherwise it goes on after a done one."""
+        actions = [lane.last_action for lane in states if lane.last_action is not None]
+        undone = [action for action in actions if action.status != "done"]
+        run.last_action = undone[0] if undone else (actions[-1] if actions else run.last_action)
+        run.last_done = next((lane.last_done for lane in states if lane.last_done is not None), run.last_done)
 
     def _lane_state(self, lanes: Lanes, env, spec: S.AutomationSpec, grounder) -> LaneState:
         lane = lanes.lane(env)
@@ -375,35 +387,56 @@ class Runner:
         return lane
 
     async def _lane(self, lane: LaneState, steps: list) -> None:
-        """One lane: take an item, run the block's steps for it on this lane's page, repeat."""
+        """One lane: take an item, run the block's steps for it on this lane's page, repeat. A lane
+        whose browser is gone stops (its item failed by the step); an error of the platform's own
+        fails the item in doubt; a superseded run stops every lane at once."""
         flow = F.Flow(lane, lane.executor, steps)
-        while (item := lane.lanes.take()) is not None:
-            position, acted = flow.begin_item(item), lane.last_action
-            while position != flow.each_at:
-                step, lane.within = steps[position], flow.within[position]
-                try:
-                    if isinstance(step, F.Op):
-                        position = await flow.control(step, position)
-                        continue
-                    await self._gate_and_replay(lane, lane.executor, lane.page_steps, lane.output)
-                    location_before = lane.env.location()
-                    done = await explicit(lane, lane.executor, step, lane.output)
-                    kept = [] if getattr(done, "append", False) else [done]
-                    lane.page_steps = [*lane.page_steps, *kept] if lane.env.location() == location_before else []
-                    position += 1
-                except RunFailed as exc:
-                    lane.page_steps = []
-                    if lane.held and lane.last_action is acted:  # nothing it did changed the world yet
-                        flow.put_back("it needed a person while the run was parking for another item")
-                        break
+        try:
+            while (item := lane.lanes.take()) is not None:
+                position, acted = flow.begin_item(item), lane.last_action
+                while position != flow.each_at:
+                    step, lane.within = steps[position], flow.within[position]
+                    lane.sync()
                     try:
-                        position = flow.item_failed(str(exc))
-                    except RunFailed:
-                        lane.lanes.stopped = True
+                        if isinstance(step, F.Op):
+                            position = await flow.control(step, position)
+                            continue
+                        await self._gate_and_replay(lane, lane.executor, lane.page_steps, lane.output)
+                        location_before = lane.env.location()
+                        done = await explicit(lane, lane.executor, step, lane.output)
+                        kept = [] if getattr(done, "append", False) else [done]
+                        lane.page_steps = [*lane.page_steps, *kept] if lane.env.location() == location_before else []
+                        position += 1
+                    except RunFailed as exc:
+                        lane.page_steps = []
+                        if lane.held:  # it needed a person while the run was parking for another item
+                            if lane.last_action is acted:  # nothing it did changed the world yet
+                                flow.put_back("it needed a person while the run was parking for another item")
+                            else:
+                                flow.item_failed("it needed a person while the run was parking for another item, "
+                                                 "after it had acted: it may be partly done; check it, then retry it")
+                            return
+                        try:
+                            position = flow.item_failed(str(exc))
+                        except RunFailed:
+                            lane.lanes.stopped = True
+                            raise
+                        if lane.lost():
+                            return
+                    except Parked:
+                        lane.parked_at = position
                         raise
-                except Parked:
-                    lane.parked_at = position
-                    raise
+        except asyncio.CancelledError:
+            if lane.superseded:
+                lane.lanes.cancel_others()
+            raise
+        except (Parked, RunFailed):
+            raise
+        except Exception:
+            if lane.item is not None:
+                flow.item_failed_in_doubt("the run stopped on an error while this item was under way; it may be "
+                                          "partly done: check it, then retry it")
+            raise
 
     @staticmethod
     def _park_in(run: RunState, lane: LaneState, parked: Parked, path: str) -> LaneParked:

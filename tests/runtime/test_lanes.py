@@ -5,6 +5,7 @@ items it had not reached (or that stopped before acting) run after it."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 
@@ -14,7 +15,7 @@ from tests.helpers import runtime
 from tests.helpers.gate import ReviewRecorder, secrets as gate_secrets
 from tests.helpers.runtime import run_spec
 from tests.runtime.test_items_runner import expenses, final, items, lookups, reset, reviewed_sheet, spec
-from workers import steps as S
+from workers import flow as F, steps as S
 from workers.durable import Continuation
 from workers.gates.guard import SafetyGate
 from workers.items import Item
@@ -155,3 +156,35 @@ def test_a_lane_holds_the_runs_session_and_never_takes_a_slot_kept_for_runs(brow
     refused, url, signed_in, draft, own_context = browser.session(body)
     assert refused is None
     assert url.endswith("/expenses/new") and signed_in and draft == "INV-42" and own_context
+
+
+def test_two_lanes_asking_for_the_last_spare_slot_at_once_get_one(browser):
+    """The spare-slot check is made again where the slot is taken, without waiting: two lanes
+    asked for at once with one slot spare give one lane and one None, never a wait."""
+    pool, settings = browser.host, browser.host.settings
+
+    async def body(env, ex):
+        await ex.run(S.GotoStep(url="/login"))
+        capacity = settings.max_browsers * settings.contexts_per_browser
+        pool.settings = dataclasses.replace(settings, run_slots=capacity - 1)  # this run's context + one spare
+        try:
+            got = await asyncio.gather(pool.new_lane(env), pool.new_lane(env))
+        finally:
+            pool.settings = settings
+        opened = [lane for lane in got if lane is not None]
+        for lane in opened:
+            await lane.close()
+        return len(opened), got.count(None)
+
+    assert browser.session(body) == (1, 1)
+
+
+def test_a_block_holding_an_agent_step_runs_one_item_at_a_time():
+    """An agent step that reached the block after the save check (a called automation changed):
+    the block has one lane at run time."""
+    spec_ = S.AutomationSpec.model_validate({"start_url": "http://127.0.0.1:9/", "allowed_domains": ["127.0.0.1"],
+                                             "steps": [{"kind": "for_each", "lanes": 3, "steps": [
+                                                 {"kind": "agent", "goal": "File {{item.title}}"}]}]})
+    assert F.Flow(None, None, F.compile_program(spec_.steps)).lanes == 1
+    spec_.steps[0].steps[0] = S.GotoStep(url="/expenses")
+    assert F.Flow(None, None, F.compile_program(spec_.steps)).lanes == 3

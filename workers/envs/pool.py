@@ -56,6 +56,10 @@ CLOSE_TIMEOUT_S = 10
 OPEN_TIMEOUT_S = 30
 
 
+class NoSpareSlot(EnvironmentLost):
+    """A lane asked for a slot while none was spare (`BrowserPool.new_lane` answers None)."""
+
+
 @dataclass(frozen=True)
 class PoolSettings:
     """Bounds of one worker's pool (venus_rpa/settings.py: VENUS_BROWSER_*)."""
@@ -121,14 +125,16 @@ class BrowserPool:
         self._closers: set[asyncio.Task] = set()
         self.launches = 0  # browsers launched over the pool's life (recycling and crashes show here)
         self._lanes: set[BrowserContext] = set()  # contexts open as lanes of a run (new_lane)
+        self._lanes_reserved = 0  # slots reserved for lanes whose context is being opened
 
     # -- what runs use -------------------------------------------------------------------
-    async def new_context(self, egress: EgressGuard, **options: Any) -> BrowserContext:
+    async def new_context(self, egress: EgressGuard, *, lane: bool = False, **options: Any) -> BrowserContext:
         """A run's context in a free slot: the set-up every run gets (viewport, downloads accepted
         into the browser's temporary folder until `RunFiles` captures them, the navigation counter) with its egress guard installed before any page exists. `options` go
         to Playwright, e.g. `storage_state` (a saved session: cookies and local storage).
-        The slot is free again when the context closes."""
-        entry = await self._acquire()
+        The slot is free again when the context closes. A `lane` (a run's extra context, `new_lane`)
+        takes only a spare slot, never waiting for one."""
+        entry = await self._acquire(lane=lane)
         try:
             await egress.start()
             context = await asyncio.wait_for(
@@ -136,14 +142,20 @@ class BrowserPool:
                 OPEN_TIMEOUT_S)
         except (PlaywrightError, TimeoutError) as exc:
             entry.reserved -= 1
+            self._lanes_reserved -= lane
             await self._notify()
             raise EnvironmentLost(f"browser lost: could not open a browser context: {_first_line(exc)}") from exc
         except BaseException:
             entry.reserved -= 1
+            self._lanes_reserved -= lane
             await self._notify()
             raise
         entry.reserved -= 1
+        self._lanes_reserved -= lane
         entry.contexts.add(context)
+        if lane:
+            self._lanes.add(context)
+            context.on("close", lambda ctx: self._lanes.discard(ctx))
         self._owners[context] = entry
         context.on("close", lambda ctx: self._released(entry, ctx))
         try:
@@ -159,14 +171,15 @@ class BrowserPool:
         await egress.install(context)
 
     async def new_environment(self, *, allowed_domains: list[str], secrets: SecretBox,
-                              storage_state: dict | str | None = None, run_id: int | None = None) -> BrowserEnvironment:
+                              storage_state: dict | str | None = None, run_id: int | None = None,
+                              lane: bool = False) -> BrowserEnvironment:
         """A run's environment in its own context (with a saved session when `storage_state` is
         given). `run_id` names where its files go (`files_for`); a context is this process's own,
         not a leased resource."""
         egress = EgressGuard(list(allowed_domains), allow_private=self.allow_private)
         options = {"storage_state": storage_state} if storage_state is not None else {}
         try:
-            context = await self.new_context(egress, **options)
+            context = await self.new_context(egress, lane=lane, **options)
         except BaseException:
             await egress.stop()  # its listener was started for this context
             raise
@@ -190,10 +203,11 @@ class BrowserPool:
         if self._spare_slots() < 1:
             return None
         session, session_storage, url = await save_session(env)
-        lane = await self.new_environment(allowed_domains=env.allowed_domains, secrets=env.secrets,
-                                          storage_state=session, run_id=run_id)
-        self._lanes.add(lane.context)
-        lane.context.on("close", lambda ctx: self._lanes.discard(ctx))
+        try:  # the slot is checked again, and taken, in `_acquire`, without waiting
+            lane = await self.new_environment(allowed_domains=env.allowed_domains, secrets=env.secrets,
+                                              storage_state=session, run_id=run_id, lane=True)
+        except NoSpareSlot:
+            return None
         try:
             await carry_session_storage(lane.context, session_storage)
             if url and url != "about:blank":
@@ -210,7 +224,7 @@ class BrowserPool:
         usable = [b for b in self._browsers if not b.draining and not b.crashed]
         capacity = settings.contexts_per_browser * (len(usable) + settings.max_browsers - len(self._browsers))
         in_use = sum(b.load for b in usable)
-        runs_open = in_use - len(self._lanes)
+        runs_open = in_use - len(self._lanes) - self._lanes_reserved
         return capacity - in_use - max(settings.run_slots - runs_open, 0)
 
     def browser_lost(self, context: BrowserContext | None) -> bool:
@@ -251,18 +265,23 @@ class BrowserPool:
             self._cond = asyncio.Condition()
         return self._cond
 
-    async def _acquire(self) -> PooledBrowser:
+    async def _acquire(self, *, lane: bool = False) -> PooledBrowser:
+        """A browser with a free slot, reserved (`entry.reserved`); waits up to `acquire_timeout_s`.
+        A `lane` never waits: NoSpareSlot unless a slot is spare (`_spare_slots`)."""
         cond = self._condition()
         if self._health is None or self._health.done():
             self._health = asyncio.create_task(self._health_loop())
         deadline = time.monotonic() + self.settings.acquire_timeout_s
         async with cond:
             while True:
+                if lane and self._spare_slots() < 1:
+                    raise NoSpareSlot("no slot is spare for a lane now")
                 entry = self._pick()
                 if entry is None and len(self._browsers) < self.settings.max_browsers:
                     entry = await self._launch()
                 if entry is not None:
                     entry.reserved += 1
+                    self._lanes_reserved += lane
                     entry.runs += 1
                     if entry.runs >= self.settings.recycle_after_runs:
                         entry.draining = f"served {entry.runs} runs"
