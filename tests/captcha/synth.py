@@ -322,15 +322,27 @@ def slider_sample(rng: random.Random, *, twin_decoys: int = 0) -> SliderCase:
     return SliderCase(encode(bg, "JPEG", rng.randint(70, 92)), piece_bytes, gx, gx + pw // 2, offset)
 
 
-def slider_crop_sample(rng: random.Random) -> SliderCase:
+def slider_crop_sample(rng: random.Random, *, frame: int = 0, twin_decoys: int = 0) -> SliderCase:
     """A rectangular hole and its piece cut straight out of the picture: an opaque rectangle with
-    no backing and no transparency (its border is the picture, not one colour)."""
+    no backing and no transparency (its border is the picture, not one colour). `frame`: a light
+    frame that wide drawn over the hole's own edge (inside it); `twin_decoys`: that many holes of
+    the same size elsewhere, marked and framed the same way."""
     w, h = rng.randint(260, 360), rng.randint(150, 200)
     bg = background(rng, w, h, rng.choice(["scene", "scene", "blobs", "noise", "gradient"]))
     pw, ph = rng.randint(38, 60), rng.randint(38, 60)
     gx, gy = rng.randint(pw + 10, w - pw - 4), rng.randint(4, h - ph - 4)
     piece = bg.crop((gx, gy, gx + pw, gy + ph)).convert("RGB")
-    _render_gap(rng, bg, Image.new("L", (pw, ph), 255), (gx, gy))
+    holes = [(gx, gy)]
+    for _ in range(twin_decoys):
+        for _try in range(20):
+            dx, dy = rng.randint(0, w - pw), rng.randint(0, h - ph)
+            if all(abs(dx - x) > pw + 4 for x, _ in holes):
+                holes.append((dx, dy))
+                break
+    for x, y in holes:
+        _render_gap(rng, bg, Image.new("L", (pw, ph), 255), (x, y))
+        if frame:
+            ImageDraw.Draw(bg).rectangle((x, y, x + pw - 1, y + ph - 1), outline=_colour(rng, 235, 255), width=frame)
     return SliderCase(encode(bg, rng.choice(["PNG", "JPEG"])), encode(piece), gx, gx + pw // 2, 0)
 
 

@@ -34,6 +34,13 @@ def outline(mask: np.ndarray, width: int = 3) -> np.ndarray:
     return band.astype(np.float32) / 255
 
 
+def shrink(mask: np.ndarray, size: int) -> np.ndarray:
+    """The 0/255 mask eroded by a `size`×`size` square, where the shape meets the array's edge
+    too (outside the array is empty): a piece cropped to its box, or a whole rectangle, loses
+    its rim on every side, not only where a transparent margin happens to lie."""
+    return cv2.erode(mask, np.ones((size, size), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)
+
+
 def stable_ncc(image: np.ndarray, template: np.ndarray, floor: float = 0.05) -> np.ndarray:
     """Zero-mean normalised cross-correlation that does not blow up on flat windows.
 

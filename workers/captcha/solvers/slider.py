@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 
 from workers.captcha.solvers._image import SolverInputError, open_image, rgb_array, rgba_array
-from workers.captcha.solvers._match import foreground_mask, gradient, outline, ring_contrast, stable_ncc
+from workers.captcha.solvers._match import foreground_mask, gradient, outline, ring_contrast, shrink, stable_ncc
 
 BAND_SLACK = 3  # px of play around the height a full-height strip gives
 CANDIDATES = 6  # distinct placements the shape match proposes for the content check
@@ -122,7 +122,7 @@ def _content_match(grey: np.ndarray, detail: np.ndarray, part: _Piece, x: int, y
         return 0.0
     h, w = part.mask.shape
     pairs = ((part.grey, grey[y:y + h, x:x + w]),
-             (_detail(part.grey, cv2.erode(part.mask, np.ones((7, 7), np.uint8))), detail[y:y + h, x:x + w]))
+             (_detail(part.grey, shrink(part.mask, 7)), detail[y:y + h, x:x + w]))
     best = 0.0
     for piece, under in pairs:
         a, b = piece[inner], under[inner]
@@ -136,7 +136,7 @@ def _content_match(grey: np.ndarray, detail: np.ndarray, part: _Piece, x: int, y
 def _inner(mask: np.ndarray) -> np.ndarray:
     """Well inside the outline only: pieces often carry a glow or bevel along their edge."""
     depth = max(2, min(mask.shape) // 8)
-    return cv2.erode(mask, np.ones((2 * depth + 1, 2 * depth + 1), np.uint8)) > 0
+    return shrink(mask, 2 * depth + 1) > 0
 
 
 def _detail(grey: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
@@ -174,7 +174,7 @@ def _match_scores(grey: np.ndarray, part: _Piece) -> np.ndarray:
     differently just inside that outline than just outside it (holes are marked so)."""
     bg_grad = gradient(cv2.GaussianBlur(grey, (3, 3), 0))
     bg_grad = bg_grad / (bg_grad.mean() + 1e-6)
-    inner = cv2.erode(part.mask, np.ones((5, 5), np.uint8)) > 0
+    inner = shrink(part.mask, 5) > 0
     content = gradient(cv2.GaussianBlur(part.grey, (3, 3), 0)) * inner
     content = content / (content.max() + 1e-6)
     edges = stable_ncc(np.log1p(bg_grad), outline(part.mask) + 0.5 * content)
