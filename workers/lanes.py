@@ -124,7 +124,8 @@ class Lanes:
         lane.held = True
         other = self.parking.item.label() if self.parking is not None and self.parking.item else "another item"
         return LaneHeld(f"this step needs a person, but the run is parking to wait for a person on {other}; "
-                        "nothing was done at this step: retry this item once the run has ended")
+                        "nothing was done at this step (the item's own record says whether it runs again after "
+                        "the wait or must be checked and retried)")
 
 
 @dataclasses.dataclass(eq=False)
