@@ -7,7 +7,10 @@ Chromium per worker process shared by concurrent runs, each in its own context.
 from __future__ import annotations
 
 import asyncio
+import io
+import sys
 import threading
+import traceback
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -32,6 +35,36 @@ class RuntimeLoop:
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run coro on the runtime loop and block this thread until it finishes."""
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def dump(self, wait_s: float = 2.0) -> str:
+        """What the loop is doing now, for an operator looking at a stalled run: the loop thread's
+        own stack (code blocking the loop shows there) and, when the loop answers within `wait_s`,
+        where each of its tasks is waiting."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return "the runtime loop has not started"
+        out = io.StringIO()
+        for thread in threading.enumerate():
+            if thread.name == "venus-runtime" and thread.ident in (frames := sys._current_frames()):
+                out.write("runtime loop thread:\n" + "".join(traceback.format_stack(frames[thread.ident])))
+
+        def tasks() -> str:
+            text = io.StringIO()
+            for task in asyncio.all_tasks(loop):
+                text.write(f"-- {task.get_name()} {task.get_coro()!r}\n")
+                task.print_stack(limit=40, file=text)
+            return text.getvalue()
+
+        done = threading.Event()
+        result: list[str] = []
+
+        def collect() -> None:
+            result.append(tasks())
+            done.set()
+
+        loop.call_soon_threadsafe(collect)
+        out.write(result[0] if done.wait(wait_s) else f"the loop did not answer within {wait_s:g}s (it is blocked)\n")
+        return out.getvalue()
 
 
 runtime_loop = RuntimeLoop()

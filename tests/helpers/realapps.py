@@ -66,7 +66,9 @@ def run_task(*, automation, task: dict, server, reviewer, decision: str = "appro
             verdict = decision if step in task.get("commit_steps", []) else "approve"
             review_decide(review=review, user=reviewer, decision=verdict, comment=f"{verdict}d by the harness")
         time.sleep(0.2)
-    outcome.status, outcome.reason = "timeout", f"still {run.status} after {timeout:g}s"
+    steps = "; ".join(f"{s.index} {s.name or s.kind} {s.status} {s.error[:120]}".strip()
+                      for s in run.steps.order_by("index"))
+    outcome.status, outcome.reason = "timeout", f"still {run.status} after {timeout:g}s (steps: {steps})"
     return outcome
 
 

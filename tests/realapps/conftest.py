@@ -44,21 +44,39 @@ def task_named(app, name: str) -> dict:
     return next(t for t in tasks_of(app) if t["name"] == name)
 
 
-def drive(app, server, name: str, *, workspace, reviewer, decision: str = "approve"):
-    """Reset the app, run the task and return (task, outcome)."""
+def drive(app, server, name: str, *, workspace, reviewer, decision: str = "approve", worker=None):
+    """Reset the app, run the task and return (task, outcome). A run still going at the harness's
+    time limit has `worker` (the real worker it ran on) write where it waits into its log, and
+    the outcome's reason quotes it."""
     from tests.helpers.realapps import run_task, task_automation
 
     task = task_named(app, name)
     server.reset()
     automation = task_automation(workspace=workspace, app=app, server=server, task=task)
-    return task, run_task(automation=automation, task=task, server=server, reviewer=reviewer, decision=decision)
+    outcome = run_task(automation=automation, task=task, server=server, reviewer=reviewer, decision=decision)
+    if outcome.status == "timeout" and worker is not None:
+        outcome.reason += "\n" + worker_dump(worker)
+    return task, outcome
 
 
-def check_plain_task(app, server, name: str, *, workspace, reviewer, known_false_positives: int = 0):
+def worker_dump(worker) -> str:
+    """Where the worker's runs wait now (SIGUSR2: venus_rpa.runs.process), from its log."""
+    import os
+    import signal
+    import time
+
+    from tests.helpers.worker import log_tail
+
+    os.kill(worker.pid, signal.SIGUSR2)
+    time.sleep(3)
+    return log_tail(worker, chars=12000)
+
+
+def check_plain_task(app, server, name: str, *, workspace, reviewer, known_false_positives: int = 0, worker=None):
     """A task without consequences: it succeeds, asks no more distinct reviews than the known false
     positives, changes the app as its check says, and its sign-in steps signed in. Returns the
     outcome."""
-    task, outcome = drive(app, server, name, workspace=workspace, reviewer=reviewer)
+    task, outcome = drive(app, server, name, workspace=workspace, reviewer=reviewer, worker=worker)
     assert outcome.succeeded, outcome.reason
     assert len({r["title"] for r in outcome.reviews}) <= known_false_positives, outcome.reviews
     assert task["check"](server)

@@ -25,7 +25,7 @@ def test_creating_a_page_signs_in_with_the_current_one_time_code_and_records_no_
 
     started = time.time()
     # the sign-in's check: the site's TOTP device accepted a code
-    outcome = check_plain_task(app, server, "djangocms-create-page", workspace=workspace, reviewer=reviewer)
+    outcome = check_plain_task(app, server, "djangocms-create-page", workspace=workspace, reviewer=reviewer, worker=worker)
     run = Run.objects.get(pk=outcome.run_id)
     assert run.steps.get(name="Type the one-time code").action["value"] == "{{credentials.realapp-djangocms.totp}}"
     totp = pyotp.TOTP(server.totp_secret)
@@ -37,12 +37,12 @@ def test_creating_a_page_signs_in_with_the_current_one_time_code_and_records_no_
 
 
 def test_editing_a_page_runs_without_a_review(worker, server, workspace, reviewer):
-    check_plain_task(app, server, "djangocms-edit-page", workspace=workspace, reviewer=reviewer)
+    check_plain_task(app, server, "djangocms-edit-page", workspace=workspace, reviewer=reviewer, worker=worker)
 
 
 def test_publishing_waits_for_a_review_before_anything_changed_and_approval_publishes(
         worker, server, workspace, reviewer):
-    task, outcome = drive(app, server, "djangocms-publish-page", workspace=workspace, reviewer=reviewer)
+    task, outcome = drive(app, server, "djangocms-publish-page", workspace=workspace, reviewer=reviewer, worker=worker)
     assert outcome.succeeded, outcome.reason
     assert outcome.reviews[-1]["step"] == "Publish the page", outcome.reviews
     assert outcome.reviewed_before_change  # still unpublished while every review waited
@@ -50,7 +50,7 @@ def test_publishing_waits_for_a_review_before_anything_changed_and_approval_publ
 
 
 def test_a_rejected_user_deletion_leaves_the_user(worker, server, workspace, reviewer):
-    task, outcome = drive(app, server, "djangocms-delete-user", workspace=workspace, reviewer=reviewer,
+    task, outcome = drive(app, server, "djangocms-delete-user", workspace=workspace, reviewer=reviewer, worker=worker,
                           decision="reject")
     assert outcome.status == "failed" and "rejected by reviewer rita" in outcome.reason, outcome.reason
     assert outcome.reviews[-1]["step"] == "Confirm the deletion", outcome.reviews

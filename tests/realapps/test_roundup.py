@@ -20,12 +20,12 @@ KNOWN_FALSE_POSITIVES: dict[str, int] = {}
 # (roundup-change-status runs in benchmarks/realapps.py: suite time.)
 @pytest.mark.parametrize("name", ["roundup-create-issue"])  # it signs in first
 def test_a_task_without_consequences_runs_and_changes_roundup(worker, server, workspace, reviewer, name):
-    check_plain_task(app, server, name, workspace=workspace, reviewer=reviewer,
+    check_plain_task(app, server, name, workspace=workspace, reviewer=reviewer, worker=worker,
                      known_false_positives=KNOWN_FALSE_POSITIVES.get(name, 0))
 
 
 def test_retiring_a_user_waits_for_one_review_and_approval_retires_them(worker, server, workspace, reviewer):
-    task, outcome = drive(app, server, "roundup-retire-user", workspace=workspace, reviewer=reviewer)
+    task, outcome = drive(app, server, "roundup-retire-user", workspace=workspace, reviewer=reviewer, worker=worker)
     assert outcome.succeeded, outcome.reason
     assert outcome.reviewed_before_change, "Roundup changed before the reviewer decided"
     assert review_counts(task, outcome) == {"reviews": 1, "true_reviews": 1, "false_positive_reviews": 0,
@@ -34,7 +34,7 @@ def test_retiring_a_user_waits_for_one_review_and_approval_retires_them(worker, 
 
 
 def test_a_rejected_retirement_leaves_roundup_unchanged(worker, server, workspace, reviewer):
-    task, outcome = drive(app, server, "roundup-retire-user", workspace=workspace, reviewer=reviewer,
+    task, outcome = drive(app, server, "roundup-retire-user", workspace=workspace, reviewer=reviewer, worker=worker,
                           decision="reject")
     assert outcome.status == "failed" and "rejected by reviewer" in outcome.reason, outcome.reason
     assert outcome.reviews and task["check_unchanged"](server)

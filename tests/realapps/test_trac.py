@@ -22,13 +22,13 @@ KNOWN_FALSE_POSITIVES: dict[str, int] = {}
 # (trac-create-ticket and trac-remove-milestone run in benchmarks/realapps.py: suite time.)
 @pytest.mark.parametrize("name", ["trac-edit-ticket"])  # it signs in first
 def test_a_task_without_consequences_runs_and_changes_trac(worker, server, workspace, reviewer, name):
-    check_plain_task(app, server, name, workspace=workspace, reviewer=reviewer,
+    check_plain_task(app, server, name, workspace=workspace, reviewer=reviewer, worker=worker,
                      known_false_positives=KNOWN_FALSE_POSITIVES.get(name, 0))
 
 
 def test_deleting_a_ticket_waits_for_a_review_before_trac_changes_and_approval_deletes_it(
         worker, server, workspace, reviewer):
-    task, outcome = drive(app, server, "trac-delete-ticket", workspace=workspace, reviewer=reviewer)
+    task, outcome = drive(app, server, "trac-delete-ticket", workspace=workspace, reviewer=reviewer, worker=worker)
     assert outcome.succeeded, outcome.reason
     assert outcome.reviewed_before_change, "Trac changed before the reviewer decided"
     counts = review_counts(task, outcome)
@@ -38,6 +38,7 @@ def test_deleting_a_ticket_waits_for_a_review_before_trac_changes_and_approval_d
 
 
 def test_a_rejected_ticket_deletion_leaves_trac_unchanged(worker, server, workspace, reviewer):
-    task, outcome = drive(app, server, "trac-delete-ticket", workspace=workspace, reviewer=reviewer, decision="reject")
+    task, outcome = drive(app, server, "trac-delete-ticket", workspace=workspace, reviewer=reviewer, worker=worker,
+                          decision="reject")
     assert outcome.status == "failed" and "rejected by reviewer" in outcome.reason, outcome.reason
     assert outcome.reviews and task["check_unchanged"](server)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import logging
+import signal
 
 from celery.signals import worker_init, worker_process_shutdown, worker_shutdown
 from django.conf import settings
@@ -75,6 +76,16 @@ def _worker_slots_seen(sender=None, **_: object) -> None:
         _worker_slots = int(getattr(sender, "concurrency", 0) or 0)
     except (TypeError, ValueError):  # "auto": resolved later; lanes then keep no slots back
         _worker_slots = 0
+
+
+@worker_init.connect
+def _dump_on_sigusr2(**_: object) -> None:
+    """`kill -USR2 <worker pid>` writes to the worker's log where every run of the process is
+    waiting (`RuntimeLoop.dump`): what an operator needs to see when a run stalls."""
+    def dump(*_: object) -> None:
+        log.warning("runtime loop on SIGUSR2:\n%s", runtime_loop.dump())
+
+    signal.signal(signal.SIGUSR2, dump)
 
 
 def browser_host() -> BrowserPool:
