@@ -5,7 +5,7 @@ its session (`Host.new_lane`: cookies, local storage, the page's sessionStorage,
 page), and each lane takes the next item still to run, works through the block's steps for it on
 its own page, then takes the next, until none is left. The run's own page is the first lane.
 
-Contract (the runner drives it, `workers.runner.Runner._in_lanes`):
+Contract (driven by `workers.lane_runner.LaneRunner` for the run loop):
 - Each lane is a `LaneState`: the run's state with its own environment, executor, safety guard,
   step clock, values, item and page steps; its records take their indexes from the run's one
   counter and carry their item's number, so the trace interleaves items but never mixes them.

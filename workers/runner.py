@@ -65,7 +65,8 @@ from workers.errors import ConfigurationError, EnvironmentLost, StepError
 from workers.gates.guard import STEP, SafetyGate
 from workers.items import Item, failed_reason
 from workers.journal import Resume, Superseded
-from workers.lanes import LaneParked, LaneReviews, Lanes, LaneState
+from workers.lane_runner import LaneRunner
+from workers.lanes import LaneParked
 from workers.replay import CachedTurn, ReplayStore, StepReplay, replay_save, step_key, step_replay
 from workers.secrets import SecretBox, scrubbing_logs
 from workers.step_run import explicit, intend, refill
@@ -271,7 +272,7 @@ class Runner:
                     if isinstance(step, F.Op):
                         if step is flow.each and flow.lanes > 1 and run.item is None:
                             try:
-                                await self._in_lanes(run, flow, steps, grounder)
+                                await LaneRunner(self).run(run, flow, steps, grounder)
                             except LaneParked as lane:  # the run parks at that lane's step (workers.lanes)
                                 position = lane.position
                                 raise lane.parked from None
@@ -280,7 +281,7 @@ class Runner:
                     if position == len(steps) - 1:  # the last step's record and the result land together
                         run.pipe.hold = True
                     if position and agent_resume is None:  # the gate looks at every page the run has opened
-                        await self._gate_and_replay(run, executor, run.page_steps, output)
+                        await self.gate_and_replay(run, executor, run.page_steps, output)
                     if sign_in.starts(position) and agent_resume is None and await sign_in.still_signed_in(env):
                         position, run.page_steps = sign_in.plan.last + 1, []
                         continue
@@ -291,10 +292,7 @@ class Runner:
                             await self._sign_in_save(sign_in, env)
                         position += 1
                         continue
-                    location_before = env.location()
-                    done = await explicit(run, executor, step, output)
-                    kept = [] if getattr(done, "append", False) else [done]  # a CAPTCHA replay must not append twice
-                    run.page_steps = [*run.page_steps, *kept] if env.location() == location_before else []
+                    await self.page_step(run, executor, step)
                     if sign_in.ends(position):
                         await self._sign_in_save(sign_in, env)
                     position += 1
@@ -305,7 +303,7 @@ class Runner:
                     position = flow.item_failed(str(exc))
                     agent_resume, run.page_steps = None, []
             run.within = ""
-            await self._gate_and_replay(run, executor, run.page_steps, output)
+            await self.gate_and_replay(run, executor, run.page_steps, output)
             if any(item.status == "failed" for item in run.items):
                 return RunResult("failed", failed_reason(run.items, {i.number: i.error for i in run.items}), output)
             return await verdict(spec, env, output, run.params)
@@ -324,131 +322,6 @@ class Runner:
             raise
         finally:
             await run.env.close()
-
-    async def _in_lanes(self, run: RunState, flow: F.Flow, steps: list, grounder) -> None:
-        """Work through the items still to run in the block's lanes (workers.lanes): the run's own
-        environment and up to `lanes - 1` more, each taking items in turn until none is left."""
-        block = flow.each.block
-        lanes = Lanes(run, stop_on_failure=block.stop_on_failure)
-        envs = [run.env]
-        try:
-            new_lane = getattr(run.host, "new_lane", None)
-            while new_lane is not None and len(envs) < min(flow.lanes, len(lanes.waiting)):
-                try:
-                    env = await new_lane(run.env, run_id=run.run_id)
-                except (StepError, EnvironmentLost):
-                    log.warning("a lane could not be opened; going on with %d", len(envs), exc_info=True)
-                    env = None
-                if env is None:
-                    break
-                envs.append(env)
-            states = [self._lane_state(lanes, env, run.spec, grounder) for env in envs]
-            lanes.tasks = [asyncio.create_task(self._lane(lane, steps)) for lane in states]
-            results = await asyncio.gather(*lanes.tasks, return_exceptions=True)
-            self._after_lanes(run, states)
-            superseded = next((lane.superseded for lane in states if lane.superseded), "")
-            if superseded:
-                run.superseded = superseded
-                raise asyncio.CancelledError(superseded)
-            # What ended the lanes, most serious first: an error of the platform's own (its item was
-            # failed in doubt), the block stopped by a failed item, then a wait for a person.
-            for result in results:
-                if isinstance(result, BaseException) and not isinstance(result, (Parked, RunFailed)):
-                    raise result
-            for result in results:
-                if isinstance(result, RunFailed):
-                    raise result
-            for lane, result in zip(states, results):
-                if isinstance(result, Parked):
-                    raise self._park_in(run, lane, result, flow.each.path)
-            run.loops[flow.each.path] = len(run.items)
-        finally:
-            for env in envs:
-                if env is not run.env:
-                    await env.close()
-
-    @staticmethod
-    def _after_lanes(run: RunState, states: list[LaneState]) -> None:
-        """What a crash retry after the block must know (workers.journal): an action of any lane
-        still in doubt refuses it; otherwise it goes on after a done one."""
-        actions = [lane.last_action for lane in states if lane.last_action is not None]
-        undone = [action for action in actions if action.status != "done"]
-        run.last_action = undone[0] if undone else (actions[-1] if actions else run.last_action)
-        run.last_done = next((lane.last_done for lane in states if lane.last_done is not None), run.last_done)
-
-    def _lane_state(self, lanes: Lanes, env, spec: S.AutomationSpec, grounder) -> LaneState:
-        lane = lanes.lane(env)
-        if self.safety is not None:
-            lane.guard = self.safety.for_run(spec=spec, secrets=lane.secrets, reviews=LaneReviews(lane),
-                                             wait_for_person=lane.wait_for_person)
-        lane.executor = lane.host.explicit_executor(env, start_url=spec.start_url, grounder=grounder,
-                                                    guard=lane.guard)
-        lane.executor.before_act = lambda step, risk: intend(lane, step, risk)
-        return lane
-
-    async def _lane(self, lane: LaneState, steps: list) -> None:
-        """One lane: take an item, run the block's steps for it on this lane's page, repeat. A lane
-        whose browser is gone stops (its item failed by the step); an error of the platform's own
-        fails the item in doubt; a superseded run stops every lane at once."""
-        flow = F.Flow(lane, lane.executor, steps)
-        try:
-            while (item := lane.lanes.take()) is not None:
-                position, acted = flow.begin_item(item), lane.last_action
-                while position != flow.each_at:
-                    step, lane.within = steps[position], flow.within[position]
-                    lane.sync()
-                    try:
-                        if isinstance(step, F.Op):
-                            position = await flow.control(step, position)
-                            continue
-                        await self._gate_and_replay(lane, lane.executor, lane.page_steps, lane.output)
-                        location_before = lane.env.location()
-                        done = await explicit(lane, lane.executor, step, lane.output)
-                        kept = [] if getattr(done, "append", False) else [done]
-                        lane.page_steps = [*lane.page_steps, *kept] if lane.env.location() == location_before else []
-                        position += 1
-                    except RunFailed as exc:
-                        lane.page_steps = []
-                        if lane.held:  # it needed a person while the run was parking for another item
-                            if lane.last_action is acted:  # nothing it did changed the world yet
-                                flow.put_back("it needed a person while the run was parking for another item")
-                            else:
-                                flow.item_failed("it needed a person while the run was parking for another item, "
-                                                 "after it had acted: it may be partly done; check it, then retry it")
-                            return
-                        try:
-                            position = flow.item_failed(str(exc))
-                        except RunFailed:
-                            lane.lanes.stopped = True
-                            raise
-                        if lane.lost():
-                            return
-                    except Parked:
-                        lane.parked_at = position
-                        raise
-        except asyncio.CancelledError:
-            if lane.superseded:
-                lane.lanes.cancel_others()
-            raise
-        except (Parked, RunFailed):
-            raise
-        except Exception:
-            if lane.item is not None:
-                flow.item_failed_in_doubt("the run stopped on an error while this item was under way; it may be "
-                                          "partly done: check it, then retry it")
-            raise
-
-    @staticmethod
-    def _park_in(run: RunState, lane: LaneState, parked: Parked, path: str) -> LaneParked:
-        """The run parks at `lane`'s waiting step: its environment, item and values become the run's."""
-        run.env, run.item, run.item_output = lane.env, lane.item, lane.item_output
-        run.page_steps, run.captchas_solved = lane.page_steps, lane.captchas_solved
-        run.output.clear()
-        run.output.update(lane.output)
-        run.loops = dict(lane.loops)
-        if lane.item is not None:  # a resumed run goes on with this item (Flow.resume_item)
-            run.loops[path] = run.items.index(lane.item) + 1
-        return LaneParked(parked, lane.parked_at)
 
     async def _restore(self, run: RunState, executor: StepExecutor, resume: Continuation) -> None:
         """Reopen a parked run's session (the host's `restore`: for the web a new context from the
@@ -471,7 +344,16 @@ class Runner:
         except SignInFailed as exc:
             raise RunFailed(exc.index, "sign-in check", str(exc)) from None
 
-    async def _gate_and_replay(self, run: RunState, executor: StepExecutor, page_steps: list,
+    @staticmethod
+    async def page_step(state: RunState, executor: StepExecutor, step: S.Step) -> None:
+        """One explicit step on `state`'s page (the run's, or a lane's). The steps that acted on the
+        page so far are kept while it stays the same page: a CAPTCHA it refuses redoes them."""
+        location_before = state.env.location()
+        done = await explicit(state, executor, step, state.output)
+        kept = [] if getattr(done, "append", False) else [done]  # a CAPTCHA replay must not append twice
+        state.page_steps = [*state.page_steps, *kept] if state.env.location() == location_before else []
+
+    async def gate_and_replay(self, run: RunState, executor: StepExecutor, page_steps: list,
                                output: dict[str, Any]) -> None:
         """Run the CAPTCHA gate; when the page has just refused a CAPTCHA answer (a form shown
         again with an error), solve the new challenge and redo this page's steps (fill, submit)."""

@@ -188,3 +188,21 @@ def test_a_block_holding_an_agent_step_runs_one_item_at_a_time():
     assert F.Flow(None, None, F.compile_program(spec_.steps)).lanes == 1
     spec_.steps[0].steps[0] = S.GotoStep(url="/expenses")
     assert F.Flow(None, None, F.compile_program(spec_.steps)).lanes == 3
+
+
+def test_a_run_taken_over_elsewhere_stops_every_lane_before_its_next_click(browser):
+    """A late heartbeat let the platform retry the run while two lanes were at work: the lane
+    whose click is refused stops the other one too, and nothing more is clicked or finished."""
+    from tests.runtime.test_runner import TakenOver
+
+    reset(browser)
+    rows = [(f"ACC-T{n}", "Looked up") for n in range(1, 9)]
+    recorder = TakenOver(after=3)
+    result, recorder, _ = run_spec(browser, laned(spec(browser.base_url), 2), recorder, params={}, items=items(*rows))
+    assert result.status == "superseded" and "retried as attempt 2" in result.reason, result.reason
+    assert recorder.finished is None
+    assert len(recorder.intents) == 3
+    done = lookups(browser)
+    assert len(done) == len(set(done)) and 2 <= len(done) <= 3  # journaled clicks ran once; none after the refusal
+    started = {r.number for r in recorder.items if r.status == "running"}
+    assert len(started) <= 5  # no lane went on taking items after the run was taken

@@ -135,23 +135,19 @@ class BrowserPool:
         The slot is free again when the context closes. A `lane` (a run's extra context, `new_lane`)
         takes only a spare slot, never waiting for one."""
         entry = await self._acquire(lane=lane)
+        context = None
         try:
             await egress.start()
             context = await asyncio.wait_for(
                 entry.browser.new_context(viewport=VIEWPORT, accept_downloads=True, **egress.context_options(), **options),
                 OPEN_TIMEOUT_S)
         except (PlaywrightError, TimeoutError) as exc:
-            entry.reserved -= 1
-            self._lanes_reserved -= lane
-            await self._notify()
             raise EnvironmentLost(f"browser lost: could not open a browser context: {_first_line(exc)}") from exc
-        except BaseException:
+        finally:  # the reservation becomes the context, or the slot is free again for whoever waits
             entry.reserved -= 1
             self._lanes_reserved -= lane
-            await self._notify()
-            raise
-        entry.reserved -= 1
-        self._lanes_reserved -= lane
+            if context is None:
+                await self._notify()
         entry.contexts.add(context)
         if lane:
             self._lanes.add(context)
