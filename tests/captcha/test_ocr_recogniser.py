@@ -151,3 +151,51 @@ def test_reading_a_captcha_loads_neither_torch_nor_the_training_code():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
+
+
+def _small_in_canvas(seed: int) -> tuple[bytes, str, Image.Image]:
+    """A practice text CAPTCHA shrunk into a wider canvas of its own background, a line across
+    it: text that no longer fills its image, as some generators draw it."""
+    from PIL import ImageDraw
+
+    made = practice_ocr.generate(random.Random(seed))
+    image = Image.open(io.BytesIO(made.images["image"])).convert("RGB")
+    pixels = np.asarray(image)
+    background = tuple(int(v) for v in np.median(np.concatenate([pixels[0], pixels[-1]]), axis=0))
+    canvas = Image.new("RGB", (300, 100), background)
+    width = 110
+    canvas.paste(image.resize((width, int(image.height * width / image.width))), (120, 40))
+    ImageDraw.Draw(canvas).line([(0, 10), (300, 90)], fill=(120, 120, 120), width=1)
+    buffer = io.BytesIO()
+    canvas.save(buffer, "PNG")
+    return buffer.getvalue(), made.solution["text"], canvas
+
+
+def test_text_region_is_where_the_ink_is_and_none_when_the_text_fills_the_image():
+    from PIL import ImageDraw, ImageFont
+
+    from workers.captcha.solvers.ocr import text_region
+
+    _, _, canvas = _small_in_canvas(3)  # pasted at x 120-230, y 40-80; a line from corner to corner
+    left, top, right, bottom = text_region(canvas)
+    assert left >= 40 and top >= 10 and right >= 225 and bottom >= 78
+    assert (right - left) * (bottom - top) < 0.6 * 300 * 100  # most of the line is cut off
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", 52)
+    left, top, right, bottom = font.getbbox("K7WX")
+    filled = Image.new("RGB", (right - left + 6, bottom - top + 6), "white")
+    ImageDraw.Draw(filled).text((3 - left, 3 - top), "K7WX", font=font, fill="black")
+    assert text_region(filled) is None  # the text fills its image already
+    assert text_region(Image.new("RGB", (200, 60), "white")) is None  # no ink at all
+
+
+def test_small_text_in_a_wide_picture_is_read_from_where_it_is():
+    from workers.captcha.solvers.ocr import _read
+
+    framed = whole = 0
+    for seed in range(20):
+        data, text, canvas = _small_in_canvas(seed)
+        reading = read_text(data)
+        framed += reading.text == text
+        whole += _read(canvas, charset=None, length=None, arithmetic=None, max_length=None).text == text
+        assert reading.record()["framed"] is reading.framed
+    assert whole <= 3 and framed >= 8, (whole, framed)  # measured: 0 and 12 of 20

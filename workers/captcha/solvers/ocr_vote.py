@@ -45,10 +45,12 @@ class OcrReading:
     confidence: float
     candidates: list[Candidate] = field(default_factory=list)
     agreed: bool = True
+    framed: bool = False  # read from the region where the text is, not the whole image (ocr.text_region)
+    kind: str = "text"  # "text" (Latin letters and digits), "sum" (the value of arithmetic) or "any" (any script)
 
     def record(self) -> dict:
         """JSON-ready summary for the run's trace."""
-        return {"confidence": round(self.confidence, 3), "agreed": self.agreed,
+        return {"confidence": round(self.confidence, 3), "agreed": self.agreed, "framed": self.framed,
                 "candidates": {c.reader: c.text for c in self.candidates}}
 
 
