@@ -105,7 +105,10 @@ class Runner:
         of the run, for hosts that lease a device or display to it. `items`: the run's items with
         their statuses so far, for its `for_each` block (workers.items). `replay`: the replay cache of
         the run's automation version (workers.replay); without it every agent turn asks the model."""
-        if isinstance(resume, Resume):
+        first_index = 0
+        if isinstance(resume, Resume) and resume.position == 0 and not resume.url and not resume.storage_state:
+            first_index, resume = resume.next_index, None  # from the start; records after the lost attempt's
+        elif isinstance(resume, Resume):
             resume = Continuation(wait={}, position=resume.position, next_index=resume.next_index,
                                   output=dict(resume.output), session=resume.storage_state or {}, url=resume.url)
         try:
@@ -117,14 +120,16 @@ class Runner:
                                        "given none: start it with a JSON array of items or a CSV/XLSX file")
         secrets.default_domains = list(spec.allowed_domains)
         with scrubbing_logs(secrets):
-            return await self._run(spec, params, secrets, recorder, resume, sessions, run_id, items or [], replay)
+            return await self._run(spec, params, secrets, recorder, resume, sessions, run_id, items or [], replay,
+                                   first_index)
 
     async def _run(self, spec: S.AutomationSpec, params: dict[str, Any], secrets: SecretBox,
                    recorder: RunRecorder, resume: Continuation | None,
                    sessions: LoginSessions | None = None, run_id: int | None = None,
-                   items: list[Item] = (), replay: ReplayStore | None = None) -> RunResult:
+                   items: list[Item] = (), replay: ReplayStore | None = None, first_index: int = 0) -> RunResult:
         run = RunState(spec, params, secrets, RecordPipe(recorder), recorder, RunClock(), sessions=sessions,
-                       host=self.hosts[spec.surface], run_id=run_id, items=list(items), replay_store=replay)
+                       host=self.hosts[spec.surface], run_id=run_id, items=list(items), replay_store=replay,
+                       next_index=first_index)
         work = asyncio.create_task(self._run_on_host(run, resume))
         beat = asyncio.create_task(self._heartbeat(run, work))
         result: RunResult | None = None

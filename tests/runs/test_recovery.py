@@ -126,6 +126,21 @@ def test_a_lost_run_with_nothing_done_is_retried_from_the_start(automation, djan
     assert run_resume_point(run=run) is None
 
 
+def test_a_lost_run_with_steps_recorded_but_nothing_done_starts_again_after_those_records(automation):
+    """The lost attempt recorded its first steps (opening the page, typing) but clicked nothing:
+    the retry starts from the beginning in a fresh session, and its records follow the old ones
+    (the trace keeps both attempts; an index taken twice would crash the retry)."""
+    from venus_rpa.runs.models import Step
+    from venus_rpa.runs.recovery import run_resume_point
+
+    run = running_run(automation)
+    for index, name in enumerate(("Open the start URL", "Amount")):
+        Step.objects.create(run=run, index=index, kind="goto" if index == 0 else "fill", name=name, status="succeeded",
+                            started_at=ago(20))
+    resume = run_resume_point(run=run)
+    assert (resume.position, resume.url, resume.storage_state, resume.output, resume.next_index) == (0, "", None, {}, 2)
+
+
 def test_a_lost_run_resumes_after_its_last_done_action(automation, django_capture_on_commit_callbacks):
     from venus_rpa.automations.crypto import encrypt_fields
     from venus_rpa.runs.recovery import run_resume_point, runs_sweep

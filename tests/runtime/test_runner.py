@@ -225,6 +225,18 @@ def test_a_run_taken_over_elsewhere_stops_before_its_next_action_and_records_not
     assert [r.name for r in recorder.records][-1] == "Amount"  # "Next" never ran, so it has no record
 
 
+def test_a_retry_from_the_start_records_after_the_lost_attempts_steps(browser):
+    """A lost worker had recorded steps 0-4 but clicked nothing (runs.recovery.run_resume_point):
+    the retry runs every step again, from a fresh page, its records numbered from 5."""
+    from workers.journal import Resume
+
+    result, recorder, _ = run_spec(browser, login_spec(browser.base_url),
+                                   resume=Resume(position=0, url="", storage_state=None, output={}, next_index=5))
+    assert result.status == "succeeded", result.reason
+    assert [r.index for r in recorder.records] == list(range(5, 5 + len(recorder.records)))
+    assert recorder.records[0].name == "Open the start URL" and recorder.records[0].kind == "goto"
+
+
 def test_a_heartbeat_refused_as_taken_over_stops_the_run_within_a_beat(browser):
     spec = login_spec(browser.base_url, {"kind": "wait_for", "name": "Wait forever", "text": "Never shown", "timeout_s": 10})
     recorder = TakenOver(beats=3)

@@ -237,12 +237,15 @@ def _after_worker_lost(run: Run, stale_s: float) -> tuple[str, str]:
 
 def run_resume_point(*, run: Run) -> Resume | None:
     """Where a retried run continues: right after its last action journaled as done, with the
-    session (cookies, storage) and output it had then. None: start from the beginning."""
+    session (cookies, storage) and output it had then; from the beginning (position 0, a fresh
+    session) when nothing was done, its records after those the lost attempt left. None: start
+    from the beginning with nothing recorded yet."""
+    last = run.steps.order_by("-index").values_list("index", flat=True).first()
+    next_index = 0 if last is None else last + 1
     # The latest done, not the highest position: inside a repeat block positions come round again.
     done = run.actions.filter(status=ActionStatus.DONE).order_by("-done_at", "-position").first()
     if done is None:
-        return None
+        return Resume(position=0, url="", storage_state=None, output={}, next_index=next_index) if next_index else None
     saved: dict[str, Any] = json.loads(decrypt_fields(done.session)["data"]) if done.session else {}
-    next_index = (run.steps.order_by("-index").values_list("index", flat=True).first() or 0) + 1
     return Resume(position=done.position + 1, url=done.url_after, storage_state=saved.get("state"),
                   output=saved.get("output") or {}, next_index=max(next_index, done.next_index))
