@@ -19,10 +19,22 @@ def api(demo):  # noqa: F811
     return client
 
 
+QUEUE = "faults"
+
+
 @pytest.fixture
 def fast_sweep(settings):
     """The sweep as the test workers see it: 3 s without a heartbeat is stale; a queued run's
-    message missing for 4 s is lost."""
+    message missing for 4 s is lost. The runs go to this directory's queue: only the workers
+    these tests start and kill take them (`fault_worker`), never another worker of the session."""
     settings.VENUS_HEARTBEAT_STALE_SECONDS = 3
     settings.VENUS_QUEUED_STALE_SECONDS = 4
+    settings.VENUS_AGENT_QUEUE = QUEUE
     return settings
+
+
+def fault_worker(*, name: str, log_path):
+    """A real worker on this directory's queue (tests.helpers.worker.celery_worker)."""
+    from tests.helpers.worker import celery_worker
+
+    return celery_worker(queues=QUEUE, name=name, log_path=log_path, extra_env={"VENUS_AGENT_QUEUE": QUEUE})

@@ -9,7 +9,8 @@ import pytest
 from tests.helpers.faults import (
     kill_chromium, kill_worker, restart_postgres, restart_redis, running_count, settle, submit_batch, tally, wait_until,
 )
-from tests.helpers.worker import celery_worker, log_tail
+from tests.faults.conftest import fault_worker
+from tests.helpers.worker import log_tail
 
 pytestmark = pytest.mark.e2e
 SIZE = 8
@@ -28,11 +29,11 @@ def assert_every_failure_has_a_reason(batch) -> None:
 
 
 def test_a_worker_killed_mid_batch_loses_nothing_and_repeats_nothing(api, practice_url, fast_sweep, tmp_path):
-    with celery_worker(name="doomed", log_path=tmp_path / "doomed.log") as doomed:
+    with fault_worker(name="doomed", log_path=tmp_path / "doomed.log") as doomed:
         batch = submit_batch(api, SIZE, tag="kill")
         wait_until(lambda: running_count(batch) >= 2, timeout=60, what="two runs under way")
         kill_worker(doomed)
-    with celery_worker(name="spare", log_path=tmp_path / "spare.log"):
+    with fault_worker(name="spare", log_path=tmp_path / "spare.log"):
         settle(batch, timeout=120)
         result = tally(batch, practice_url)
     assert_nothing_lost_or_done_twice(result)
@@ -41,7 +42,7 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_repeats_nothing(api, practi
 
 
 def test_redis_restarted_mid_batch_strands_no_queued_run(api, practice_url, fast_sweep, tmp_path):
-    with celery_worker(name="redis-fault", log_path=tmp_path / "worker.log"):
+    with fault_worker(name="redis-fault", log_path=tmp_path / "worker.log"):
         batch = submit_batch(api, SIZE, tag="redis")
         wait_until(lambda: running_count(batch) >= 2, timeout=60, what="two runs under way")
         restart_redis(fast_sweep.REDIS_URL)  # the queued runs' messages are gone with its data
@@ -53,7 +54,7 @@ def test_redis_restarted_mid_batch_strands_no_queued_run(api, practice_url, fast
 
 
 def test_postgres_restarted_mid_batch_loses_nothing_and_repeats_nothing(api, practice_url, fast_sweep, tmp_path):
-    with celery_worker(name="pg-fault", log_path=tmp_path / "worker.log"):
+    with fault_worker(name="pg-fault", log_path=tmp_path / "worker.log"):
         batch = submit_batch(api, SIZE, tag="pg")
         wait_until(lambda: running_count(batch) >= 2, timeout=60, what="two runs under way")
         restart_postgres()
@@ -64,7 +65,7 @@ def test_postgres_restarted_mid_batch_loses_nothing_and_repeats_nothing(api, pra
 
 
 def test_chromium_killed_mid_batch_fails_its_runs_with_a_reason(api, practice_url, fast_sweep, tmp_path):
-    with celery_worker(name="chromium-fault", log_path=tmp_path / "worker.log") as worker:
+    with fault_worker(name="chromium-fault", log_path=tmp_path / "worker.log") as worker:
         batch = submit_batch(api, SIZE, tag="chromium")
         wait_until(lambda: running_count(batch) >= 2, timeout=60, what="two runs under way")
         assert kill_chromium(worker) >= 1

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers.faults import settle, submit_batch, tally
-from tests.helpers.worker import celery_worker
+from tests.faults.conftest import fault_worker
 
 pytestmark = [pytest.mark.e2e, pytest.mark.load]
 
 
 @pytest.mark.timeout(3600)
 def test_two_hundred_runs_at_once_all_end_and_file_each_expense_once(api, practice_url, fast_sweep, tmp_path):
-    with celery_worker(name="load", log_path=tmp_path / "worker.log"):
+    with fault_worker(name="load", log_path=tmp_path / "worker.log"):
         batch = submit_batch(api, 200, tag="load")
         settle(batch, timeout=3000, sweep_every=5)
         result = tally(batch, practice_url)

@@ -1,13 +1,40 @@
-"""Real applications end to end: one real Celery worker (the e2e one), the server of each test
-module's `app` (practice/realapps/<app>/app.py) per module, reset before every test. An app that cannot be installed FAILS its module's tests with the
-reason (a skip would hide a broken setup in CI, which installs them: scripts/setup.sh runs
-scripts/realapps.sh)."""
+"""Real applications end to end: one real Celery worker of their own, on a queue of their own
+(other workers of the session, some of which live through the fault tests' restarts of Redis
+and PostgreSQL, never take these runs), the server of each test module's `app`
+(practice/realapps/<app>/app.py) per module, reset before every test. An app that cannot be
+installed FAILS its module's tests with the reason (a skip would hide a broken setup in CI, which
+installs them: scripts/setup.sh runs scripts/realapps.sh)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import model_server, worker  # noqa: F401 — the real worker these tests drive
+from tests.e2e.conftest import judges_config, model_server  # noqa: F401 — the model test double these runs use
+
+QUEUE = "realapps"
+
+
+@pytest.fixture(scope="session")
+def worker(django_db_setup, django_db_blocker, tmp_path_factory, model_server):  # noqa: F811
+    """The real worker these tests drive, configured as the e2e one, on the realapps queue."""
+    from tests.helpers.worker import celery_worker
+
+    log = tmp_path_factory.mktemp("realapps-worker") / "worker.log"
+    env = {"VENUS_MODEL_URL": model_server.url, "VENUS_MODEL": model_server.model, "VENUS_MODEL_TRIES": "2",
+           "VENUS_MODEL_TIMEOUT": "10", "VENUS_JUDGES": judges_config(model_server), "VENUS_AGENT_QUEUE": QUEUE}
+    with celery_worker(queues=QUEUE, name=QUEUE, log_path=log, extra_env=env) as proc:
+        yield proc
+    print(f"worker log: {log}")
+
+
+@pytest.fixture(autouse=True)
+def realapps_queue():
+    """This directory's runs go to its own worker."""
+    from tests.helpers.worker import route_runs_to
+
+    route_runs_to(QUEUE)
+    yield
+    route_runs_to(None)
 
 
 @pytest.fixture(scope="module")
