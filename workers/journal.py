@@ -57,6 +57,12 @@ class Resume:
     output: dict[str, Any]
     next_index: int
 
+    @property
+    def from_start(self) -> bool:
+        """Nothing was done: the retry runs every step again in a fresh session, its records
+        numbered from `next_index` (after those the lost attempt left)."""
+        return self.position == 0
+
 
 class ActionJournal(Protocol):
     """The optional recorder methods the runner journals through (both must be durable on return)."""

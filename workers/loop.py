@@ -7,6 +7,7 @@ Chromium per worker process shared by concurrent runs, each in its own context.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import io
 import sys
 import threading
@@ -55,15 +56,12 @@ class RuntimeLoop:
                 task.print_stack(limit=40, file=text)
             return text.getvalue()
 
-        done = threading.Event()
-        result: list[str] = []
-
-        def collect() -> None:
-            result.append(tasks())
-            done.set()
-
-        loop.call_soon_threadsafe(collect)
-        out.write(result[0] if done.wait(wait_s) else f"the loop did not answer within {wait_s:g}s (it is blocked)\n")
+        answer: concurrent.futures.Future[str] = concurrent.futures.Future()
+        loop.call_soon_threadsafe(lambda: answer.set_result(tasks()))
+        try:
+            out.write(answer.result(timeout=wait_s))
+        except concurrent.futures.TimeoutError:
+            out.write(f"the loop did not answer within {wait_s:g}s (it is blocked)\n")
         return out.getvalue()
 
 

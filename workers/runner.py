@@ -106,8 +106,8 @@ class Runner:
         their statuses so far, for its `for_each` block (workers.items). `replay`: the replay cache of
         the run's automation version (workers.replay); without it every agent turn asks the model."""
         first_index = 0
-        if isinstance(resume, Resume) and resume.position == 0 and not resume.url and not resume.storage_state:
-            first_index, resume = resume.next_index, None  # from the start; records after the lost attempt's
+        if isinstance(resume, Resume) and resume.from_start:
+            first_index, resume = resume.next_index, None
         elif isinstance(resume, Resume):
             resume = Continuation(wait={}, position=resume.position, next_index=resume.next_index,
                                   output=dict(resume.output), session=resume.storage_state or {}, url=resume.url)

@@ -17,12 +17,27 @@ from tests.e2e.test_runs_end_to_end import api_client
 from tests.e2e.test_safety_end_to_end import checkout_automation, client_for, orders
 from tests.helpers.definitions import delete_account_definition
 from tests.helpers.fake_model import Reply, venus
-from tests.helpers.worker import celery_worker, route_runs_to
+from tests.helpers.worker import celery_worker
 
 pytestmark = pytest.mark.e2e
 TERMINAL = {"succeeded", "failed", "cancelled", "timed_out"}
 QUEUE = "durable"
 HOLD_S = 3
+ROUTED = ("venus_rpa.runs.tasks.run_execute_task", "venus_rpa.runs.tasks.run_resume_task")
+
+
+def route_runs_to(queue: str) -> None:
+    """Runs and continuations enqueued by this process go to `queue` (None: the settings' routes)."""
+    from django.conf import settings
+
+    from venus_rpa import celery_app
+
+    celery_app.conf["task_routes"] = ({name: {"queue": queue} for name in ROUTED} if queue
+                                      else settings.CELERY_TASK_ROUTES)
+    celery_app.amqp.flush_routes()
+    celery_app.amqp.__dict__.pop("router", None)  # the cached router holds the old table
+
+
 @pytest.fixture(autouse=True)
 def durable_queue():
     """This module's runs go to its own workers."""

@@ -27,6 +27,12 @@ class PixelPoint(NamedTuple):
     y: int
 
 
+def border_pixels(array: np.ndarray) -> np.ndarray:
+    """The pixels of the image's outermost rows and columns (N×channels): where its background
+    shows, for the solvers that take the border's median colour as the background."""
+    return np.concatenate([array[0], array[-1], array[:, 0], array[:, -1]])
+
+
 def open_image(data: bytes) -> Image.Image:
     """Decode `data` into a loaded Pillow image, or raise `SolverInputError`."""
     if not data:

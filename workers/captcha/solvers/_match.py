@@ -6,6 +6,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from workers.captcha.solvers._image import border_pixels
+
 
 def gradient(grey: np.ndarray) -> np.ndarray:
     """Sobel gradient magnitude (float32) of a grey image."""
@@ -100,7 +102,7 @@ def foreground_mask(rgba: np.ndarray, *, min_fraction: float = 0.2) -> np.ndarra
     if alpha.min() < 200:
         return np.where(alpha > 127, 255, 0).astype(np.uint8)
     rgb = rgba[..., :3].astype(np.int16)
-    border = np.concatenate([rgb[0], rgb[-1], rgb[:, 0], rgb[:, -1]])
+    border = border_pixels(rgb)
     backing = np.median(border, axis=0)
     if (np.abs(border - backing).max(axis=1) <= BACKING_TOLERANCE).mean() < PLAIN_BORDER:
         return np.full(rgba.shape[:2], 255, np.uint8)

@@ -27,7 +27,7 @@ import itertools
 import cv2
 import numpy as np
 
-from workers.captcha.solvers._image import PixelPoint, SolverInputError, open_image, rgb_array
+from workers.captcha.solvers._image import PixelPoint, SolverInputError, border_pixels, open_image, rgb_array
 from workers.captcha.solvers._match import object_contrast
 
 NORM = 64  # side of the canvas silhouettes are compared on
@@ -88,8 +88,7 @@ def split_hint(rgb: np.ndarray) -> list[np.ndarray]:
 def _ink(rgb: np.ndarray) -> np.ndarray:
     """Pixels unlike the border's median colour (Otsu on the colour distance, at least 40)."""
     lab = cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB).astype(np.float32)
-    border = np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]])
-    distance = np.linalg.norm(lab - np.median(border, axis=0), axis=2)
+    distance = np.linalg.norm(lab - np.median(border_pixels(lab), axis=0), axis=2)
     level, _ = cv2.threshold(np.clip(distance, 0, 255).astype(np.uint8), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     return np.where(distance > max(level, 40.0), 255, 0).astype(np.uint8)
 

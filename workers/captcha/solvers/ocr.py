@@ -39,7 +39,7 @@ import numpy as np
 from PIL import Image
 
 from workers.captcha.solvers import _models, recogniser
-from workers.captcha.solvers._image import SolverInputError, open_image, rgb_array
+from workers.captcha.solvers._image import SolverInputError, border_pixels, open_image, rgb_array
 from workers.captcha.solvers.ocr_vote import (Candidate, OcrReading, choose, consistent_case, fold, text_logprob,
                                               uniform_case)
 
@@ -95,8 +95,7 @@ def text_region(picture: Image.Image) -> tuple[int, int, int, int] | None:
     hold little of the ink, so the quantiles cut them off."""
     pixels = np.asarray(picture.convert("RGB"), dtype=np.int16)
     height, width, _ = pixels.shape
-    border = np.concatenate([pixels[0], pixels[-1], pixels[:, 0], pixels[:, -1]])
-    ink = np.abs(pixels - np.median(border, axis=0)).sum(axis=2) > INK_DISTANCE
+    ink = np.abs(pixels - np.median(border_pixels(pixels), axis=0)).sum(axis=2) > INK_DISTANCE
     if ink.sum() < 20:
         return None
 
