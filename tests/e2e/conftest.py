@@ -15,6 +15,12 @@ def judges_config(model_server) -> str:
     return json.dumps([{"name": "strict", "url": model_server.url, "model": model_server.model}])
 
 
+def worker_env(model_server) -> dict:
+    """How the e2e workers reach the model test double (and its second judge)."""
+    return {"VENUS_MODEL_URL": model_server.url, "VENUS_MODEL": model_server.model, "VENUS_MODEL_TRIES": "2",
+            "VENUS_MODEL_TIMEOUT": "10", "VENUS_JUDGES": judges_config(model_server)}
+
+
 @pytest.fixture(scope="session")
 def model_server():
     """The UI-Venus test double: a real OpenAI-compatible HTTP server answering from a script."""
@@ -34,9 +40,7 @@ def worker(django_db_setup, django_db_blocker, tmp_path_factory, model_server):
     """One real Celery worker process (agent + default queues) for the e2e session, configured
     with the model test double."""
     log = tmp_path_factory.mktemp("worker") / "worker.log"
-    env = {"VENUS_MODEL_URL": model_server.url, "VENUS_MODEL": model_server.model, "VENUS_MODEL_TRIES": "2",
-           "VENUS_MODEL_TIMEOUT": "10", "VENUS_JUDGES": judges_config(model_server)}
-    with celery_worker(log_path=log, extra_env=env) as proc:
+    with celery_worker(log_path=log, extra_env=worker_env(model_server)) as proc:
         yield proc
     print(f"worker log: {log}")
 

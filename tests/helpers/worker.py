@@ -63,20 +63,6 @@ def celery_worker(*, queues: str = "agent,default", name: str = "test", extra_en
         log.close()
 
 
-ROUTED = ("venus_rpa.runs.tasks.run_execute_task", "venus_rpa.runs.tasks.run_resume_task")
-
-
-def route_runs_to(queue: str | None) -> None:
-    """Runs and continuations enqueued by this process go to `queue` (None: the settings' routes),
-    so a test module's runs reach its own worker and no other worker of the session takes them."""
-    from venus_rpa import celery_app
-
-    celery_app.conf["task_routes"] = ({name: {"queue": queue} for name in ROUTED} if queue
-                                      else settings.CELERY_TASK_ROUTES)
-    celery_app.amqp.flush_routes()
-    celery_app.amqp.__dict__.pop("router", None)  # the cached router holds the old table
-
-
 def log_tail(proc: subprocess.Popen, chars: int = 6000) -> str:
     """The end of a worker's log (HTTP request lines left out), for a failing test's message."""
     path = getattr(proc, "log_path", None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import judges_config, model_server  # noqa: F401 — the model test double these runs use
+from tests.e2e.conftest import model_server, worker_env  # noqa: F401 — the model test double these runs use
 
 QUEUE = "realapps"
 
@@ -20,21 +20,17 @@ def worker(django_db_setup, django_db_blocker, tmp_path_factory, model_server): 
     from tests.helpers.worker import celery_worker
 
     log = tmp_path_factory.mktemp("realapps-worker") / "worker.log"
-    env = {"VENUS_MODEL_URL": model_server.url, "VENUS_MODEL": model_server.model, "VENUS_MODEL_TRIES": "2",
-           "VENUS_MODEL_TIMEOUT": "10", "VENUS_JUDGES": judges_config(model_server), "VENUS_AGENT_QUEUE": QUEUE}
+    env = {**worker_env(model_server), "VENUS_AGENT_QUEUE": QUEUE}
     with celery_worker(queues=QUEUE, name=QUEUE, log_path=log, extra_env=env) as proc:
         yield proc
     print(f"worker log: {log}")
 
 
 @pytest.fixture(autouse=True)
-def realapps_queue():
-    """This directory's runs go to its own worker."""
-    from tests.helpers.worker import route_runs_to
-
-    route_runs_to(QUEUE)
-    yield
-    route_runs_to(None)
+def realapps_queue(settings):
+    """This directory's runs (and their continuations) go to its own worker: web runs are routed
+    to `VENUS_AGENT_QUEUE` (venus_rpa.runs.queues)."""
+    settings.VENUS_AGENT_QUEUE = QUEUE
 
 
 @pytest.fixture(scope="module")
