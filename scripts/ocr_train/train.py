@@ -28,7 +28,7 @@ from torch import nn
 
 from scripts.ocr_train import data
 from scripts.ocr_train.model import CRNN
-from scripts.ocr_train.sources import SOURCES
+from scripts.ocr_train.sources import EVAL_ONLY, SOURCES
 from workers.captcha.solvers import recogniser
 
 RECIPE = {"seed": 13, "train_images": 80_000, "val_images": 2_000, "epochs": 5, "batch": 96, "lr": 3e-3,
@@ -172,9 +172,7 @@ def write_model(model: nn.Module, out: Path, *, val: tuple, images: int, epochs:
                   "range": "0-255 RGB, stretched (recogniser.prepare)"},
         "recipe": {**RECIPE, "hash": recipe_hash(), "commit": _commit(), "as_documented": documented,
                    "train_images_used": images, "epochs_used": epochs, "shrink_used": shrink},
-        "sources": {"train": sorted(SOURCES), "third_party_eval_only":
-                    ["wheezy-captcha (GNU FreeFont)", "flask-simple-captcha (RobotoMono)", "kaptcha",
-                     "CaptchaGenerator TextCaptcha", "light-captcha"]},
+        "sources": {"train": sorted(SOURCES), "third_party_eval_only": sorted(EVAL_ONLY)},
         "validation": evaluate(model, *val),
         "wall_time_s": wall,
         "size_bytes": path.stat().st_size,
