@@ -53,36 +53,7 @@ EXTRA_PACKAGES: dict[str, tuple[str, ...]] = {
     "fonts-league-spartan": ("LeagueSpartan-Regular", "LeagueSpartan-Bold"),
     "fonts-b612": ("B612-Regular", "B612-Bold", "B612Mono-Regular", "B612Mono-Bold"),
     "fonts-inter": ("Inter-Regular", "Inter-Bold", "Inter-SemiBold", "Inter-Italic"),
-    # Fourth recipe (2026-12-06): 24 more families (TeX Gyre left out: URW base-35 again), sans, serif, slab, rounded, mono, handwriting.
-    "fonts-cabin": ("Cabin-Regular", "Cabin-Bold"),
-    "fonts-comfortaa": ("Comfortaa-Regular", "Comfortaa-Bold"),
-    "fonts-dosis": ("Dosis-Medium", "Dosis-Bold"),
-    "fonts-karla": ("Karla-Regular", "Karla-Bold"),
-    "fonts-manrope": ("Manrope-Regular", "Manrope-Bold"),
-    "fonts-ebgaramond": ("EBGaramond12-Regular", "EBGaramond12-Bold"),
-    "fonts-linuxlibertine": ("LinLibertine_R", "LinLibertine_RB", "LinBiolinum_R", "LinBiolinum_RB"),
-    "fonts-clear-sans": ("ClearSans-Regular", "ClearSans-Bold"),
-    "fonts-mononoki": ("mononoki-Regular", "mononoki-Bold"),
-    "fonts-fantasque-sans": ("FantasqueSansMono-Regular", "FantasqueSansMono-Bold"),
-    "fonts-play": ("Play-Regular", "Play-Bold"),
-    "fonts-jura": ("Jura-Medium", "Jura-Bold"),
-    "fonts-paratype": ("PTS55F", "PTS75F", "PTF55F", "PTM55F", "PTN57F"),
-    "fonts-sil-andika": ("Andika-Regular", "Andika-Bold"),
-    "fonts-sil-charis": ("CharisSIL-Regular", "CharisSIL-Bold"),
-    "fonts-crosextra-caladea": ("Caladea-Regular", "Caladea-Bold"),
-    "fonts-oldstandard": ("OldStandard-Regular", "OldStandard-Bold"),
-    "fonts-averia-sans-gwf": ("AveriaSansGWF-Regular", "AveriaSansGWF-Bold"),
-    "fonts-allerta": ("allerta_medium", "allerta_stencil"),
-    "fonts-agave": ("agave-r-autohinted", "agave-b-autohinted"),
-    "fonts-opendin": ("OSP-DIN",),
-    "fonts-karmilla": ("Karmilla-Regular", "Karmilla-Bold"),
-    "fonts-humor-sans": ("Humor-Sans",),
-    "fonts-dkg-handwriting": ("dkg", "dkgBd"),
 }
-# Light and thin cuts, drawn only by the thin-stroke style (styles.py) -- a pen-like line that
-# regular cuts never give. Installed by the packages above.
-THIN_CUTS = ("Comfortaa-Light", "Dosis-Light", "Jura-Light", "ClearSans-Thin", "ClearSans-Light", "Manrope-Light",
-             "Karla-Light", "AveriaSansGWF-Light", "LeagueSpartan-Light", "dkg", "Humor-Sans")
 
 
 @functools.cache
@@ -118,18 +89,9 @@ def _extra_fonts() -> list[str]:
     return [installed[stem] for stem in wanted]
 
 
-def _thin_fonts() -> list[str]:
-    installed = {p.stem: str(p) for p in sorted(Path("/usr/share/fonts").rglob("*.[ot]tf"))}
-    missing = [stem for stem in THIN_CUTS if stem not in installed]
-    if missing:
-        raise RuntimeError(f"thin training fonts missing ({', '.join(missing[:4])}…): run scripts/train_ocr.sh")
-    return [installed[stem] for stem in THIN_CUTS]
-
-
 TRAIN_FONTS: tuple[str, ...] = tuple(_debian_fonts() + [p for p in multicolor_fonts() if Path(p).stem in _DISPLAY]
                                      + _extra_fonts())
-THIN_FONTS: tuple[str, ...] = tuple(_thin_fonts())
 if len(TRAIN_FONTS) < 20:
     raise RuntimeError("training fonts missing: apt-get install fonts-dejavu-core fonts-liberation fonts-urw-base35")
-if any(Path(p).name.startswith(EVAL_ONLY_FAMILIES) for p in TRAIN_FONTS + THIN_FONTS):
+if any(Path(p).name.startswith(EVAL_ONLY_FAMILIES) for p in TRAIN_FONTS):
     raise RuntimeError("an evaluation-only font family is in the training fonts")

@@ -2,8 +2,7 @@
 
 Each source is `fn(rng) -> (RGB image, text)` and draws only from the seeded `rng` (sources
 built on packages that use the global `random` module get it re-seeded from `rng` first), so
-a shard of data is a pure function of its seed. Since the fifth recipe four generators of other
-people's are sources too (`foreign.py`); the benchmark's evaluation-only generators
+a shard of data is a pure function of its seed. The benchmark's third-party generators
 (benchmarks/_ocr_third_party.py) are deliberately absent: nothing here may import them.
 """
 
@@ -15,7 +14,7 @@ from collections.abc import Callable
 
 from PIL import Image
 
-from scripts.ocr_train import classic, foreign, styles
+from scripts.ocr_train import classic, styles
 from scripts.ocr_train.fonts import TRAIN_FONTS
 
 Source = Callable[[random.Random], tuple[Image.Image, str]]
@@ -70,16 +69,8 @@ def practice(rng: random.Random) -> tuple[Image.Image, str]:
 # is no longer one: its freely rotated, tile-cut glyphs are close to unreadable at 32 px high
 # (validation 0.002 after the first recipe) and only cost training time.
 SOURCES: dict[str, tuple[Source, float]] = {
-    "own": (own, 0.32),
-    "common": (common, 0.22),
-    "claptcha": (claptcha, 0.12),
-    "practice": (practice, 0.06),
-    "wheezy": (foreign.wheezy, 0.08),
-    "flask-simple": (foreign.flask_simple, 0.08),
-    "kaptcha": (foreign.kaptcha, 0.07),
-    "light-captcha": (foreign.light_captcha, 0.05),
+    "own": (own, 0.45),
+    "common": (common, 0.30),
+    "claptcha": (claptcha, 0.17),
+    "practice": (practice, 0.08),
 }
-
-# The benchmark's evaluation-only text generators (benchmarks/_ocr_third_party.py), named here
-# only for the manifest: nothing in this package may draw with them.
-EVAL_ONLY = ("CaptchaGenerator 2.0.0 TextCaptcha", "easy-captcha-python 1.0.0 SpecCaptcha", "captchasaz 2.0.4")

@@ -18,7 +18,7 @@ import string
 
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from scripts.ocr_train.fonts import THIN_FONTS, TRAIN_FONTS
+from scripts.ocr_train.fonts import TRAIN_FONTS
 
 
 @functools.lru_cache(maxsize=2048)
@@ -102,22 +102,16 @@ def _style(rng: random.Random) -> dict:
         "scale_y": rng.choice((1.0, 1.0, 1.0, 0.8, 1.2)),
         "spacing": rng.choice((-0.25, -0.12, 0.0, 0.0, 0.1, 0.25)),
         "jitter_y": rng.uniform(0, 0.18),
-        # Fourth recipe: glyphs as tall as the image or taller, cut at its edges; pen-thin
-        # strokes; coloured chips (bars, blocks, blobs) behind and over the text.
-        "fill": rng.random() < 0.15,
-        "thin": rng.random() < 0.12,
-        "chips": rng.random() < 0.12,
     }
 
 
 def _text_layer(rng: random.Random, text: str, h: int, style: dict) -> tuple[list, float, float]:
     """The glyph masks for a text `h` pixels high: (glyphs with widths, total width, gap between)."""
-    fonts = THIN_FONTS if style["thin"] else TRAIN_FONTS
-    font_path = rng.choice(fonts)
-    size = round(h * (rng.uniform(1.0, 1.3) if style["fill"] else rng.uniform(0.55, 0.95)))
+    font_path = rng.choice(TRAIN_FONTS)
+    size = round(h * rng.uniform(0.55, 0.95))
     glyphs = []
     for char in text:
-        path = rng.choice(fonts) if style["font_per_glyph"] else font_path
+        path = rng.choice(TRAIN_FONTS) if style["font_per_glyph"] else font_path
         gsize = max(10, round(size * rng.uniform(0.85, 1.15)))
         glyphs.append(_glyph(rng, char, _font(path, gsize), style))
     widths = [g.width for g in glyphs]
@@ -149,26 +143,6 @@ def _noise(rng: random.Random, img: Image.Image, ink: Colour, dark: bool) -> Non
             draw.line([(x, 0), (x, h)], fill=_colour(rng, not dark))
         for y in range(0, h, step):
             draw.line([(0, y), (w, y)], fill=_colour(rng, not dark))
-
-
-def _chips(rng: random.Random, img: Image.Image, dark: bool, count: int) -> None:
-    """Filled bars, blocks and blobs in any colour, some short thick strokes."""
-    draw = ImageDraw.Draw(img)
-    w, h = img.size
-    for _ in range(count):
-        colour = (rng.randint(0, 255), rng.randint(0, 255), rng.randint(0, 255))
-        x, y = rng.randint(-h // 8, w), rng.randint(-h // 8, h)
-        cw, ch = rng.randint(h // 20 + 1, h // 3), rng.randint(h // 25 + 1, h // 5)
-        kind = rng.random()
-        if kind < 0.4:
-            draw.rectangle((x, y, x + cw, y + ch), fill=colour)
-        elif kind < 0.7:
-            draw.ellipse((x, y, x + cw, y + ch), fill=colour)
-        else:
-            angle = rng.uniform(0, math.pi)
-            length = rng.uniform(0.15, 0.5) * h
-            draw.line([(x, y), (x + length * math.cos(angle), y + length * math.sin(angle))], fill=colour,
-                      width=rng.randint(2, max(2, h // 12)))
 
 
 def _warp(rng: random.Random, img: Image.Image) -> Image.Image:
@@ -203,20 +177,14 @@ def draw(rng: random.Random) -> tuple[Image.Image, str]:
     style = _style(rng)
     h = rng.randint(32, 90)
     placed, total, gap = _text_layer(rng, text, h, style)
-    margin = rng.uniform(-0.1, 0.3) if style["fill"] else rng.uniform(0.1, 0.6)
-    w = max(round(total + margin * h), round(h * rng.uniform(2.0, 4.5)))
+    w = max(round(total + rng.uniform(0.1, 0.6) * h), round(h * rng.uniform(2.0, 4.5)))
     img = _background(rng, w, h, style["dark"])
-    if style["chips"]:
-        _chips(rng, img, style["dark"], rng.randint(5, 25))
     ink = _colour(rng, not style["dark"])
     x = (w - total) / 2 + rng.uniform(-0.1, 0.1) * (w - total)
-    jitter = max(style["jitter_y"], 0.12) if style["fill"] else style["jitter_y"]
     for glyph, width in placed:
         colour = _colour(rng, not style["dark"]) if style["colour_per_glyph"] else ink
-        y = (h - glyph.height) / 2 + rng.uniform(-1, 1) * jitter * h
+        y = (h - glyph.height) / 2 + rng.uniform(-1, 1) * style["jitter_y"] * h
         img.paste(Image.new("RGB", glyph.size, colour), (round(x), round(y)), glyph)
         x += width + gap
     _noise(rng, img, ink, style["dark"])
-    if style["chips"]:
-        _chips(rng, img, style["dark"], rng.randint(2, 8))
     return _finish(rng, _warp(rng, img)), text
