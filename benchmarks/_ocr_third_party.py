@@ -2,8 +2,9 @@
 
 EVALUATION ONLY: these generators (and GNU FreeFont, which wheezy draws with here) are kept
 out of the recogniser's training and tuning (scripts/ocr_train/ never imports this module),
-so their figures measure generalisation. Each is used as its documentation shows it, and an
-answer is judged the way the generator's users would judge it:
+so their figures measure generalisation. Some have been looked at since they were added, and
+count as seen for later recipes (docs/captcha-ocr.md says which and when). Each is used as its
+documentation shows it, and an answer is judged the way the generator's users would judge it:
 - wheezy-captcha 3.2.2: the README's drawing chain (background, warped, rotated and offset
   text, a curve, noise, smoothing), four characters from A-Z and 0-9, FreeFont Bold faces;
   judged exactly (wheezy leaves checking to the application; its example codes are capitals).
@@ -11,18 +12,25 @@ answer is judged the way the generator's users would judge it:
   RobotoMono bundled with it, JPEG); judged exactly, as its own `CAPTCHA.verify` does (it checks
   a salted hash of the typed text first, so a lower-case answer fails although the text is
   upper-cased for the final comparison).
-- kaptcha 1.0.1 (added 2026-12-05, after the third recipe was frozen, never looked at before):
-  its README's default, `Captcha().letter_digit(length=4)`: four letters of both cases and
-  digits in the fonts it bundles, interference chips, JPEG; judged exactly (its examples keep
-  the case, "7w8W").
-- CaptchaGenerator 2.0.0 (`TextCaptcha`, added 2026-12-05 with the fourth generator below, after
-  the recogniser, its vote and threshold were frozen, never looked at before): its Quick Start's
-  call (six characters from its look-alike-free alphabet, 720x240, three colours, medium
-  difficulty, no fonts given), each of the five styles its docs list (modern, minimal, wave, arc,
-  mesh) drawn in turn at random; judged ignoring case, as its docs compare (`casefold`).
+- kaptcha 1.0.1 (added 2026-12-05, after the third recipe was frozen): its README's default,
+  `Captcha().letter_digit(length=4)`: four letters of both cases and digits in the fonts it
+  bundles, interference chips, JPEG; judged exactly (its examples keep the case, "7w8W").
+- CaptchaGenerator 2.0.0 (`TextCaptcha`, added 2026-12-05 with light-captcha, after the
+  recogniser, its vote and threshold were frozen): its Quick Start's call (six characters from
+  its look-alike-free alphabet, 720x240, three colours, medium difficulty, no fonts given), each
+  of the five styles its docs list (modern, minimal, wave, arc, mesh) drawn in turn at random;
+  judged ignoring case, as its docs compare (`casefold`).
 - light-captcha 0.0.5 (same day, same terms): its README's `generate("english")` (digits, its
   bundled font, 250x80); judged exactly. It seeds itself from the clock, so its draws are not
   repeatable run to run.
+- easy-captcha-python 1.0.0 (added 2026-12-06, never looked at): `SpecCaptcha()` as its README
+  shows it (130x48, five characters of its default type, its ten bundled fonts); judged ignoring
+  case, as the README's check lower-cases both sides.
+- captchagen 0.1.0 (same day, same terms): `CaptchaGenerator(fonts_dir, CaptchaConfig(...))`
+  with its switches for rotated characters, dot and line noise and random colours on (its
+  defaults draw plain text), 4-6 letters and digits (its defaults), 200x80, Debian's DejaVu
+  folder as the fonts it asks for (training draws with DejaVu too: this one measures an unseen
+  way of drawing, not an unseen face); judged exactly (it has no check of its own).
 """
 
 from __future__ import annotations
@@ -117,10 +125,33 @@ def light_captcha(rng: random.Random) -> Challenge:
     return Challenge(out.getvalue(), str(made.code), case_sensitive=True)
 
 
+def easy_captcha_spec(rng: random.Random) -> Challenge:
+    from easy_captcha import SpecCaptcha
+
+    random.seed(rng.getrandbits(64))  # it draws with the global random module
+    made = SpecCaptcha()
+    out = io.BytesIO()
+    made.out(out)
+    return Challenge(out.getvalue(), made.text(), case_sensitive=False)
+
+
+def captchagen(rng: random.Random) -> Challenge:
+    from CaptchaGen import CaptchaConfig, CaptchaGenerator
+
+    random.seed(rng.getrandbits(64))
+    config = CaptchaConfig(rotate=True, noise=True, random_color=True)
+    image, text = CaptchaGenerator("/usr/share/fonts/truetype/dejavu", config).generate()
+    out = io.BytesIO()
+    image.convert("RGB").save(out, "PNG")
+    return Challenge(out.getvalue(), text, case_sensitive=True)
+
+
 GENERATORS: dict[str, Callable[[random.Random], Challenge]] = {
     "wheezy-captcha": wheezy,
     "flask-simple-captcha": flask_simple,
     "kaptcha": kaptcha_default,
     "captchagenerator-text": captchagenerator_text,
     "light-captcha": light_captcha,
+    "easy-captcha-python": easy_captcha_spec,
+    "captchagen": captchagen,
 }
