@@ -25,7 +25,8 @@ documentation shows it, and an answer is judged the way the generator's users wo
   repeatable run to run.
 - easy-captcha-python 1.0.0 (added 2026-12-06, never looked at): `SpecCaptcha()` as its README
   shows it (130x48, five characters of its default type, its ten bundled fonts); judged ignoring
-  case, as the README's check lower-cases both sides.
+  case, as the README's check lower-cases both sides. It draws from `secrets`, so its draws are
+  not repeatable run to run.
 - captchagen 0.1.0 (same day, same terms): `CaptchaGenerator(fonts_dir, CaptchaConfig(...))`
   with its switches for rotated characters, dot and line noise and random colours on (its
   defaults draw plain text), 4-6 letters and digits (its defaults), 200x80, Debian's DejaVu
@@ -58,6 +59,13 @@ class Challenge:
         return answer == self.text if self.case_sensitive else answer.upper() == self.text.upper()
 
 
+def _png(image) -> bytes:
+    """A Pillow image as PNG bytes, what a page would serve."""
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return out.getvalue()
+
+
 def wheezy(rng: random.Random) -> Challenge:
     from wheezy.captcha.image import background, captcha, curve, noise, offset, rotate, smooth, text, warp
 
@@ -69,9 +77,7 @@ def wheezy(rng: random.Random) -> Challenge:
     draw = captcha(drawings=[background(), text(fonts=fonts, drawings=[warp(), rotate(), offset()]),
                              curve(), noise(), smooth()])
     code = "".join(rng.sample(string.ascii_uppercase + string.digits, 4))
-    out = io.BytesIO()
-    draw(list(code)).save(out, "PNG")
-    return Challenge(out.getvalue(), code, case_sensitive=True)
+    return Challenge(_png(draw(list(code))), code, case_sensitive=True)
 
 
 def flask_simple(rng: random.Random) -> Challenge:
@@ -120,16 +126,13 @@ def light_captcha(rng: random.Random) -> Challenge:
 
     random.seed(rng.getrandbits(64))
     made = CaptchaGenerator().generate("english")
-    out = io.BytesIO()
-    made.data.save(out, "PNG")
-    return Challenge(out.getvalue(), str(made.code), case_sensitive=True)
+    return Challenge(_png(made.data), str(made.code), case_sensitive=True)
 
 
 def easy_captcha_spec(rng: random.Random) -> Challenge:
     from easy_captcha import SpecCaptcha
 
-    random.seed(rng.getrandbits(64))  # it draws with the global random module
-    made = SpecCaptcha()
+    made = SpecCaptcha()  # draws from `secrets`: nothing to seed
     out = io.BytesIO()
     made.out(out)
     return Challenge(out.getvalue(), made.text(), case_sensitive=False)
@@ -141,9 +144,7 @@ def captchagen(rng: random.Random) -> Challenge:
     random.seed(rng.getrandbits(64))
     config = CaptchaConfig(rotate=True, noise=True, random_color=True)
     image, text = CaptchaGenerator("/usr/share/fonts/truetype/dejavu", config).generate()
-    out = io.BytesIO()
-    image.convert("RGB").save(out, "PNG")
-    return Challenge(out.getvalue(), text, case_sensitive=True)
+    return Challenge(_png(image.convert("RGB")), text, case_sensitive=True)
 
 
 GENERATORS: dict[str, Callable[[random.Random], Challenge]] = {
