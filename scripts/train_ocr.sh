@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-fonts=(fonts-dejavu-core fonts-liberation fonts-urw-base35)
+fonts=(fonts-dejavu-core fonts-liberation fonts-urw-base35 fonts-freefont-ttf)  # FreeFont: the wheezy source draws with it
 # and every package named in scripts/ocr_train/fonts.py:EXTRA_PACKAGES
 mapfile -t extra < <(grep -o '^    "fonts-[a-z0-9-]*"' scripts/ocr_train/fonts.py | tr -d ' "')
 fonts+=("${extra[@]}")

@@ -27,7 +27,8 @@ TRAIN_SEED, VAL_SEED = 1_000_000, 9_000_000  # shard i uses seed BASE + i
 ROOT = Path(__file__).resolve().parents[2]
 # The code a shard's pixels depend on.
 _DATA_CODE = ("scripts/ocr_train/data.py", "scripts/ocr_train/sources.py", "scripts/ocr_train/styles.py",
-              "scripts/ocr_train/classic.py", "scripts/ocr_train/fonts.py", "practice/captcha/generators/ocr.py",
+              "scripts/ocr_train/classic.py", "scripts/ocr_train/foreign.py",
+              "scripts/ocr_train/fonts.py", "practice/captcha/generators/ocr.py",
               "practice/captcha/drawing.py", "practice/captcha/fonts.py",
               "workers/captcha/solvers/recogniser.py")
 
