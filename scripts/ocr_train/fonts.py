@@ -5,9 +5,11 @@ fonts-liberation, fonts-urw-base35), a few display faces shipped inside the pinn
 multicolorcaptcha wheel, and the regular and bold cuts of a wider set of open-licence Debian
 families (`EXTRA_PACKAGES`: sans, serif, rounded, condensed and a dozen monospace faces;
 light, thin and small-caps cuts are left out). GNU FreeFont (also inside that wheel, and
-fonts-freefont-ttf) and the Roboto families are kept OUT of training: the benchmark's
-third-party split draws with FreeFont and RobotoMono, so that split measures fonts the
-recogniser never saw.
+fonts-freefont-ttf) and the Roboto families are not among them. Since the sixth recipe two of
+the sources in foreign.py bring their own: wheezy-captcha draws with five FreeFont cuts beside
+two of these, flask-simple-captcha with the RobotoMono it bundles.
+Another 24 families are held out of training altogether (heldout.py): the gate's calibration
+draws with them to stand for fonts the recogniser never saw.
 """
 
 from __future__ import annotations

@@ -86,4 +86,5 @@ SOURCES: dict[str, tuple[Source, float]] = {
 
 # The benchmark's evaluation-only text generators (benchmarks/_ocr_third_party.py), named here
 # only for the manifest: nothing in this package may draw with them.
-EVAL_ONLY = ("CaptchaGenerator 2.0.0 TextCaptcha", "easy-captcha-python 1.0.0 SpecCaptcha", "captchagen 0.1.0")
+EVAL_ONLY = ("CaptchaGenerator 2.0.0 TextCaptcha", "easy-captcha-python 1.0.0 SpecCaptcha", "captchagen 0.1.0",
+             "deepcaptcha 1.0.2", "fast-captcha 0.3.2", "randcaptcha 0.2", "pyimgcaptcha 0.1.2")
