@@ -6,8 +6,9 @@ readers' candidates.
 - Two readers: our recogniser (workers/captcha/solvers/recogniser.py, trained on many
   synthetic generators) and ddddocr's general one. Both decode under the same constraints; when
   they disagree, each candidate is scored by both and the better one wins
-  (workers/captcha/solvers/ocr_vote.py). The confidence is high only when both find the text
-  likely. Without the committed weights, ddddocr reads alone.
+  (workers/captcha/solvers/ocr_vote.py). The confidence is the gate's probability that the
+  answer is right, from what both readers say of it (ocr_vote.Gate). Without the committed
+  weights, ddddocr reads alone.
 - The answer has no whitespace. With `charset`, only those characters come back, and letters
   take the case they have in `charset`. Without `charset`: Latin letters and digits, unless
   the image reads as mostly Chinese (then ddddocr alone, any character); the case is our
@@ -40,8 +41,9 @@ from PIL import Image
 
 from workers.captcha.solvers import _models, recogniser
 from workers.captcha.solvers._image import SolverInputError, border_pixels, open_image, rgb_array
-from workers.captcha.solvers.ocr_vote import (Candidate, OcrReading, choose, consistent_case, fold, text_logprob,
-                                              uniform_case)
+from workers.captcha.solvers.ocr_vote import (CASE_SURE, Candidate, OcrReading, case_margin, choose, consistent_case,
+                                              fold, gate_features, text_logprob, uniform_case)
+from workers.captcha.solvers.ocr_vote import confidence as vote_confidence
 
 ARITHMETIC_MAX_GAP = 6.0  # nats; sums measured at 0-5.5, other texts at 13 and up
 ASCII_ALNUM = string.ascii_letters + string.digits
@@ -134,12 +136,16 @@ def _read(picture: Image.Image, *, charset: str | None, length: int | None, arit
     ours_logp = np.log(recogniser.probabilities(picture) + 1e-12)
     ours_classes = recogniser.classes()
     ours_text = decode(ours_logp, ours_classes, allowed=allowed, grammar=grammar)
-    best, confidence, candidates = choose(ours_text, dddd_text, fold(ours_logp, ours_classes, allowed),
-                                          fold(logp, classes, allowed))
+    best, vote, candidates = choose(ours_text, dddd_text, fold(ours_logp, ours_classes, allowed),
+                                    fold(logp, classes, allowed))
     text = ours_text if best.lower() == ours_text.lower() else _recase(ours_logp, ours_classes, best)
     text = consistent_case(uniform_case(text, ours_logp, ours_classes)) if charset is None else _apply_case(text, charset)
+    case_given = charset is not None and not any(c.swapcase() in charset for c in charset if c.isalpha())
+    features = tuple(gate_features(text, candidates, CASE_SURE if case_given else
+                                   case_margin(text, ours_logp, ours_classes)))
     # Reading nothing is not an answer, however sure both readers are that nothing is there.
-    return OcrReading(text, confidence if text else 0.0, candidates, agreed=ours_text.lower() == dddd_text.lower())
+    return OcrReading(text, vote_confidence(features, vote) if text else 0.0, candidates,
+                      agreed=ours_text.lower() == dddd_text.lower(), features=features)
 
 
 def _recase(logp: np.ndarray, classes: list[str], text: str) -> str:

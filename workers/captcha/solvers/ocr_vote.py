@@ -4,19 +4,36 @@ Each reader gives per-step CTC probabilities. Both are decoded under the same co
 (charset, exact or maximum length). Their candidate texts are then scored by BOTH readers
 with the exact CTC probability of the text (forward algorithm, letters folded to one case,
 since ddddocr hardly knows case), and the candidate with the best weighted log-probability
-wins: `log P_ours + DDDD_WEIGHT * log P_dddd`. The confidence is the matching weighted
-geometric mean of the two probabilities, so it is high only when both readers find the text
-likely — agreement gives a high value, disagreement a low one. Letter case then comes from
-our recogniser alone (constrained to the chosen text), made consistent when the rest of the
-text is clearly one case.
+wins: `log P_ours + DDDD_WEIGHT * log P_dddd`. Letter case then comes from our recogniser
+alone (constrained to the chosen text), made consistent when the rest of the text is clearly
+one case.
+
+The answer's confidence is the gate's (`Gate`, fitted by scripts/ocr_train/calibrate.py and
+committed beside the weights as `ocr_gate.json`): the probability that the answer is exactly
+right, a logistic function of what both readers say of it (each one's probability of the
+answer, how much less likely each finds it than its own reading, how sure our recogniser is of
+its letter case, its length). It is fitted on the training family AND on the family drawn in fonts no recipe trains
+on, so it knows that a confident ddddocr is usually right where our recogniser has never seen
+the type. Without the gate file (or with one fitted for other weights) the confidence is the
+vote's weighted geometric mean of the two probabilities, as before the gate.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
+import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
+
+from workers.captcha.solvers import recogniser
+
+log = logging.getLogger(__name__)
 
 DDDD_WEIGHT = 0.5  # tuned on the training family's validation split (docs/captcha-ocr.md)
 # One case for the whole text unless mixed case is clearly likelier: most CAPTCHA texts are all
@@ -25,6 +42,10 @@ DDDD_WEIGHT = 0.5  # tuned on the training family's validation split (docs/captc
 UNIFORM_CASE_NATS = 2.0
 # Letters whose capital and small forms differ only in size: their case follows the others'.
 SAME_SHAPE = set("ckopsuvwxz")
+GATE_PATH = recogniser.MODEL_DIR / "ocr_gate.json"
+GATE_FEATURES = ("log_p_ours", "log_p_dddd", "ours_regret", "dddd_regret", "case_margin", "length")
+LOG_FLOOR = -25.0  # log-probabilities below this say only "not this text"
+CASE_SURE = 10.0  # nats: the case margin of a text whose case is not in doubt (no letters, or given by the page)
 
 
 @dataclass(frozen=True)
@@ -47,6 +68,7 @@ class OcrReading:
     agreed: bool = True
     framed: bool = False  # read from the region where the text is, not the whole image (ocr.text_region)
     kind: str = "text"  # "text" (Latin letters and digits), "sum" (the value of arithmetic) or "any" (any script)
+    features: tuple[float, ...] = ()  # what the gate read (GATE_FEATURES), for the trace and calibration
 
     def record(self) -> dict:
         """JSON-ready summary for the run's trace."""
@@ -143,3 +165,90 @@ def consistent_case(text: str) -> str:
     if upper == 0:
         return "".join(c.lower() if c.lower() in SAME_SHAPE else c for c in text)
     return text
+
+
+@dataclass(frozen=True)
+class Gate:
+    """P(answer exactly right) = logistic(intercept + coef · features) (see the module doc)."""
+
+    intercept: float
+    coef: tuple[float, ...]
+    model_sha256: str = ""
+
+    def probability(self, features: Sequence[float]) -> float:
+        z = self.intercept + sum(c * x for c, x in zip(self.coef, features, strict=True))
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+def gate_features(text: str, candidates: Sequence[Candidate], case_margin: float = CASE_SURE) -> list[float]:
+    """`GATE_FEATURES` of the answer `text` from the scored candidates and its case margin."""
+    def lp(p: float) -> float:
+        return max(LOG_FLOOR, math.log(p)) if p > 0 else LOG_FLOOR
+
+    chosen = next((c for c in candidates if c.text.lower() == text.lower()), None)
+    if chosen is None:
+        return [LOG_FLOOR, LOG_FLOOR, LOG_FLOOR, LOG_FLOOR, case_margin, float(len(text))]
+    own = {c.reader: c for c in candidates}
+    ours, dddd = own.get("recogniser", chosen), own.get("ddddocr", chosen)
+    return [lp(chosen.p_ours), lp(chosen.p_dddd), lp(chosen.p_ours) - lp(ours.p_ours),
+            lp(chosen.p_dddd) - lp(dddd.p_dddd), case_margin, float(len(text))]
+
+
+def case_margin(text: str, logp: np.ndarray, classes: list[str]) -> float:
+    """How sure our recogniser is of the answer's letter case: the least, over its letters, of
+    log P(text) - log P(text with that letter in the other case), in nats, within ±CASE_SURE.
+    Letters whose two cases look alike (c/C, o/O...) do not count when the other letters are all
+    of one case: theirs follows (`consistent_case`). In a mixed-case text they count, and are
+    usually what makes it unsure. CASE_SURE when the text has no letters."""
+    index = {c: i for i, c in enumerate(classes) if c}
+    decided = [c for c in text if c.isalpha() and c.lower() not in SAME_SHAPE]
+    one_case = bool(decided) and (all(c.isupper() for c in decided) or all(c.islower() for c in decided))
+    letters = [i for i, c in enumerate(text) if c.isalpha() and not (one_case and c.lower() in SAME_SHAPE)]
+    if not letters or any(c not in index or c.swapcase() not in index for c in text if c.isalpha()):
+        return CASE_SURE
+    base = ctc_logprob(logp, [index[c] for c in text])
+    worst = CASE_SURE
+    for i in letters:
+        flipped = text[:i] + text[i].swapcase() + text[i + 1:]
+        worst = min(worst, base - ctc_logprob(logp, [index[c] for c in flipped]))
+    return max(-CASE_SURE, worst)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@functools.cache
+def _committed_gate() -> Gate | None:
+    if not GATE_PATH.is_file() or not recogniser.available():
+        return None
+    spec = json.loads(GATE_PATH.read_text())
+    if spec.get("features") != list(GATE_FEATURES) or spec.get("model_sha256") != _sha256(recogniser.MODEL_PATH):
+        log.warning("%s was fitted for other weights or features: OCR confidence falls back to the vote's "
+                    "geometric mean (python -m scripts.ocr_train.calibrate fits it again)", GATE_PATH.name)
+        return None
+    return Gate(float(spec["intercept"]), tuple(float(c) for c in spec["coef"]), spec["model_sha256"])
+
+
+_override: list[Gate | None] = []
+
+
+def gate() -> Gate | None:
+    """The gate in use: the committed one, unless `use_gate` set another (calibration, tests)."""
+    return _override[-1] if _override else _committed_gate()
+
+
+def use_gate(value: Gate | None) -> None:
+    """Use `value` (None: the vote's geometric mean) instead of the committed gate from now on."""
+    _override[:] = [value]
+
+
+def use_committed_gate() -> None:
+    """Undo `use_gate`."""
+    _override.clear()
+
+
+def confidence(features: Sequence[float], vote: float) -> float:
+    """The answer's confidence: the gate's probability, or `vote` (the geometric mean) without one."""
+    current = gate()
+    return current.probability(features) if current is not None else vote
