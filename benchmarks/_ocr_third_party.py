@@ -1,9 +1,11 @@
 """Third-party text CAPTCHAs for the `third_party` section of benchmarks/captcha.py.
 
-EVALUATION ONLY: these generators (and GNU FreeFont, which wheezy draws with here) are kept
-out of the recogniser's training and tuning (scripts/ocr_train/ never imports this module),
-so their figures measure generalisation. Some have been looked at since they were added, and
-count as seen for later recipes (docs/captcha-ocr.md says which and when). Each is used as its
+The recogniser's training and tuning never import this module. Four of these generators
+(wheezy-captcha, flask-simple-captcha, kaptcha, light-captcha) have been training sources since
+the sixth recipe (scripts/ocr_train/foreign.py, with their settings varied; here, their
+documented defaults on other seeds): their figures are labelled as trained on. The others are
+EVALUATION ONLY, so their figures measure generalisation; some have been looked at since they
+were added, and count as seen for later changes (docs/captcha-ocr.md says which and when). Each is used as its
 documentation shows it, and an answer is judged the way the generator's users would judge it:
 - wheezy-captcha 3.2.2: the README's drawing chain (background, warped, rotated and offset
   text, a curve, noise, smoothing), four characters from A-Z and 0-9, FreeFont Bold faces;
@@ -32,11 +34,42 @@ documentation shows it, and an answer is judged the way the generator's users wo
   defaults draw plain text), 4-6 letters and digits (its defaults), 200x80, Debian's DejaVu
   folder as the fonts it asks for (training draws with DejaVu too: this one measures an unseen
   way of drawing, not an unseen face); judged exactly (it has no check of its own).
+Second batch, added 2026-12-06, never run through the readers (no figures for them yet): all four
+draw with the global `random` module (deepcaptcha with numpy's too), seeded here from the rng, so
+their draws are repeatable run to run.
+- deepcaptcha 1.0.2 (MIT): its Quick Start's `DeepCaptcha(ai_resistance_level=1).generate()`,
+  which is every default (280x100, five characters from A-Z and 0-9, sheared glyphs, eight strike
+  lines, dots, blur, level-1 pixel perturbations), in the 24 Roboto bold, black and semi-bold
+  cuts it bundles, at three sizes (Roboto is not a training face; RobotoMono is, through the
+  sixth recipe's flask-simple-captcha source); its font list comes in
+  directory order, sorted here so a seed draws the same faces on every machine. Judged exactly
+  (it has no check of its own; its text is capitals and digits, O and 0, I and 1 all kept).
+- fast-captcha 0.3.2 (MIT): its README's `img_captcha()` (120x40, four letters of both cases and
+  digits, a colour per glyph from the whole range, so some are faint on its white, four lines, JPEG
+  bytes, served as they come). Its default font is one of the nine display faces it bundles,
+  picked once when the module is imported; here one of them is picked per challenge (from the
+  sorted list) so that a run covers them all. Judged ignoring case, as fastapi_best_architecture,
+  its author's FastAPI project that serves it at login, compares (`.lower()` on both sides);
+  several of its faces draw lower-case letters as capitals anyway.
+- randcaptcha 0.2 (MIT): `CreateImageCaptcha(fonts, 25)` as its docstring's example calls it (five
+  characters from A-Z and 0-9, each rotated up to 60 degrees, a curve, the grey (200, 200, 200)
+  background, JPEG). It asks the caller for fonts: one of GNU FreeFont's regular Sans, Serif and
+  Mono per challenge (wheezy uses the bold cuts; the sixth recipe's wheezy source draws with
+  FreeSans and FreeSerif too: two of the three faces are seen, the drawing is not). Its default
+  output path fails on Linux (`TemporaryFile(delete=...)`), so it writes a .jpg in a temporary
+  folder, the file type its default would give. The image is about 35 px high. Judged exactly (it
+  has no check of its own; its text is capitals and digits).
+- pyimgcaptcha 0.1.2 (MIT): `generate_captcha(path)` with its defaults (300x200, six characters
+  from A-Z less I and O and from 2-9, each rotated up to 30 degrees, 1,000 dots, seven grey lines,
+  PNG). It asks for "arial.ttf" and, where there is none (Debian, CI), draws with Pillow's
+  built-in Aileron Regular at 30 px. Judged exactly, as its own demo compares (`answer ==
+  captcha_text`).
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import random
 import string
@@ -147,6 +180,65 @@ def captchagen(rng: random.Random) -> Challenge:
     return Challenge(_png(image.convert("RGB")), text, case_sensitive=True)
 
 
+@functools.cache
+def _deepcaptcha_maker():
+    from deepcaptcha import DeepCaptcha
+
+    maker = DeepCaptcha(ai_resistance_level=1)  # its Quick Start; every other setting is its default
+    maker.fonts.sort(key=lambda font: (Path(font.path).name, font.size))  # directory order: fix it
+    return maker
+
+
+def deepcaptcha_default(rng: random.Random) -> Challenge:
+    import numpy as np
+
+    maker = _deepcaptcha_maker()
+    random.seed(rng.getrandbits(64))
+    np.random.seed(rng.getrandbits(32))  # its pixel perturbations draw from numpy's global generator
+    image, text = maker.generate()
+    return Challenge(_png(image), text, case_sensitive=True)
+
+
+def fast_captcha(rng: random.Random) -> Challenge:
+    from fast_captcha import get_ttf, img_captcha
+
+    font = rng.choice(sorted(get_ttf()))  # its default picks one of these once per process
+    random.seed(rng.getrandbits(64))
+    image, text = img_captcha(font_type=font)  # JPEG bytes
+    return Challenge(image.getvalue(), text, case_sensitive=False)
+
+
+def randcaptcha(rng: random.Random) -> Challenge:
+    import tempfile
+
+    from randcaptcha import CreateImageCaptcha
+
+    fonts = [str(FREEFONT / f) for f in ("FreeSans.ttf", "FreeSerif.ttf", "FreeMono.ttf")]
+    missing = [f for f in fonts if not Path(f).is_file()]
+    if missing:
+        raise RuntimeError(f"missing {missing}: apt-get install fonts-freefont-ttf")
+    font = rng.choice(fonts)
+    random.seed(rng.getrandbits(64))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "captcha.jpg"
+        text, _ = CreateImageCaptcha([font], 25, filename_out=str(path))
+        image = path.read_bytes()
+    return Challenge(image, text, case_sensitive=True)
+
+
+def pyimgcaptcha(rng: random.Random) -> Challenge:
+    import tempfile
+
+    from pyimgcaptcha import generate_captcha
+
+    random.seed(rng.getrandbits(64))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "captcha.png"
+        text = generate_captcha(str(path))
+        image = path.read_bytes()
+    return Challenge(image, text, case_sensitive=True)
+
+
 GENERATORS: dict[str, Callable[[random.Random], Challenge]] = {
     "wheezy-captcha": wheezy,
     "flask-simple-captcha": flask_simple,
@@ -155,4 +247,9 @@ GENERATORS: dict[str, Callable[[random.Random], Challenge]] = {
     "light-captcha": light_captcha,
     "easy-captcha-python": easy_captcha_spec,
     "captchagen": captchagen,
+    # Second batch (2026-12-06): never run through the readers.
+    "deepcaptcha": deepcaptcha_default,
+    "fast-captcha": fast_captcha,
+    "randcaptcha": randcaptcha,
+    "pyimgcaptcha": pyimgcaptcha,
 }

@@ -18,20 +18,31 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _ocr_third_party import FREEFONT, GENERATORS  # noqa: E402
 
-# The Python package behind each evaluation-only generator: none may appear in training code.
+# The Python package behind each generator: none may appear in training code, except those that
+# became training sources with the fifth/sixth recipes (scripts/ocr_train/foreign.py).
+TRAINING_SOURCES = {"wheezy-captcha", "flask-simple-captcha", "kaptcha", "light-captcha"}
 EVAL_ONLY_MODULES = {"wheezy-captcha": "wheezy", "flask-simple-captcha": "flask_simple_captcha",
                      "kaptcha": "kaptcha", "captchagenerator-text": "CaptchaGenerator",
                      "light-captcha": "light_captcha", "easy-captcha-python": "easy_captcha",
-                     "captchagen": "CaptchaGen"}
+                     "captchagen": "CaptchaGen", "deepcaptcha": "deepcaptcha", "fast-captcha": "fast_captcha",
+                     "randcaptcha": "randcaptcha", "pyimgcaptcha": "pyimgcaptcha"}
+# Generators that draw with GNU FreeFont here (scripts/bench.sh installs fonts-freefont-ttf).
+NEEDS_FREEFONT = {"wheezy-captcha", "randcaptcha"}
+# randcaptcha sizes its image to its 25 px font (about 35 px high).
+MIN_HEIGHT = {"randcaptcha": 30}
+# The second batch (2026-12-06): the text each draws (charset and length) and whether its users
+# judge case.
+SECOND_BATCH = {"deepcaptcha": (r"[A-Z0-9]{5}", True), "fast-captcha": (r"[A-Za-z0-9]{4}", False),
+                "randcaptcha": (r"[A-Z0-9]{5}", True), "pyimgcaptcha": (r"[A-HJ-NP-Z2-9]{6}", True)}
 
 
 @pytest.mark.parametrize("name", sorted(GENERATORS))
 def test_each_generator_draws_an_image_with_its_text(name):
-    if name == "wheezy-captcha" and not FREEFONT.is_dir():
-        pytest.skip("wheezy draws with GNU FreeFont here (scripts/bench.sh installs fonts-freefont-ttf)")
+    if name in NEEDS_FREEFONT and not FREEFONT.is_dir():
+        pytest.skip(f"{name} draws with GNU FreeFont here (scripts/bench.sh installs fonts-freefont-ttf)")
     challenge = GENERATORS[name](random.Random(f"harness:{name}"))
     image = Image.open(io.BytesIO(challenge.image))
-    assert image.width >= 100 and image.height >= 40
+    assert image.width >= 100 and image.height >= MIN_HEIGHT.get(name, 40)
     assert re.fullmatch(r"[0-9A-Za-z]{4,8}", challenge.text)
     assert challenge.check(challenge.text) and challenge.check(f" {challenge.text} ")
     assert not challenge.check(challenge.text[:-1]) and not challenge.check("")
@@ -40,9 +51,28 @@ def test_each_generator_draws_an_image_with_its_text(name):
         assert challenge.check(flipped) is (not challenge.case_sensitive)
 
 
+@pytest.mark.parametrize("name", sorted(SECOND_BATCH))
+def test_second_batch_pairs_each_image_with_its_text_and_judges_case_as_its_users(name):
+    if name in NEEDS_FREEFONT and not FREEFONT.is_dir():
+        pytest.skip(f"{name} draws with GNU FreeFont here (scripts/bench.sh installs fonts-freefont-ttf)")
+    pattern, case_sensitive = SECOND_BATCH[name]
+    rng = random.Random(f"harness:second:{name}")
+    for _ in range(3):
+        challenge = GENERATORS[name](rng)
+        Image.open(io.BytesIO(challenge.image)).load()
+        assert re.fullmatch(pattern, challenge.text), challenge.text
+        assert challenge.case_sensitive is case_sensitive
+        assert challenge.check(challenge.text.lower()) is (not case_sensitive or challenge.text.lower() == challenge.text)
+    # Seeded from the rng: the same seed draws the same challenge.
+    first, again = (GENERATORS[name](random.Random(f"harness:repeat:{name}")) for _ in range(2))
+    assert (first.text, first.image) == (again.text, again.image)
+
+
 def test_no_evaluation_generator_is_drawn_with_by_the_training_code():
     assert set(GENERATORS) == set(EVAL_ONLY_MODULES)
     training_code = "\n".join(p.read_text() for p in (ROOT / "scripts" / "ocr_train").glob("*.py"))
-    for module in EVAL_ONLY_MODULES.values():
+    for name, module in EVAL_ONLY_MODULES.items():
+        if name in TRAINING_SOURCES:
+            continue
         assert not re.search(rf"^\s*(from|import)\s+{module}\b", training_code, re.MULTILINE), module
     assert not re.search(r"^\s*(from|import)\s+\S*_ocr_third_party", training_code, re.MULTILINE)
