@@ -239,6 +239,9 @@ def pyimgcaptcha(rng: random.Random) -> Challenge:
     return Challenge(image, text, case_sensitive=True)
 
 
+# Training sources since the sixth recipe (scripts/ocr_train/foreign.py): reported, labelled as trained on.
+TRAINED_ON = frozenset({"wheezy-captcha", "flask-simple-captcha", "kaptcha", "light-captcha"})
+
 GENERATORS: dict[str, Callable[[random.Random], Challenge]] = {
     "wheezy-captcha": wheezy,
     "flask-simple-captcha": flask_simple,

@@ -94,8 +94,9 @@ async def run_type(kind: str, base: str, samples: int, concurrency: int) -> dict
 
 
 def third_party(samples: int, which: str = "ocr,slider,rotation") -> dict:
-    """Per evaluation-only generator and kind: pass@1 counting the gate's abstentions (answers
-    under the kind's confidence threshold, handed to the model or a person) as failures."""
+    """Per third-party generator and kind: pass@1 counting the gate's abstentions (answers
+    under the kind's confidence threshold, handed to the model or a person) as failures. Text
+    generators the recogniser is trained on say so (`trained_on`)."""
     out: dict = {}
     rows = {"ocr": _ocr_rows, "slider": _slider_rows, "rotation": _rotation_rows}
     for name, kinds in (rows[kind](samples) for kind in which.split(",") if kind):
@@ -120,7 +121,7 @@ def _row(kind: str, results: list[tuple[bool, bool, float]], target: float | Non
 def _ocr_rows(samples: int) -> tuple[str, dict]:
     import ddddocr
 
-    from _ocr_third_party import GENERATORS
+    from _ocr_third_party import GENERATORS, TRAINED_ON
     from workers.captcha.solvers import LocalSolvers
 
     solvers, naive = LocalSolvers(), ddddocr.DdddOcr(show_ad=False)
@@ -136,7 +137,8 @@ def _ocr_rows(samples: int) -> tuple[str, dict]:
             results.append((challenge.check(str(result.answer)), confidence < THRESHOLDS["ocr"], result.elapsed_ms))
             naive_passed += challenge.check(naive.classification(challenge.image))
         out[name] = {**_row("ocr", results, THIRD_PARTY_TARGETS["ocr"]),
-                     "ddddocr_alone_pass_at_1": round(naive_passed / samples, 3)}
+                     "ddddocr_alone_pass_at_1": round(naive_passed / samples, 3),
+                     "trained_on": name in TRAINED_ON}  # not a measure of generalisation when true
     return "ocr", out
 
 
