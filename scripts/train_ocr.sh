@@ -29,5 +29,6 @@ echo "train-ocr: $(( $(date +%s) - start )) s wall"
 # The gate is fitted for these weights (its file names their sha256): fit it again (not after a
 # quick try with other arguments, which may not have written to the committed place).
 if [ $# -eq 0 ]; then
+  .venv/bin/pip install -q -r requirements-calibrate.txt
   .venv/bin/python -m scripts.ocr_train.calibrate
 fi

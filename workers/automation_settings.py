@@ -55,6 +55,11 @@ class CaptchaPolicy(BaseModel):
         default_factory=lambda: ["local", "model", "human"], min_length=1,
         description="Routes in the order they are tried.")
     max_attempts: int = Field(default=3, ge=1, le=10, description="Tries per automated route; a person gets one.")
+    letter_case: Literal["unknown", "ignored", "matters"] = Field(
+        default="unknown", description="Whether the sites' text CAPTCHAs accept an answer in any letter case "
+        "('ignored') or only as drawn ('matters'); 'unknown' goes by what the page says ('not case-sensitive') "
+        "and otherwise assumes it matters. Where case is ignored, the local solver answers texts whose letters "
+        "it can read but whose case it cannot tell.")
 
 
 def _categories(value: Any) -> list[str]:

@@ -38,15 +38,31 @@ def committed_gate():
     ocr_vote.use_committed_gate()
 
 
-def test_the_committed_gate_is_fitted_for_the_committed_weights_and_sets_the_threshold(committed_gate):
+def test_the_committed_gate_is_fitted_for_the_committed_weights_and_sets_the_thresholds(committed_gate):
     spec = json.loads(ocr_vote.GATE_PATH.read_text())
     assert spec["model_sha256"] == hashlib.sha256(recogniser.MODEL_PATH.read_bytes()).hexdigest()
     assert spec["features"] == list(ocr_vote.GATE_FEATURES)
-    assert committed_gate is not None and committed_gate.coef == tuple(spec["coef"])
-    assert local.THRESHOLDS["ocr"] == spec["threshold"]
-    # Each reader's belief in the answer raises the confidence; doubt about its case lowers it.
+    assert committed_gate is not None and committed_gate.coef == tuple(spec["gates"]["exact"]["coef"])
+    assert ocr_vote.gate("any_case").coef == tuple(spec["gates"]["any_case"]["coef"])
+    # THRESHOLDS["ocr"] (the benchmark's, the docs') is the gate's for the default tries, exact answers.
+    assert local.THRESHOLDS["ocr"] == spec["thresholds"]["exact"]["3"] == local.ocr_threshold(3)
+    assert set(spec["thresholds"]["exact"]) == {str(n) for n in range(1, 11)}  # CaptchaPolicy.max_attempts' range
+    # Each reader's belief in the answer raises the confidence; doubt about its case lowers the
+    # exact confidence more than the any-case one.
     weights = dict(zip(ocr_vote.GATE_FEATURES, committed_gate.coef, strict=True))
     assert weights["log_p_ours"] > 0 and weights["log_p_dddd"] > 0 and weights["case_margin"] > 0
+    any_case = dict(zip(ocr_vote.GATE_FEATURES, ocr_vote.gate("any_case").coef, strict=True))
+    assert any_case["case_margin"] < weights["case_margin"]
+
+
+def test_fewer_tries_need_surer_answers(committed_gate):
+    thresholds = [local.ocr_threshold(n) for n in range(1, 11)]
+    assert thresholds == sorted(thresholds, reverse=True)  # never laxer with fewer tries
+    assert local.ocr_threshold(1) > local.ocr_threshold(3) > local.ocr_threshold(10)
+    table = ocr_vote.CommittedGate({}, {"exact": {1: None, 2: 0.7, 3: 0.4}})
+    assert table.threshold(1) is None and table.threshold(3) == 0.4
+    assert table.threshold(9) == 0.4 and table.threshold(0) is None  # outside the table: its nearest end
+    assert local.NEVER > 1.0  # what None becomes: no confidence reaches it
 
 
 def test_features_say_how_much_each_reader_believes_the_answer_and_how_far_it_is_from_its_own():
@@ -85,16 +101,17 @@ def test_a_gate_fitted_for_other_weights_is_not_used(tmp_path, monkeypatch, capl
     other = tmp_path / "ocr_gate.json"
     other.write_text(json.dumps(spec))
     monkeypatch.setattr(ocr_vote, "GATE_PATH", other)
-    ocr_vote._committed_gate.cache_clear()
+    ocr_vote.committed.cache_clear()
     try:
         with caplog.at_level(logging.WARNING):
-            assert ocr_vote.gate() is None
+            assert ocr_vote.gate() is None and ocr_vote.gate("any_case") is None
         assert "fitted for other weights" in caplog.text
-        # Without a gate, the confidence is the vote's geometric mean.
-        assert ocr_vote.confidence([0.0] * 6, vote=0.37) == 0.37
+        # Without a gate, the confidence is the vote's geometric mean, and the threshold the default.
+        assert ocr_vote.confidence([0.0] * 6, vote=0.37) == ocr_vote.confidence([0.0] * 6, 0.37, "any_case") == 0.37
+        assert local.ocr_threshold(1) == local.ocr_threshold(5, any_case=True) == local.THRESHOLDS["ocr"]
     finally:
         monkeypatch.undo()
-        ocr_vote._committed_gate.cache_clear()
+        ocr_vote.committed.cache_clear()
 
 
 def test_a_reading_carries_the_features_the_gate_read_and_its_probability(committed_gate):
@@ -102,11 +119,46 @@ def test_a_reading_carries_the_features_the_gate_read_and_its_probability(commit
     reading = read_text(made.images["image"])
     assert len(reading.features) == len(ocr_vote.GATE_FEATURES)
     assert reading.confidence == pytest.approx(committed_gate.probability(reading.features))
+    assert reading.any_case == pytest.approx(ocr_vote.gate("any_case").probability(reading.features))
+    assert reading.record()["confidence_any_case"] == round(reading.any_case, 3)
     ocr_vote.use_gate(None)
     try:
         plain = read_text(made.images["image"])
         p_ours, p_dddd = next((c.p_ours, c.p_dddd) for c in plain.candidates if c.text.lower() == plain.text.lower())
         weight = ocr_vote.DDDD_WEIGHT
         assert plain.confidence == pytest.approx(min(1.0, (p_ours * p_dddd ** weight) ** (1 / (1 + weight))))
+        assert plain.any_case == plain.confidence
     finally:
         ocr_vote.use_committed_gate()
+
+
+def _reading(text: str, exact: float, any_case: float) -> ocr_vote.OcrReading:
+    return ocr_vote.OcrReading(text, exact, confidence_any_case=any_case)
+
+
+@pytest.mark.parametrize(("setting", "page_says", "any_case"), [
+    ("unknown", None, False), ("unknown", True, True), ("unknown", False, False),
+    ("ignored", None, True), ("ignored", False, True),  # the automation's author knows the site
+    ("matters", True, False),
+])
+def test_the_letter_case_setting_or_the_page_picks_the_confidence_and_threshold(committed_gate, setting, page_says,
+                                                                                 any_case):
+    from workers.automation_settings import CaptchaPolicy
+    from workers.captcha.hints import TextHints
+
+    policy = CaptchaPolicy(letter_case=setting, max_attempts=2)
+    confidence, threshold, ignored = local.ocr_gate(_reading("xK7p", 0.2, 0.9), TextHints(case_ignored=page_says), policy)
+    assert ignored is any_case
+    assert confidence == (0.9 if any_case else 0.2)
+    assert threshold == local.ocr_threshold(2, any_case=any_case)
+    # Nothing read is never an answer, whatever the case rule.
+    assert local.ocr_gate(_reading("", 0.9, 0.9), TextHints(case_ignored=True), policy)[0] == 0.0
+
+
+def test_a_bad_letter_case_setting_is_refused_with_the_choices():
+    from pydantic import ValidationError
+
+    from workers.automation_settings import CaptchaPolicy
+
+    with pytest.raises(ValidationError, match="'unknown', 'ignored' or 'matters'"):
+        CaptchaPolicy(letter_case="sometimes")

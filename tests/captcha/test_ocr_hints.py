@@ -61,6 +61,26 @@ def test_it_ignores_what_is_ambiguous_or_too_loose():
     assert text_hints("Code", {"minlength": 6, "maxlength": 6}) == TextHints(length=6)
 
 
+@pytest.mark.parametrize(("words", "ignored"), [
+    ("Enter the code (not case-sensitive)", True),
+    ("Letters are case insensitive", True),
+    ("Type the text. Case does not matter.", True),
+    ("请输入验证码，不区分大小写", True),
+    ("Groß- und Kleinschreibung wird nicht beachtet", True),
+    ("Le code est insensible à la casse", True),
+    ("No distingue entre mayúsculas y minúsculas", True),
+    ("O código não diferencia maiúsculas de minúsculas", True),
+    ("The code is case-sensitive", False),
+    ("请输入验证码（区分大小写）", False),
+    ("Bitte Groß- und Kleinschreibung beachten", False),
+    ("Type the text you see", None),
+])
+def test_it_reads_whether_the_site_ignores_letter_case(words, ignored):
+    assert text_hints(words).case_ignored is ignored
+    # From the input's label or placeholder too.
+    assert text_hints("Security check", {"placeholder": words}).case_ignored is ignored
+
+
 def test_chromium_reports_the_input_attributes_the_hints_need(page: Page):
     image, _ = synth.ocr_sample(__import__("random").Random(5), alphabet="0123456789")
     src = "data:image/png;base64," + base64.b64encode(image).decode()

@@ -331,8 +331,9 @@ def test_facade_times_each_call_and_shapes_json():
     result = solvers.ocr(image, charset=synth.UPPER_DIGITS)
     assert isinstance(result, SolverResult) and result.kind == "ocr" and result.elapsed_ms > 0
     assert result.to_dict() == {"kind": "ocr", "answer": text, "elapsed_ms": round(result.elapsed_ms, 1),
-                                "confidence": round(result.confidence, 3)}
-    assert 0.0 <= result.confidence <= 1.0
+                                "confidence": round(result.confidence, 3),
+                                "confidence_any_case": round(result.confidence_any_case, 3)}
+    assert 0.0 <= result.confidence <= 1.0 and 0.0 <= result.confidence_any_case <= 1.0
     case = synth.slider_sample(rng)
     slider = solvers.slider(case.background, case.piece)
     assert isinstance(slider.answer, SliderAnswer)

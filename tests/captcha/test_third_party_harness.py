@@ -75,3 +75,28 @@ def test_no_evaluation_generator_is_drawn_with_by_the_training_code():
         # Exactly the generators labelled as trained on are drawn with by the training code.
         assert bool(imported) is (name in TRAINED_ON), module
     assert not re.search(r"^\s*(from|import)\s+\S*_ocr_third_party", training_code, re.MULTILINE)
+
+
+# Generators kept for fitting the OCR gate only (scripts/ocr_train/calibration_only.py): a third
+# role, neither trained on nor reported.
+CALIBRATION_ONLY_MODULES = {"captchax": "captchax", "verifycode": "verifycode"}
+
+
+def test_calibration_generators_are_neither_trained_on_nor_evaluated():
+    from scripts.ocr_train import calibration_only  # (data.py needs the training requirements: read its list)
+
+    assert set(calibration_only.GENERATORS) == set(CALIBRATION_ONLY_MODULES)
+    assert not set(calibration_only.GENERATORS) & set(GENERATORS)
+    data_code = re.search(r"_DATA_CODE = \((.*?)\)", (ROOT / "scripts/ocr_train/data.py").read_text(), re.S).group(1)
+    names = re.findall(r'"([^"]+)"', data_code)
+    assert "scripts/ocr_train/sources.py" in names
+    recipe = "\n".join((ROOT / name).read_text() for name in (*names, "scripts/ocr_train/train.py",
+                                                                "scripts/ocr_train/model.py"))
+    benchmarks = "\n".join(p.read_text() for p in (ROOT / "benchmarks").glob("*.py"))
+    for module in (*CALIBRATION_ONLY_MODULES.values(), "calibration_only"):
+        for code in (recipe, benchmarks):
+            assert not re.search(rf"^\s*(from|import)\s+\S*\b{module}\b", code, re.MULTILINE), module
+        assert module not in (ROOT / "requirements-train.txt").read_text()  # the recipe's hash covers that file
+    # And the calibration code draws with no evaluation generator.
+    calibration = (ROOT / "scripts" / "ocr_train" / "calibration_only.py").read_text()
+    assert not any(re.search(rf"^\s*(from|import)\s+{m}\b", calibration, re.MULTILINE) for m in EVAL_ONLY_MODULES.values())

@@ -49,8 +49,22 @@ def test_creating_an_automation_makes_version_1(editor_client, personas):
                        "n": {"type": "integer", "enum": [1, 2, 3]}},
         "required": ["user"],
     }
-    assert version.captcha == {"enabled": True, "solvers": ["local", "human"], "max_attempts": 2}
+    assert version.captcha == {"enabled": True, "solvers": ["local", "human"], "max_attempts": 2, "letter_case": "unknown"}
     assert version.limits == {"max_steps": 20, "max_seconds": 60.0}
+
+
+def test_the_letter_case_of_text_captchas_is_a_policy_choice_and_a_bad_one_is_a_field_error(editor_client, personas):
+    steps = [{"kind": "wait_for", "text": "Welcome", "timeout_s": "5"}]
+    response = editor_client.post("/automations/new/", editor_post(steps=steps, captcha_letter_case="ignored"))
+    assert response.status_code == 302, response.content.decode()[:3000]
+    automation = Automation.objects.get(workspace=personas.workspace, slug="sign-in")
+    assert automation.current_version.captcha["letter_case"] == "ignored"
+    page = editor_client.get(f"/automations/{automation.slug}/").content.decode()
+    assert '<option value="ignored" selected>' in page
+    bad = editor_client.post("/automations/new/", editor_post(slug="other", steps=steps, captcha_letter_case="sometimes"))
+    assert bad.status_code == 400
+    assert "&#x27;unknown&#x27;, &#x27;ignored&#x27; or &#x27;matters&#x27;" in bad.content.decode()
+    assert not Automation.objects.filter(workspace=personas.workspace, slug="other").exists()
 
 
 def test_step_errors_show_inline_on_their_row(editor_client):

@@ -18,7 +18,7 @@ from venus_rpa.dashboard.field_errors import field_label, json_field
 from workers.steps import AutomationSpec
 
 DEFAULT_STEP = {"kind": "goto", "url": "/"}
-DEFAULT_CAPTCHA = {"enabled": True, "solvers": ["local", "model", "human"], "max_attempts": 3}
+DEFAULT_CAPTCHA = {"enabled": True, "solvers": ["local", "model", "human"], "max_attempts": 3, "letter_case": "unknown"}
 DEFAULT_LIMITS = {"max_steps": 100, "max_seconds": 600}
 
 
@@ -125,7 +125,8 @@ class AutomationEditor:
                        "max_seconds": data.get("max_seconds", "").strip() or 600},
             "captcha": {"enabled": data.get("captcha_enabled") == "on",
                         "solvers": list(dict.fromkeys(s for s in solvers if s)),
-                        "max_attempts": data.get("captcha_max_attempts", "").strip() or 3},
+                        "max_attempts": data.get("captcha_max_attempts", "").strip() or 3,
+                        "letter_case": data.get("captcha_letter_case", "").strip() or "unknown"},
             "model_grounding": data.get("model_grounding") == "on",
             "sign_in": editor.sign_in_from_post(data, self.steps),
         }

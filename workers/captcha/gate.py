@@ -68,6 +68,7 @@ class CaptchaHooks(Protocol):
 
 
 Solver = Callable[[Any, Widget], Awaitable[dict[str, Any]]]
+LocalSolver = Callable[[Any, Widget, CaptchaPolicy], Awaitable[dict[str, Any]]]  # the policy: tries, letter case
 
 
 class Abstained(Exception):  # noqa: N818 -- an outcome, not a failure of the code
@@ -83,7 +84,7 @@ class CaptchaGate:
     """Detects and routes CAPTCHAs. `local` and `model` are solver callables (env, widget) → detail
     dict, or None when that route is not available on this worker."""
 
-    def __init__(self, *, local: Solver | None, model: Solver | None) -> None:
+    def __init__(self, *, local: LocalSolver | None, model: Solver | None) -> None:
         self.local = local
         self.model = model
 
@@ -117,7 +118,7 @@ class CaptchaGate:
                 if solver == "model" and self.model is None:
                     break
                 attempt += 1
-                outcome = await self._attempt(env, widget, solver, attempt, hooks)
+                outcome = await self._attempt(env, widget, solver, attempt, hooks, policy)
                 if outcome == "abstained":
                     abstained = f"; the {solver} solver abstained"
                     # The same challenge would get the same answer: hand it on, or, when no
@@ -138,14 +139,15 @@ class CaptchaGate:
         """Whether any of `routes` can take a challenge on this worker."""
         return any(r == "human" or (r == "model" and self.model is not None) for r in routes)
 
-    async def _attempt(self, env, widget: Widget, solver: str, attempt: int, hooks: CaptchaHooks) -> str:
+    async def _attempt(self, env, widget: Widget, solver: str, attempt: int, hooks: CaptchaHooks,
+                       policy: CaptchaPolicy) -> str:
         page = env.page
         started = time.perf_counter()
         before = await env.observe()
         detail: dict[str, Any] = {"widget": widget.record()}
         try:
             if solver == "local":
-                detail.update(await self.local(env, widget))
+                detail.update(await self.local(env, widget, policy))
             elif solver == "model":
                 detail.update(await self.model(env, widget))
             else:

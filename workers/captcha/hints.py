@@ -1,4 +1,4 @@
-"""What a page tells about the answer of its text CAPTCHA: the characters and the length.
+"""What a page tells about the answer of its text CAPTCHA: the characters, the length, the case.
 
 Contract: `text_hints(instruction, field) -> TextHints`, a pure function of the widget's
 text and its input's attributes as `detect` reports them (`maxlength`, `minlength`,
@@ -27,6 +27,15 @@ _DIGIT_WORDS = re.compile(r"\b(digits?|numbers?|numeric|numerals?)\b|数字", re
 _LETTER_WORDS = re.compile(r"\bletters?\b|字母", re.I)
 _UPPER_WORDS = re.compile(r"\b(capital|upper[- ]?case)\b|大写", re.I)
 _LOWER_WORDS = re.compile(r"\blower[- ]?case\b|小写", re.I)
+_CASE_IGNORED = re.compile(
+    r"\bnot\s+case[- ]?sensitive|\bcase[- ]?insensitive|\b(?:letter\s+)?case\s+(?:does\s*n[o']t|doesn't|is\s*n[o']t|isn't)"
+    r"\s+(?:matter|important|relevant)|\bignor(?:e|es|ing)\s+(?:the\s+)?(?:letter\s+)?case|\bany\s+(?:letter\s+)?case\b"
+    r"|不区分大小写|大小写不敏感|不分大小写|Groß-?\s*(?:und|/)\s*Kleinschreibung\s+(?:wird\s+)?(?:nicht|egal)"
+    r"|insensible\s+à\s+la\s+casse|casse\s+(?:n'est\s+pas|ne\s+compte\s+pas|indifférente)"
+    r"|no\s+(?:se\s+)?distingue\s+(?:entre\s+)?may[uú]sculas|n[ãa]o\s+diferencia\s+mai[uú]sculas", re.I)
+_CASE_MATTERS = re.compile(
+    r"\bcase[- ]?sensitive|\b(?:letter\s+)?case\s+matters|区分大小写|Groß-?\s*(?:und|/)\s*Kleinschreibung\s+beachten"
+    r"|sensible\s+à\s+la\s+casse|distingue\s+(?:entre\s+)?may[uú]sculas|diferencia\s+mai[uú]sculas", re.I)
 _PATTERN = re.compile(r"^\^?(\[[^\]]+\]|\\d|\\w)(?:\{(\d+)(?:,(\d*))?\}|\+|\*)?\$?$")
 
 
@@ -37,6 +46,7 @@ class TextHints:
     charset: str | None = None
     length: int | None = None
     max_length: int | None = None
+    case_ignored: bool | None = None
 
     def record(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -121,4 +131,5 @@ def text_hints(instruction: str, field: dict[str, Any] | None = None) -> TextHin
         max_length = high
     if length is not None and not 1 <= length <= 32:
         length = None
-    return TextHints(charset=charset, length=length, max_length=max_length)
+    case_ignored = True if _CASE_IGNORED.search(words) else False if _CASE_MATTERS.search(words) else None
+    return TextHints(charset=charset, length=length, max_length=max_length, case_ignored=case_ignored)

@@ -7,28 +7,58 @@ solver abstains before touching the page (`gate.Abstained`) and the gate hands t
 the next route in the policy. The thresholds are set on the training/tuning family only (our
 synthetic generators and the practice site's, never the third-party evaluation split): the
 lowest confidence whose answers were right at least 98% of the time there; for text, whose
-confidence is a calibrated probability, 98% of the route's answers within its three tries
-(docs/captcha.md, "Thresholds")."""
+confidence is a calibrated probability, 98% of the route's answers within its tries
+(`ocr_threshold`: per `CaptchaPolicy.max_attempts`, and for the exact answer or, where the site
+ignores letter case, the answer in any case; docs/captcha.md, "Thresholds")."""
 
 from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from workers.automation_settings import CaptchaPolicy
 from workers.captcha import act
 from workers.captcha.detect import Widget, rotation_pair
 from workers.captcha.gate import Abstained
-from workers.captcha.hints import text_hints
+from workers.captcha.hints import TextHints, text_hints
 from workers.errors import StepError
 
+if TYPE_CHECKING:
+    from workers.captcha.solvers.ocr_vote import OcrReading
+
 # Per-kind confidence below which the local solver abstains (docs/captcha.md, "Confidence").
-THRESHOLDS = {"ocr": 0.35, "slider_puzzle": 0.4, "image_rotation": 0.5, "icon_click": 0.6, "text_click": 0.3}
+# "ocr": the committed gate's threshold for the default 3 tries and an exact answer (`ocr_threshold`).
+THRESHOLDS = {"ocr": 0.45, "slider_puzzle": 0.4, "image_rotation": 0.5, "icon_click": 0.6, "text_click": 0.3}
+NEVER = float("inf")  # a threshold no confidence reaches: the route always abstains
 
 
-def check_confidence(kind: str, confidence: float, detail: dict[str, Any]) -> None:
-    """Raise `Abstained` when `confidence` is under `kind`'s threshold (before any action)."""
-    threshold = THRESHOLDS.get(kind)
+def ocr_threshold(tries: int, any_case: bool = False) -> float:
+    """The text CAPTCHA's threshold for a route with `tries` tries, for an answer that must be
+    exact or (`any_case`) right in any letter case, from the committed gate
+    (scripts/ocr_train/calibrate.py); without it, `THRESHOLDS["ocr"]`."""
+    from workers.captcha.solvers import ocr_vote
+
+    committed = ocr_vote.committed()
+    if committed is None:
+        return THRESHOLDS["ocr"]
+    found = committed.threshold(tries, "any_case" if any_case else "exact")
+    return NEVER if found is None else found
+
+
+def ocr_gate(reading: OcrReading, hints: TextHints, policy: CaptchaPolicy) -> tuple[float, float, bool]:
+    """(confidence, threshold, whether case is ignored) for a text CAPTCHA's answer: the
+    automation's `letter_case` wins; "unknown" goes by the page's words (`hints.case_ignored`).
+    Reading nothing is not an answer: confidence 0."""
+    any_case = policy.letter_case == "ignored" or (policy.letter_case == "unknown" and hints.case_ignored is True)
+    confidence = (reading.any_case if any_case else reading.confidence) if reading.text else 0.0
+    return confidence, ocr_threshold(policy.max_attempts, any_case), any_case
+
+
+def check_confidence(kind: str, confidence: float, detail: dict[str, Any], threshold: float | None = None) -> None:
+    """Raise `Abstained` when `confidence` is under `kind`'s threshold, or `threshold` when
+    given (before any action)."""
+    threshold = THRESHOLDS.get(kind) if threshold is None else threshold
     if threshold is not None and confidence < threshold:
         raise Abstained(confidence, threshold, detail)
 
@@ -46,12 +76,14 @@ def instruction_chars(instruction: str) -> list[str]:
 
 
 class LocalCaptchaSolver:
-    """Callable route for `CaptchaGate(local=...)`: (env, widget) → what was done."""
+    """Callable route for `CaptchaGate(local=...)`: (env, widget, policy) → what was done."""
 
-    async def __call__(self, env, widget: Widget) -> dict[str, Any]:
+    async def __call__(self, env, widget: Widget, policy: CaptchaPolicy | None = None) -> dict[str, Any]:
         handler = getattr(self, f"_{widget.kind}", None)
         if handler is None:
             raise StepError(f"no local solver for {widget.kind}")
+        if widget.kind == "ocr":
+            return await self._ocr(env.page, widget, policy or CaptchaPolicy())
         return await handler(env.page, widget)
 
     @staticmethod
@@ -59,7 +91,7 @@ class LocalCaptchaSolver:
         # The solvers are CPU-bound (OpenCV, ONNX): keep the event loop free for other runs.
         return await asyncio.to_thread(fn, *args, **kwargs)
 
-    async def _ocr(self, page, widget: Widget) -> dict[str, Any]:
+    async def _ocr(self, page, widget: Widget, policy: CaptchaPolicy) -> dict[str, Any]:
         from workers.captcha.solvers.ocr import read_text
 
         if not widget.inputs:
@@ -68,8 +100,10 @@ class LocalCaptchaSolver:
         data, _, _ = await act.image_bytes(page, act.main_image(widget))
         reading = await self._run(read_text, data, charset=hints.charset, length=hints.length,
                                   max_length=hints.max_length)
-        detail = {"answer": reading.text, **reading.record(), "hints": hints.record()}
-        check_confidence("ocr", reading.confidence if reading.text else 0.0, detail)  # nothing read: no confidence
+        confidence, threshold, any_case = ocr_gate(reading, hints, policy)
+        detail = {"answer": reading.text, **reading.record(), "hints": hints.record(),
+                  "letter_case": "ignored" if any_case else "matters"}
+        check_confidence("ocr", confidence, detail, threshold)
         await act.type_into(page, widget.inputs[0]["rect"], reading.text)
         return detail
 

@@ -58,6 +58,7 @@ class SolverResult:
     answer: Answer
     elapsed_ms: float
     confidence: float | None = None
+    confidence_any_case: float | None = None  # ocr: the probability that it is right ignoring letter case
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: answer as text, [[x, y], ...], {"gap_left", ...} or {"degrees"}."""
@@ -73,6 +74,8 @@ class SolverResult:
         out = {"kind": self.kind, "answer": answer, "elapsed_ms": round(self.elapsed_ms, 1)}
         if self.confidence is not None:
             out["confidence"] = round(self.confidence, 3)
+        if self.confidence_any_case is not None:
+            out["confidence_any_case"] = round(self.confidence_any_case, 3)
         return out
 
 
@@ -89,7 +92,8 @@ class LocalSolvers:
             max_length: int | None = None) -> SolverResult:
         start = time.perf_counter()
         reading = read_text(image, charset=charset, length=length, max_length=max_length)
-        return SolverResult("ocr", reading.text, (time.perf_counter() - start) * 1000, reading.confidence)
+        return SolverResult("ocr", reading.text, (time.perf_counter() - start) * 1000, reading.confidence,
+                            reading.any_case)
 
     def slider(self, background: bytes, piece: bytes) -> SolverResult:
         start = time.perf_counter()

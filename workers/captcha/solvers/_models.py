@@ -41,10 +41,11 @@ def warm_up(*kinds: str) -> None:
     """Build the named models ("ocr", "det", "recogniser": ours) now instead of on first use."""
     for kind in kinds:
         if kind == "recogniser":
-            from workers.captcha.solvers import recogniser
+            from workers.captcha.solvers import ocr_vote, recogniser
 
             if recogniser.available():
                 recogniser.warm_up()
+                ocr_vote.committed()  # reads the gate file and hashes the weights it must match
         else:
             _get(kind)
 

@@ -7,7 +7,8 @@ readers' candidates.
   synthetic generators) and ddddocr's general one. Both decode under the same constraints; when
   they disagree, each candidate is scored by both and the better one wins
   (workers/captcha/solvers/ocr_vote.py). The confidence is the gate's probability that the
-  answer is right, from what both readers say of it (ocr_vote.Gate). Without the committed
+  answer is right, from what both readers say of it (ocr_vote.Gate); `confidence_any_case`,
+  that it is right ignoring letter case (for sites that ignore it). Without the committed
   weights, ddddocr reads alone.
 - The answer has no whitespace. With `charset`, only those characters come back, and letters
   take the case they have in `charset`. Without `charset`: Latin letters and digits, unless
@@ -145,7 +146,8 @@ def _read(picture: Image.Image, *, charset: str | None, length: int | None, arit
                                    case_margin(text, ours_logp, ours_classes)))
     # Reading nothing is not an answer, however sure both readers are that nothing is there.
     return OcrReading(text, vote_confidence(features, vote) if text else 0.0, candidates,
-                      agreed=ours_text.lower() == dddd_text.lower(), features=features)
+                      agreed=ours_text.lower() == dddd_text.lower(), features=features,
+                      confidence_any_case=vote_confidence(features, vote, "any_case") if text else 0.0)
 
 
 def _recase(logp: np.ndarray, classes: list[str], text: str) -> str:

@@ -27,7 +27,6 @@ import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -69,11 +68,17 @@ class OcrReading:
     framed: bool = False  # read from the region where the text is, not the whole image (ocr.text_region)
     kind: str = "text"  # "text" (Latin letters and digits), "sum" (the value of arithmetic) or "any" (any script)
     features: tuple[float, ...] = ()  # what the gate read (GATE_FEATURES), for the trace and calibration
+    confidence_any_case: float | None = None  # the probability that it is right ignoring case (None: as `confidence`)
+
+    @property
+    def any_case(self) -> float:
+        """The confidence for a site that ignores letter case."""
+        return self.confidence if self.confidence_any_case is None else self.confidence_any_case
 
     def record(self) -> dict:
         """JSON-ready summary for the run's trace."""
-        return {"confidence": round(self.confidence, 3), "agreed": self.agreed, "framed": self.framed,
-                "candidates": {c.reader: c.text for c in self.candidates}}
+        return {"confidence": round(self.confidence, 3), "confidence_any_case": round(self.any_case, 3),
+                "agreed": self.agreed, "framed": self.framed, "candidates": {c.reader: c.text for c in self.candidates}}
 
 
 def fold(logp: np.ndarray, classes: list[str], allowed: str) -> tuple[np.ndarray, list[str]]:
@@ -214,33 +219,62 @@ def case_margin(text: str, logp: np.ndarray, classes: list[str]) -> float:
     return max(-CASE_SURE, worst)
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+TARGETS = ("exact", "any_case")  # what a gate predicts: the answer right as typed, or right ignoring case
+
+
+@dataclass(frozen=True)
+class CommittedGate:
+    """The committed gate file: one `Gate` per target and, per target and number of tries
+    (`CaptchaPolicy.max_attempts`), the threshold under which the local route abstains (None:
+    no threshold keeps the route's answers right often enough, so it always abstains)."""
+
+    gates: dict[str, Gate]
+    thresholds: dict[str, dict[int, float | None]]
+
+    def threshold(self, tries: int, target: str = "exact") -> float | None:
+        table = self.thresholds[target]
+        return table[min(max(tries, min(table)), max(table))]
 
 
 @functools.cache
-def _committed_gate() -> Gate | None:
+def weights_sha256() -> str:
+    """The recogniser weights' hash (what a gate file is fitted for), computed once per process."""
+    return hashlib.sha256(recogniser.MODEL_PATH.read_bytes()).hexdigest()
+
+
+@functools.cache
+def committed() -> CommittedGate | None:
+    """The committed gate, or None (no file, no weights, or fitted for other weights/features)."""
     if not GATE_PATH.is_file() or not recogniser.available():
         return None
     spec = json.loads(GATE_PATH.read_text())
-    if spec.get("features") != list(GATE_FEATURES) or spec.get("model_sha256") != _sha256(recogniser.MODEL_PATH):
+    if spec.get("features") != list(GATE_FEATURES) or spec.get("model_sha256") != weights_sha256() or \
+            set(spec.get("gates", {})) != set(TARGETS):
         log.warning("%s was fitted for other weights or features: OCR confidence falls back to the vote's "
                     "geometric mean (python -m scripts.ocr_train.calibrate fits it again)", GATE_PATH.name)
         return None
-    return Gate(float(spec["intercept"]), tuple(float(c) for c in spec["coef"]), spec["model_sha256"])
+    gates = {t: Gate(float(g["intercept"]), tuple(float(c) for c in g["coef"]), spec["model_sha256"])
+             for t, g in spec["gates"].items()}
+    thresholds = {t: {int(n): (None if v is None else float(v)) for n, v in table.items()}
+                  for t, table in spec["thresholds"].items()}
+    return CommittedGate(gates, thresholds)
 
 
-_override: list[Gate | None] = []
+_override: list[dict[str, Gate] | None] = []
 
 
-def gate() -> Gate | None:
-    """The gate in use: the committed one, unless `use_gate` set another (calibration, tests)."""
-    return _override[-1] if _override else _committed_gate()
+def gate(target: str = "exact") -> Gate | None:
+    """The gate in use for `target`: the committed one, unless `use_gate` set others (calibration, tests)."""
+    if _override:
+        return (_override[-1] or {}).get(target)
+    found = committed()
+    return found.gates[target] if found is not None else None
 
 
-def use_gate(value: Gate | None) -> None:
-    """Use `value` (None: the vote's geometric mean) instead of the committed gate from now on."""
-    _override[:] = [value]
+def use_gate(value: Gate | None, any_case: Gate | None = None) -> None:
+    """Use `value` (and `any_case` for the any-case target; None: the vote's geometric mean)
+    instead of the committed gates from now on."""
+    _override[:] = [None if value is None else {"exact": value, **({"any_case": any_case} if any_case else {})}]
 
 
 def use_committed_gate() -> None:
@@ -248,7 +282,8 @@ def use_committed_gate() -> None:
     _override.clear()
 
 
-def confidence(features: Sequence[float], vote: float) -> float:
-    """The answer's confidence: the gate's probability, or `vote` (the geometric mean) without one."""
-    current = gate()
+def confidence(features: Sequence[float], vote: float, target: str = "exact") -> float:
+    """The answer's confidence for `target`: the gate's probability, or `vote` (the geometric
+    mean, which ignores case) without one."""
+    current = gate(target)
     return current.probability(features) if current is not None else vote

@@ -2,7 +2,8 @@
 
     manage.py solve_captcha --kind KIND --image PATH [--instruction TEXT] [--piece PATH] [--hint PATH]
 
-Prints one JSON object, `{"kind", "answer", "elapsed_ms"}` (ocr adds `"confidence"`, 0-1), where answer is text (ocr),
+Prints one JSON object, `{"kind", "answer", "elapsed_ms"}` (ocr adds `"confidence"` and
+`"confidence_any_case"`, 0-1: right as typed, right in any letter case), where answer is text (ocr),
 [[x, y], ...] in image pixels (drag: one point; icon_click, text_click: one per target, in
 order), {"gap_left", "gap_centre", ...} (slider) or {"degrees"} (rotation, clockwise).
 Inputs: slider needs --piece (the piece, or the background without the hole); icon_click
