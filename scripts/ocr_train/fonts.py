@@ -79,20 +79,22 @@ def _debian_fonts() -> list[str]:
     return found
 
 
-def _extra_fonts() -> list[str]:
-    """The chosen cuts of `EXTRA_PACKAGES`, in a fixed order; a missing one is an error (the
-    data would silently differ from the recipe's)."""
+def installed_cuts(packages: dict[str, tuple[str, ...]], role: str, listed_in: str) -> tuple[str, ...]:
+    """The paths of the cuts named in `packages` (Debian package -> file stems), in their order; a
+    missing one is an error (the data would silently differ from the recipe's). `role` and
+    `listed_in` word the error."""
     installed = {p.stem: str(p) for p in sorted(Path("/usr/share/fonts").rglob("*.[ot]tf"))}
-    wanted = [stem for stems in EXTRA_PACKAGES.values() for stem in stems]
+    wanted = [stem for stems in packages.values() for stem in stems]
     missing = [stem for stem in wanted if stem not in installed]
     if missing:
-        raise RuntimeError(f"training fonts missing ({', '.join(missing[:4])}…): scripts/train_ocr.sh installs "
-                           "the packages in scripts/ocr_train/fonts.py:EXTRA_PACKAGES")
-    return [installed[stem] for stem in wanted]
+        raise RuntimeError(f"{role} fonts missing ({', '.join(missing[:4])}…): scripts/train_ocr.sh installs "
+                           f"the packages in {listed_in}")
+    return tuple(installed[stem] for stem in wanted)
 
 
 TRAIN_FONTS: tuple[str, ...] = tuple(_debian_fonts() + [p for p in multicolor_fonts() if Path(p).stem in _DISPLAY]
-                                     + _extra_fonts())
+                                     + list(installed_cuts(EXTRA_PACKAGES, "training",
+                                                           "scripts/ocr_train/fonts.py:EXTRA_PACKAGES")))
 if len(TRAIN_FONTS) < 20:
     raise RuntimeError("training fonts missing: apt-get install fonts-dejavu-core fonts-liberation fonts-urw-base35")
 if any(Path(p).name.startswith(EVAL_ONLY_FAMILIES) for p in TRAIN_FONTS):

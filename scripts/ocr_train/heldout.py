@@ -21,7 +21,7 @@ from pathlib import Path
 from PIL import Image
 
 from scripts.ocr_train import classic, sources, styles
-from scripts.ocr_train.fonts import TRAIN_FONTS
+from scripts.ocr_train.fonts import TRAIN_FONTS, installed_cuts
 
 # Debian package -> the cuts used (file stems under /usr/share/fonts).
 HELDOUT_PACKAGES: dict[str, tuple[str, ...]] = {
@@ -58,16 +58,10 @@ REDRAWN = ("own", "common", "claptcha")
 def heldout_fonts() -> tuple[str, ...]:
     """The held-out cuts' paths, in a fixed order; a missing one, or one that training draws
     with, is an error."""
-    installed = {p.stem: str(p) for p in sorted(Path("/usr/share/fonts").rglob("*.[ot]tf"))}
-    wanted = [stem for stems in HELDOUT_PACKAGES.values() for stem in stems]
-    missing = [stem for stem in wanted if stem not in installed]
-    if missing:
-        raise RuntimeError(f"held-out fonts missing ({', '.join(missing[:4])}…): scripts/train_ocr.sh installs "
-                           "the packages in scripts/ocr_train/heldout.py:HELDOUT_PACKAGES")
-    found = tuple(installed[stem] for stem in wanted)
-    trained = {Path(p).stem for p in TRAIN_FONTS}
-    if trained & set(wanted):
-        raise RuntimeError(f"held-out fonts are in training: {sorted(trained & set(wanted))}")
+    found = installed_cuts(HELDOUT_PACKAGES, "held-out", "scripts/ocr_train/heldout.py:HELDOUT_PACKAGES")
+    trained = {Path(p).stem for p in TRAIN_FONTS} & {Path(p).stem for p in found}
+    if trained:
+        raise RuntimeError(f"held-out fonts are in training: {sorted(trained)}")
     return found
 
 

@@ -2,9 +2,12 @@
 
 `draw(rng) -> (image, text)` picks, per image, an alphabet and a length (4-8), a background
 (plain, gradient, blotches, speckle, stripes; light or dark), per-glyph fonts, sizes,
-rotations, shears, colours, spacing (down to overlapping glyphs), hollow or outlined glyphs,
-noise (lines and arcs through the text, dots, circles, a grid), a wave or perspective warp,
-blur and JPEG compression. Only training fonts are used (`fonts.TRAIN_FONTS`); the
+rotations (up to 65 degrees), shears, colours (sometimes faint against the background),
+spacing (from overlapping glyphs to glyphs spread wide apart), hollow or outlined glyphs, a
+layout (text filling the image, or a smaller line anywhere in a taller picture with glyphs
+bobbing up and down), noise (up to eight lines and arcs through the text, dots, circles, a
+grid), a wave or perspective warp, blur and JPEG compression. (The seventh recipe widened the
+rotations, spacing, layouts, faint ink and line counts.) Only training fonts are used (`fonts.TRAIN_FONTS`); the
 benchmark's third-party generators draw with fonts this never sees.
 """
 
@@ -98,10 +101,12 @@ def _style(rng: random.Random) -> dict:
         "colour_per_glyph": rng.random() < 0.5,
         "hollow": rng.random() < 0.08,
         "shear": rng.random() < 0.3,
-        "rotate": rng.choice((0, 8, 15, 25, 35)),
+        "rotate": rng.choice((0, 8, 15, 25, 35, 50, 65)),
         "scale_y": rng.choice((1.0, 1.0, 1.0, 0.8, 1.2)),
-        "spacing": rng.choice((-0.25, -0.12, 0.0, 0.0, 0.1, 0.25)),
+        "spacing": rng.choice((-0.25, -0.12, 0.0, 0.0, 0.1, 0.25, 0.5, 0.9)),
         "jitter_y": rng.uniform(0, 0.18),
+        "loose": rng.random() < 0.2,  # a smaller line of text anywhere in a taller picture
+        "faint": rng.random() < 0.1,  # ink close to the background's colour
     }
 
 
@@ -123,7 +128,7 @@ def _text_layer(rng: random.Random, text: str, h: int, style: dict) -> tuple[lis
 def _noise(rng: random.Random, img: Image.Image, ink: Colour, dark: bool) -> None:
     draw = ImageDraw.Draw(img)
     w, h = img.size
-    for _ in range(rng.choice((0, 0, 1, 2, 3, 5))):
+    for _ in range(rng.choice((0, 0, 1, 2, 3, 5, 8))):
         colour = ink if rng.random() < 0.4 else _colour(rng, not dark)
         width = rng.choice((1, 1, 2, 3))
         if rng.random() < 0.5:
@@ -175,15 +180,22 @@ def draw(rng: random.Random) -> tuple[Image.Image, str]:
     """One training CAPTCHA and its text."""
     text = pick_text(rng)
     style = _style(rng)
-    h = rng.randint(32, 90)
-    placed, total, gap = _text_layer(rng, text, h, style)
-    w = max(round(total + rng.uniform(0.1, 0.6) * h), round(h * rng.uniform(2.0, 4.5)))
+    line = rng.randint(32, 90)  # the text line's height
+    placed, total, gap = _text_layer(rng, text, line, style)
+    h = round(line * rng.uniform(1.4, 2.6)) if style["loose"] else line
+    top = rng.uniform(0.1, 0.9) * (h - line)
+    jitter = style["jitter_y"] + (rng.uniform(0.1, 0.3) if style["loose"] else 0.0)
+    w = max(round(total + rng.uniform(0.1, 0.6) * line), round(h * rng.uniform(2.0, 4.5)))
     img = _background(rng, w, h, style["dark"])
+    paper = img.getpixel((w // 2, h // 2))
     ink = _colour(rng, not style["dark"])
     x = (w - total) / 2 + rng.uniform(-0.1, 0.1) * (w - total)
     for glyph, width in placed:
         colour = _colour(rng, not style["dark"]) if style["colour_per_glyph"] else ink
-        y = (h - glyph.height) / 2 + rng.uniform(-1, 1) * style["jitter_y"] * h
+        if style["faint"]:
+            t = rng.uniform(0.3, 0.55)
+            colour = tuple(round(c * (1 - t) + p * t) for c, p in zip(colour, paper, strict=True))
+        y = top + (line - glyph.height) / 2 + rng.uniform(-1, 1) * jitter * line
         img.paste(Image.new("RGB", glyph.size, colour), (round(x), round(y)), glyph)
         x += width + gap
     _noise(rng, img, ink, style["dark"])
