@@ -64,20 +64,41 @@ their draws are repeatable run to run.
   PNG). It asks for "arial.ttf" and, where there is none (Debian, CI), draws with Pillow's
   built-in Aileron Regular at 30 px. Judged exactly, as its own demo compares (`answer ==
   captcha_text`).
+Third batch, added 2026-12-06 after the seventh recipe was frozen, in JavaScript (Node.js, the
+packages pinned in benchmarks/node/package-lock.json, drawn by benchmarks/node/draw.js with
+Math.random and crypto.randomBytes seeded from the rng, so draws are repeatable); never run
+through the readers before the run that reports them; I looked at three images of each to check
+that each shows its text:
+- svg-captcha 1.4.0 (MIT; among the most used CAPTCHA packages on npm): its README's `create()`
+  (four letters of both cases and digits, 150x50, one noise line, its bundled font as SVG paths)
+  and, in turn, the options its README lists with their example values (no 0, o, 1, i; colours;
+  a #cc9966 background). Pages serve the SVG; Chromium paints it on white as a page would, and
+  the picture is that. Judged exactly (it leaves the check to the application, which is given
+  `captcha.text`).
+- trek-captcha 0.4.0 (MIT): its README's `await captcha()` (five small letters, a random style
+  of its own, after Ruby's rucaptcha; GIF bytes, served as they come). Judged exactly (no check of
+  its own; its letters are all small).
 """
 
 from __future__ import annotations
 
+import atexit
 import base64
 import functools
 import io
+import json
+import queue
 import random
+import shutil
 import string
+import subprocess  # noqa: S404 -- node, with fixed arguments, for the JavaScript generators
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 FREEFONT = Path("/usr/share/fonts/truetype/freefont")
+NODE_DIR = Path(__file__).resolve().parent / "node"  # package.json, its lock, draw.js
 
 
 @dataclass(frozen=True)
@@ -239,6 +260,73 @@ def pyimgcaptcha(rng: random.Random) -> Challenge:
     return Challenge(image, text, case_sensitive=True)
 
 
+def _node_draw(generator: str, seed: int) -> dict:
+    """One challenge from a JavaScript generator (benchmarks/node/draw.js, seeded)."""
+    node = shutil.which("node")
+    if node is None or not (NODE_DIR / "node_modules" / generator).is_dir():
+        raise RuntimeError(f"{generator} needs Node.js and benchmarks/node's packages: run scripts/third_party_generators.sh")
+    done = subprocess.run([node, str(NODE_DIR / "draw.js"), generator, "1", str(seed)],  # noqa: S603
+                          capture_output=True, text=True, timeout=60, check=True, cwd=NODE_DIR)
+    return json.loads(done.stdout)[0]
+
+
+class _SvgPainter:
+    """Chromium, as a page shows an SVG (on white), on a thread of its own: the Playwright sync
+    API refuses to run where an event loop is. Closed when the interpreter exits."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.Queue = queue.Queue()
+        threading.Thread(target=self._serve, name="svg-painter", daemon=True).start()
+        atexit.register(self.close)
+
+    def png(self, svg: str) -> bytes:
+        answer: queue.Queue = queue.Queue(1)
+        self._jobs.put((svg, answer))
+        result = answer.get(timeout=60)
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    def close(self) -> None:
+        done: queue.Queue = queue.Queue(1)
+        self._jobs.put((None, done))
+        done.get(timeout=30)
+
+    def _serve(self) -> None:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
+                                                 args=["--no-sandbox", "--disable-gpu", "--headless"])
+            page = browser.new_page(device_scale_factor=1)
+            while True:
+                svg, answer = self._jobs.get()
+                if svg is None:
+                    browser.close()
+                    answer.put(None)
+                    return
+                try:
+                    page.set_content(f'<body style="margin:0;background:#fff">{svg}</body>')
+                    answer.put(page.locator("svg").first.screenshot())
+                except Exception as exc:  # noqa: BLE001 -- handed to the caller
+                    answer.put(exc)
+
+
+@functools.cache
+def _painter() -> _SvgPainter:
+    return _SvgPainter()
+
+
+def svg_captcha(rng: random.Random) -> Challenge:
+    made = _node_draw("svg-captcha", rng.getrandbits(32))
+    return Challenge(_painter().png(made["svg"]), made["text"], case_sensitive=True)
+
+
+def trek_captcha(rng: random.Random) -> Challenge:
+    made = _node_draw("trek-captcha", rng.getrandbits(32))
+    return Challenge(base64.b64decode(made["gif_base64"]), made["text"], case_sensitive=True)
+
+
 # Training sources since the sixth recipe (scripts/ocr_train/foreign.py): reported, labelled as trained on.
 TRAINED_ON = frozenset({"wheezy-captcha", "flask-simple-captcha", "kaptcha", "light-captcha"})
 
@@ -255,4 +343,8 @@ GENERATORS: dict[str, Callable[[random.Random], Challenge]] = {
     "fast-captcha": fast_captcha,
     "randcaptcha": randcaptcha,
     "pyimgcaptcha": pyimgcaptcha,
+    # Third batch (2026-12-06), in JavaScript: added after the seventh recipe was frozen, never
+    # run through the readers before the run that reports them.
+    "svg-captcha": svg_captcha,
+    "trek-captcha": trek_captcha,
 }

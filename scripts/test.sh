@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WITH_COMPOSE=1 scripts/setup.sh
+scripts/third_party_generators.sh  # the tests of the third-party CAPTCHA harness draw with them
 
 # Static security checks (bandit rules, ruff.toml) before anything starts: a finding fails the run.
 echo "==> ruff check"

@@ -24,15 +24,19 @@ EVAL_ONLY_MODULES = {"wheezy-captcha": "wheezy", "flask-simple-captcha": "flask_
                      "kaptcha": "kaptcha", "captchagenerator-text": "CaptchaGenerator",
                      "light-captcha": "light_captcha", "easy-captcha-python": "easy_captcha",
                      "captchagen": "CaptchaGen", "deepcaptcha": "deepcaptcha", "fast-captcha": "fast_captcha",
-                     "randcaptcha": "randcaptcha", "pyimgcaptcha": "pyimgcaptcha"}
+                     "randcaptcha": "randcaptcha", "pyimgcaptcha": "pyimgcaptcha",
+                     # JavaScript (benchmarks/node): the training code must not call node at all
+                     "svg-captcha": "node", "trek-captcha": "node"}
 # Generators that draw with GNU FreeFont here (scripts/bench.sh installs fonts-freefont-ttf).
 NEEDS_FREEFONT = {"wheezy-captcha", "randcaptcha"}
 # randcaptcha sizes its image to its 25 px font (about 35 px high).
 MIN_HEIGHT = {"randcaptcha": 30}
-# The second batch (2026-12-06): the text each draws (charset and length) and whether its users
+# The second and third batches (2026-12-06): the text each draws (charset and length) and whether its users
 # judge case.
-SECOND_BATCH = {"deepcaptcha": (r"[A-Z0-9]{5}", True), "fast-captcha": (r"[A-Za-z0-9]{4}", False),
-                "randcaptcha": (r"[A-Z0-9]{5}", True), "pyimgcaptcha": (r"[A-HJ-NP-Z2-9]{6}", True)}
+LATER_BATCHES = {"deepcaptcha": (r"[A-Z0-9]{5}", True), "fast-captcha": (r"[A-Za-z0-9]{4}", False),
+                "randcaptcha": (r"[A-Z0-9]{5}", True), "pyimgcaptcha": (r"[A-HJ-NP-Z2-9]{6}", True),
+                # The third batch (2026-12-06, JavaScript).
+                "svg-captcha": (r"[A-Za-z0-9]{4}", True), "trek-captcha": (r"[a-z]{5}", True)}
 
 
 @pytest.mark.parametrize("name", sorted(GENERATORS))
@@ -50,11 +54,11 @@ def test_each_generator_draws_an_image_with_its_text(name):
         assert challenge.check(flipped) is (not challenge.case_sensitive)
 
 
-@pytest.mark.parametrize("name", sorted(SECOND_BATCH))
-def test_second_batch_pairs_each_image_with_its_text_and_judges_case_as_its_users(name):
+@pytest.mark.parametrize("name", sorted(LATER_BATCHES))
+def test_later_batches_pair_each_image_with_its_text_and_judge_case_as_their_users(name):
     if name in NEEDS_FREEFONT and not FREEFONT.is_dir():
         pytest.skip(f"{name} draws with GNU FreeFont here (scripts/bench.sh installs fonts-freefont-ttf)")
-    pattern, case_sensitive = SECOND_BATCH[name]
+    pattern, case_sensitive = LATER_BATCHES[name]
     rng = random.Random(f"harness:second:{name}")
     for _ in range(3):
         challenge = GENERATORS[name](rng)
@@ -75,6 +79,7 @@ def test_no_evaluation_generator_is_drawn_with_by_the_training_code():
         # Exactly the generators labelled as trained on are drawn with by the training code.
         assert bool(imported) is (name in TRAINED_ON), module
     assert not re.search(r"^\s*(from|import)\s+\S*_ocr_third_party", training_code, re.MULTILINE)
+    assert "benchmarks/node" not in training_code and "draw.js" not in training_code
 
 
 # Generators kept for fitting the OCR gate only (scripts/ocr_train/calibration_only.py): a third

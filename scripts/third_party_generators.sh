@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# What the third-party CAPTCHA split draws with (benchmarks/_ocr_third_party.py), for the benchmark
+# and for the tests of its harness: GNU FreeFont, and Node.js with the JavaScript generators
+# pinned in benchmarks/node/package-lock.json. Idempotent and quick when everything is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+missing=()
+dpkg-query -W -f='${Status}' fonts-freefont-ttf 2>/dev/null | grep -q "install ok installed" || missing+=(fonts-freefont-ttf)
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "==> installing system packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+stamp="benchmarks/node/node_modules/.installed-$(sha256sum benchmarks/node/package-lock.json | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  echo "==> installing the JavaScript CAPTCHA generators (benchmarks/node)"
+  npm ci --prefix benchmarks/node --no-audit --no-fund --silent
+  touch "$stamp"
+fi
