@@ -3,7 +3,8 @@
 The recogniser's training and tuning never import this module. Four of these generators
 (wheezy-captcha, flask-simple-captcha, kaptcha, light-captcha) have been training sources since
 the sixth recipe (scripts/ocr_train/foreign.py, with their settings varied; here, their
-documented defaults on other seeds): their figures are labelled as trained on. The others are
+documented defaults on other seeds): their figures are labelled as trained on. Two are sources
+of the OCR gate's calibration (CALIBRATED_ON), labelled so. The others are
 EVALUATION ONLY, so their figures measure generalisation; some have been looked at since they
 were added, and count as seen for later changes (docs/captcha-ocr.md says which and when). Each is used as its
 documentation shows it, and an answer is judged the way the generator's users would judge it:
@@ -25,11 +26,12 @@ documentation shows it, and an answer is judged the way the generator's users wo
 - light-captcha 0.0.5 (same day, same terms): its README's `generate("english")` (digits, its
   bundled font, 250x80); judged exactly. It seeds itself from the clock, so its draws are not
   repeatable run to run.
-- easy-captcha-python 1.0.0 (added 2026-12-06, never looked at): `SpecCaptcha()` as its README
+- easy-captcha-python 1.0.0 (added 2026-12-06, never looked at; calibrated on since the same day,
+  after the split's third run: CALIBRATED_ON, scripts/ocr_train/calibration_only.py): `SpecCaptcha()` as its README
   shows it (130x48, five characters of its default type, its ten bundled fonts); judged ignoring
   case, as the README's check lower-cases both sides. It draws from `secrets`, so its draws are
   not repeatable run to run.
-- captchagen 0.1.0 (same day, same terms): `CaptchaGenerator(fonts_dir, CaptchaConfig(...))`
+- captchagen 0.1.0 (same day, same terms; calibrated on since, as easy-captcha-python): `CaptchaGenerator(fonts_dir, CaptchaConfig(...))`
   with its switches for rotated characters, dot and line noise and random colours on (its
   defaults draw plain text), 4-6 letters and digits (its defaults), 200x80, Debian's DejaVu
   folder as the fonts it asks for (training draws with DejaVu too: this one measures an unseen
@@ -329,6 +331,9 @@ def trek_captcha(rng: random.Random) -> Challenge:
 
 # Training sources since the sixth recipe (scripts/ocr_train/foreign.py): reported, labelled as trained on.
 TRAINED_ON = frozenset({"wheezy-captcha", "flask-simple-captcha", "kaptcha", "light-captcha"})
+# Sources of the OCR gate's calibration since 2026-12-06 (scripts/ocr_train/calibration_only.py,
+# their settings varied there): reported, labelled as calibrated on.
+CALIBRATED_ON = frozenset({"easy-captcha-python", "captchagen"})
 
 GENERATORS: dict[str, Callable[[random.Random], Challenge]] = {
     "wheezy-captcha": wheezy,

@@ -122,7 +122,7 @@ def _row(kind: str, results: list[tuple[bool, bool, float]], target: float | Non
 def _ocr_rows(samples: int) -> tuple[str, dict]:
     import ddddocr
 
-    from _ocr_third_party import GENERATORS, TRAINED_ON
+    from _ocr_third_party import CALIBRATED_ON, GENERATORS, TRAINED_ON
     from workers.captcha.solvers import LocalSolvers
 
     solvers, naive = LocalSolvers(), ddddocr.DdddOcr(show_ad=False)
@@ -144,7 +144,8 @@ def _ocr_rows(samples: int) -> tuple[str, dict]:
             naive_passed += challenge.check(naive.classification(challenge.image))
         out[name] = {**_row("ocr", results, THIRD_PARTY_TARGETS["ocr"]),
                      "ddddocr_alone_pass_at_1": round(naive_passed / samples, 3),
-                     "trained_on": name in TRAINED_ON}  # not a measure of generalisation when true
+                     "trained_on": name in TRAINED_ON,  # not a measure of generalisation when true
+                     "calibrated_on": name in CALIBRATED_ON}  # the gate is fitted on it: nor is this
         if told:  # the site ignores case and the automation says so (CaptchaPolicy.letter_case)
             row = _row("ocr", told, THIRD_PARTY_TARGETS["ocr"])
             out[name]["letter_case_ignored"] = {k: row[k] for k in ("pass_at_1", "abstained")} | {

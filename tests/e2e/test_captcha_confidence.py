@@ -39,7 +39,7 @@ def unreadable_automation(demo, practice_url: str, solvers: list[str]):
             "allowed_domains": ["127.0.0.1"],
             "steps": [{"kind": "click", "target": {"role": "button", "name": "Verify"}},
                       {"kind": "wait_for", "text": "Verified", "timeout_s": 5}],
-            "captcha": {"solvers": solvers, "max_attempts": 2},
+            "captcha": {"solvers": solvers, "max_attempts": 3},
             "safety": {"review": []},  # this test is about the CAPTCHA, not the Verify button's review
         })
 
@@ -52,8 +52,8 @@ def assert_local_abstained(run) -> None:
     assert first.status == "failed"
     found = ABSTAINED.match(first.error)
     assert found, first.error
-    # The threshold is the committed gate's for this automation's two tries (stricter than for three).
-    assert float(found.group(1)) < float(found.group(2)) == ocr_threshold(2) > ocr_threshold(3)
+    # The threshold is the committed gate's for this automation's three tries (stricter than for four).
+    assert float(found.group(1)) < float(found.group(2)) == ocr_threshold(3) > ocr_threshold(4)
     assert first.grounding["abstained"] == first.error.removeprefix("abstained: ")
 
 
@@ -147,5 +147,5 @@ def test_with_no_route_left_the_local_solver_asks_for_a_new_challenge_instead_of
     assert_local_abstained(run)
     steps = list(run.steps.filter(kind="captcha").order_by("index"))
     assert [s.action["outcome"] for s in steps][0] == "abstained" and len(steps) == 2
-    assert steps[1].action["outcome"] in ("passed", "unverified") and steps[1].grounding["confidence"] >= ocr_threshold(2)
+    assert steps[1].action["outcome"] in ("passed", "unverified") and steps[1].grounding["confidence"] >= ocr_threshold(3)
     assert steps[1].grounding["widget"] != steps[0].grounding["widget"] or steps[1].grounding["answer"]
