@@ -65,6 +65,20 @@ def test_fewer_tries_need_surer_answers(committed_gate):
     assert local.NEVER > 1.0  # what None becomes: no confidence reaches it
 
 
+def test_with_one_try_the_local_route_abstains_and_says_why_in_a_storable_record(committed_gate):
+    from workers.automation_settings import CaptchaPolicy
+    from workers.captcha.gate import Abstained
+    from workers.captcha.hints import TextHints
+
+    confidence, threshold, _ = local.ocr_gate(_reading("xK7p", 0.99, 0.99), TextHints(), CaptchaPolicy(max_attempts=1))
+    assert threshold == local.NEVER
+    with pytest.raises(Abstained) as caught:
+        local.check_confidence("ocr", confidence, {"answer": "xK7p"}, threshold)
+    assert "no confidence is enough with this many tries" in str(caught.value)
+    # The step record (a JSON column) takes the threshold: no Infinity.
+    json.loads(json.dumps({"threshold": caught.value.threshold, "confidence": confidence}, allow_nan=False))
+
+
 def test_features_say_how_much_each_reader_believes_the_answer_and_how_far_it_is_from_its_own():
     agreed = [Candidate("recogniser", "AB12", 0.9, 0.8), Candidate("ddddocr", "ab12", 0.9, 0.8)]
     assert gate_features("AB12", agreed, 3.0) == pytest.approx([math.log(0.9), math.log(0.8), 0, 0, 3.0, 4])

@@ -77,7 +77,8 @@ class Abstained(Exception):  # noqa: N818 -- an outcome, not a failure of the co
 
     def __init__(self, confidence: float, threshold: float, detail: dict[str, Any] | None = None) -> None:
         self.confidence, self.threshold, self.detail = confidence, threshold, detail or {}
-        super().__init__(f"abstained: confidence {confidence:.2f} < {threshold:.2f}")
+        beyond = " (no confidence is enough with this many tries)" if threshold > 1 else ""
+        super().__init__(f"abstained: confidence {confidence:.2f} < {threshold:.2f}{beyond}")
 
 
 class CaptchaGate:

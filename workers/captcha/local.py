@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 # Per-kind confidence below which the local solver abstains (docs/captcha.md, "Confidence").
 # "ocr": the committed gate's threshold for the default 3 tries and an exact answer (`ocr_threshold`).
 THRESHOLDS = {"ocr": 0.5, "slider_puzzle": 0.4, "image_rotation": 0.5, "icon_click": 0.6, "text_click": 0.3}
-NEVER = float("inf")  # a threshold no confidence reaches: the route always abstains
+NEVER = 1.01  # above any confidence (and JSON-safe, unlike inf): the route always abstains
 
 
 def ocr_threshold(tries: int, any_case: bool = False) -> float:
