@@ -297,9 +297,10 @@ class _SvgPainter:
     def _serve(self) -> None:
         from playwright.sync_api import sync_playwright
 
+        from workers.envs.browser import CHROMIUM_ARGS  # the flags the platform's browsers run with
+
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
-                                                 args=["--no-sandbox", "--disable-gpu", "--headless"])
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
             page = browser.new_page(device_scale_factor=1)
             while True:
                 svg, answer = self._jobs.get()
