@@ -69,4 +69,6 @@ def wait_for_run(run_id: int, *, statuses, timeout: float = 60.0):
         if run.status in statuses:
             return run
         time.sleep(0.1)
-    raise AssertionError(f"run {run_id} still {Run.objects.get(pk=run_id).status} after {timeout}s")
+    run = Run.objects.get(pk=run_id)
+    waiting = [(r.kind, r.title, r.detail.get("reason") or r.detail.get("verdict")) for r in run.review_requests.all()]
+    raise AssertionError(f"run {run_id} still {run.status} after {timeout}s ({run.status_reason}; reviews: {waiting})")

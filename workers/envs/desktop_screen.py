@@ -8,13 +8,17 @@ accessibility names first, then by offline OCR, and the safety gate's probes.
 - `probe_step` / `probe_action` -> `workers.gates.context.Probe`: the element at the point or
   the focused one (AT-SPI role and name, the OCR text under it), the OCR text near it, the
   window title and the screen's text, so "Move to Trash" or "Delete" is classified like the same
-  words on a web page.
+  words on a web page. Enter goes to the focused element, and while a window is still opening
+  nothing may hold the focus yet: for an action that presses Enter the probe reads again for up
+  to `FOCUS_SETTLE_S` before the gate is told the field is unknown (which holds it for review).
 OCR of one screenshot is cached (a probe and the step that follows it read it once).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +29,7 @@ from workers.errors import StepError
 from workers.gates.context import PAGE_TEXT_CHARS, Probe
 
 NEAR_PX = 120
+FOCUS_SETTLE_S = 3.0
 
 
 @dataclass
@@ -117,9 +122,14 @@ class ScreenReader:
         return "\n".join(line.text for line in await self.env.x(self._lines, png))
 
     # -- the safety gate's view -------------------------------------------------------------
-    async def probe_point(self, point: tuple[int, int] | None, *, focus: bool = False) -> Probe:
+    async def probe_point(self, point: tuple[int, int] | None, *, focus: bool = False, settle: bool = False) -> Probe:
         _, lines, tree = await self.snapshot()
         element = atspi.focused(tree) if focus else (atspi.at_point(tree, *point) if point else None)
+        deadline = time.monotonic() + FOCUS_SETTLE_S
+        while settle and focus and element is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.3)  # a window still opening: its focus lands a moment later
+            _, lines, tree = await self.snapshot()
+            element = atspi.focused(tree)
         text_line = _line_at(lines, point) if point else None
         target = None
         if element is not None or text_line is not None:
@@ -139,7 +149,8 @@ class ScreenReader:
 
     async def probe_step(self, step: Any, found: Any) -> Probe:
         if step.kind == "goto" or found is None:
-            return await self.probe_point(None, focus=step.kind != "goto")
+            enter = step.kind == "press" and _chord_key(step.key) in _ENTER
+            return await self.probe_point(None, focus=step.kind != "goto", settle=enter)
         probe = await self.probe_point(found.point)
         if isinstance(found, Found) and found.strategy == "accessibility" and not found.name:
             return probe  # an unnamed field (the focused one): the probe named it by its label
@@ -160,11 +171,24 @@ class ScreenReader:
             point = self.env.px(box)
             return await self.probe_point(point), point
         if isinstance(action, (D.Type, D.Hotkey, D.KeyDown)):
-            return await self.probe_point(None, focus=True), None
+            return await self.probe_point(None, focus=True, settle=_presses_enter(action)), None
         if isinstance(action, (D.Click, D.DoubleClick, D.TripleClick, D.RightClick, D.MiddleClick, D.MouseUp)):
             return await self.probe_point(self.env.cursor), self.env.cursor
         return Probe(url=self.env.location(), title=self.env.window_title, surface="desktop",
                      window_title=self.env.window_title), None
+
+
+_ENTER = {"enter", "return", "kp_enter"}
+
+
+def _chord_key(key: str | None) -> str:
+    return (key or "").replace(" ", "").split("+")[-1].lower()
+
+
+def _presses_enter(action: Any) -> bool:
+    if isinstance(action, D.Type):
+        return "\n" in action.content
+    return any(key.lower() in _ENTER for key in action.keys)
 
 
 def _line_at(lines: list[ocr.TextBox], point: tuple[int, int]) -> ocr.TextBox | None:
