@@ -2,8 +2,9 @@
 
 The recogniser's training and tuning never import this module. Four of these generators
 (wheezy-captcha, flask-simple-captcha, kaptcha, light-captcha) have been training sources since
-the sixth recipe (scripts/ocr_train/foreign.py, with their settings varied; here, their
-documented defaults on other seeds): their figures are labelled as trained on. Two are sources
+the sixth recipe and four more (deepcaptcha, fast-captcha, randcaptcha, pyimgcaptcha) since the
+eighth (scripts/ocr_train/foreign.py, with their settings varied; here, their documented
+defaults on other seeds): their figures are labelled as trained on. Two are sources
 of the OCR gate's calibration (CALIBRATED_ON), labelled so. The others are
 EVALUATION ONLY, so their figures measure generalisation; some have been looked at since they
 were added, and count as seen for later changes (docs/captcha-ocr.md says which and when). Each is used as its
@@ -36,7 +37,8 @@ documentation shows it, and an answer is judged the way the generator's users wo
   defaults draw plain text), 4-6 letters and digits (its defaults), 200x80, Debian's DejaVu
   folder as the fonts it asks for (training draws with DejaVu too: this one measures an unseen
   way of drawing, not an unseen face); judged exactly (it has no check of its own).
-Second batch, added 2026-12-06, never run through the readers (no figures for them yet): all four
+Second batch, added 2026-12-06 (seen since its first run, and training sources since the eighth
+recipe, with their settings varied there: TRAINED_ON): all four
 draw with the global `random` module (deepcaptcha with numpy's too), seeded here from the rng, so
 their draws are repeatable run to run.
 - deepcaptcha 1.0.2 (MIT): its Quick Start's `DeepCaptcha(ai_resistance_level=1).generate()`,
@@ -331,7 +333,9 @@ def trek_captcha(rng: random.Random) -> Challenge:
 
 
 # Training sources since the sixth recipe (scripts/ocr_train/foreign.py): reported, labelled as trained on.
-TRAINED_ON = frozenset({"wheezy-captcha", "flask-simple-captcha", "kaptcha", "light-captcha"})
+# The second batch (deepcaptcha, fast-captcha, randcaptcha, pyimgcaptcha) since the eighth recipe.
+TRAINED_ON = frozenset({"wheezy-captcha", "flask-simple-captcha", "kaptcha", "light-captcha",
+                        "deepcaptcha", "fast-captcha", "randcaptcha", "pyimgcaptcha"})
 # Sources of the OCR gate's calibration since 2026-12-06 (scripts/ocr_train/calibration_only.py,
 # their settings varied there): reported, labelled as calibrated on.
 CALIBRATED_ON = frozenset({"easy-captcha-python", "captchagen"})

@@ -110,3 +110,73 @@ def light_captcha(rng: random.Random) -> tuple[Image.Image, str]:
     random.seed(rng.getrandbits(64))
     made = CaptchaGenerator().generate("english", width=rng.randint(180, 300), height=rng.randint(60, 100))
     return made.data.convert("RGB"), str(made.code)
+
+
+# Eighth recipe (2026-12-06): the second batch of the benchmark's split, seen since its first run
+# and the seventh recipe, becomes training sources, each with its settings varied here. The
+# benchmark draws their documented defaults on other seeds and labels them as trained on.
+def deepcaptcha(rng: random.Random) -> tuple[Image.Image, str]:
+    """deepcaptcha 1.0.2: its bundled Roboto cuts; size, length, strike lines, blur, colour and
+    perturbation level varied around its Quick Start."""
+    import numpy as np
+    from deepcaptcha import DeepCaptcha
+
+    random.seed(rng.getrandbits(64))
+    np.random.seed(rng.getrandbits(32))  # its pixel perturbations draw from numpy's global generator
+    length = rng.randint(4, 7)
+    maker = DeepCaptcha(width=rng.randint(50, 62) * length, height=rng.randint(80, 110), text_length=length,
+                        num_lines=rng.randint(0, 10), line_thickness=rng.randint(1, 4), blur_level=rng.uniform(0, 0.8),
+                        shear_text=rng.random() < 0.8, color_mode=rng.random() < 0.7,
+                        noise_density=rng.uniform(0.1, 0.7), ai_resistance_level=rng.choice((0, 1, 1, 2)))
+    maker.fonts.sort(key=lambda font: (Path(font.path).name, font.size))  # directory order: fix it
+    image, text = maker.generate()
+    return image.convert("RGB"), text
+
+
+def fast_captcha(rng: random.Random) -> tuple[Image.Image, str]:
+    """fast-captcha 0.3.2: `img_captcha` in each of its nine bundled faces, length, size, lines and
+    dots varied."""
+    from fast_captcha import get_ttf, img_captcha
+
+    font = rng.choice(sorted(get_ttf()))
+    random.seed(rng.getrandbits(64))
+    length = rng.randint(4, 6)
+    size = rng.randint(26, 40)
+    image, text = img_captcha(code_num=length, width=round(size * length * rng.uniform(0.85, 1.1)) + 10,
+                              height=size + rng.randint(6, 16), font_type=font, font_size=size,
+                              draw_lines=rng.random() < 0.8, lines_num=rng.randint(1, 6),
+                              draw_points=rng.random() < 0.3, img_type=rng.choice(("jpeg", "png")))
+    return _open(image.getvalue()), text
+
+
+def randcaptcha(rng: random.Random) -> tuple[Image.Image, str]:
+    """randcaptcha 0.2: `CreateImageCaptcha` with the training faces (the split draws it with
+    FreeFont), sizes, lengths and alphabets varied, with and without its curve."""
+    import tempfile
+
+    from randcaptcha import CreateImageCaptcha
+
+    fonts = rng.sample(TRAIN_FONTS, 2)
+    random.seed(rng.getrandbits(64))
+    valid = rng.choice((string.ascii_uppercase + string.digits, string.ascii_letters + string.digits, string.digits))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"captcha.{rng.choice(('jpg', 'png'))}"
+        text, _ = CreateImageCaptcha(fonts, rng.randint(20, 36), filename_out=str(path), length=rng.randint(4, 7),
+                                     valid=valid, background=_rgb(rng, 170, 235), addgarbage=rng.random() < 0.8)
+        image = _open(path.read_bytes())
+    return image, text
+
+
+def pyimgcaptcha(rng: random.Random) -> tuple[Image.Image, str]:
+    """pyimgcaptcha 0.1.2: `generate_captcha` (six characters scattered with dots and lines, in
+    Pillow's built-in face) at varied picture sizes."""
+    import tempfile
+
+    from pyimgcaptcha import generate_captcha
+
+    random.seed(rng.getrandbits(64))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "captcha.png"
+        text = generate_captcha(str(path), width=rng.randint(290, 360), height=rng.randint(170, 230))
+        image = _open(path.read_bytes())
+    return image, text

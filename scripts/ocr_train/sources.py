@@ -3,7 +3,8 @@
 Each source is `fn(rng) -> (RGB image, text)` and draws only from the seeded `rng` (sources
 built on packages that use the global `random` module get it re-seeded from `rng` first), so
 a shard of data is a pure function of its seed. Since the sixth recipe four generators of other
-people's are sources too (`foreign.py`), added on top of the family's share; the benchmark's
+people's are sources too (`foreign.py`), added on top of the family's share, and four more since
+the eighth (the split's second batch, once it had been seen); the benchmark's
 evaluation-only generators (benchmarks/_ocr_third_party.py) are deliberately absent: nothing
 here may import them.
 """
@@ -82,9 +83,14 @@ SOURCES: dict[str, tuple[Source, float]] = {
     "flask-simple": (foreign.flask_simple, 0.055),
     "kaptcha": (foreign.kaptcha, 0.05),
     "light-captcha": (foreign.light_captcha, 0.04),
+    # Eighth recipe: the split's second batch, seen since the seventh, adds 8,000 images on top.
+    "deepcaptcha": (foreign.deepcaptcha, 0.02),
+    "fast-captcha": (foreign.fast_captcha, 0.02),
+    "randcaptcha": (foreign.randcaptcha, 0.02),
+    "pyimgcaptcha": (foreign.pyimgcaptcha, 0.02),
 }
 
 # The benchmark's evaluation-only text generators (benchmarks/_ocr_third_party.py), named here
 # only for the manifest: nothing in this package may draw with them.
-EVAL_ONLY = ("CaptchaGenerator 2.0.0 TextCaptcha", "easy-captcha-python 1.0.0 SpecCaptcha", "captchagen 0.1.0",
-             "deepcaptcha 1.0.2", "fast-captcha 0.3.2", "randcaptcha 0.2", "pyimgcaptcha 0.1.2")
+EVAL_ONLY = ("CaptchaGenerator 2.0.0 TextCaptcha", "easy-captcha-python 1.0.0 SpecCaptcha (calibration too)",
+             "captchagen 0.1.0 (calibration too)", "svg-captcha 1.4.0 (npm)", "trek-captcha 0.4.0 (npm)")

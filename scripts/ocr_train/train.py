@@ -31,7 +31,7 @@ from scripts.ocr_train.model import CRNN
 from scripts.ocr_train.sources import EVAL_ONLY, SOURCES
 from workers.captcha.solvers import recogniser
 
-RECIPE = {"seed": 13, "train_images": 100_000, "val_images": 2_000, "epochs": 5, "batch": 96, "lr": 3e-3,
+RECIPE = {"seed": 13, "train_images": 108_000, "val_images": 2_000, "epochs": 5, "batch": 96, "lr": 3e-3,
           "weight_decay": 1e-4, "threads": 2, "shrink": 0.3}
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".cache" / "ocr_train"

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from _ocr_third_party import CALIBRATED_ON, FREEFONT, GENERATORS, TRAINED_ON  # noqa: E402
 
 # The Python package behind each generator: none may appear in training code, except those that
-# are training sources since the sixth recipe (TRAINED_ON: scripts/ocr_train/foreign.py).
+# are training sources since the sixth and eighth recipes (TRAINED_ON: scripts/ocr_train/foreign.py).
 EVAL_ONLY_MODULES = {"wheezy-captcha": "wheezy", "flask-simple-captcha": "flask_simple_captcha",
                      "kaptcha": "kaptcha", "captchagenerator-text": "CaptchaGenerator",
                      "light-captcha": "light_captcha", "easy-captcha-python": "easy_captcha",
