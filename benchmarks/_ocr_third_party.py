@@ -82,6 +82,31 @@ that each shows its text:
 - trek-captcha 0.4.0 (MIT): its README's `await captcha()` (five small letters, a random style
   of its own, after Ruby's rucaptcha; GIF bytes, served as they come). Judged exactly (no check of
   its own; its letters are all small).
+Fourth batch, added 2026-12-06 after the eighth recipe was frozen, in PHP and Perl from Debian's
+packages (benchmarks/debian/draw.php and draw.pl, seeded from the rng; installed by
+scripts/third_party_generators.sh); never run through the readers before the run that reports
+them; I looked at three images of each to check that each shows its text:
+- Gregwar/Captcha 1.1.9 (MIT; php-gregwar-captcha, behind Symfony's and Laravel's captcha
+  bundles): its README's `build()` and `get()` (150x40 JPEG, five characters of both cases and
+  digits, distortion, lines, a random background). Debian's package draws with the faces of its
+  own default list (Cantarell, Lato, Linux Libertine, Quicksand, Radis Sans, StayPuft, Summersby,
+  Vera): Cantarell, Lato and Quicksand are training faces, Linux Libertine a calibration face,
+  Vera DejaVu's ancestor; the drawing is unseen. Judged by its own `testPhrase`: case ignored, 0
+  read as o and 1 as l.
+- Text_CAPTCHA 1.0.2 (BSD; php-text-captcha, PEAR): its Image driver as its example sets it up
+  (200x80 PNG, light text on #555555, three pairs of lines and circles, anti-aliased, eight
+  lower-case letters from Text_Password). The example names COUR.TTF, which Debian does not
+  ship: GNU FreeMono stands in (a Courier of the same shape). Text_Password draws from PHP's
+  `random_int`, which nothing seeds: its texts are not repeatable run to run. Judged exactly.
+- GD::SecurityImage 1.75 (Perl's licence; libgd-securityimage-perl): in turn at random, its
+  SYNOPSIS's first example (80x30, ten lines, GD's "giant" face, the rect style, PNG) and the
+  configuration Catalyst::Plugin::Captcha's documentation gives it (seven lines, the circle
+  style, 100 particles, JPEG); six digits, its default. Its SYNOPSIS's TrueType example, scrambled
+  at 100x40, cuts its own characters off, and no documented user draws it so: not used. Judged
+  exactly.
+- Authen::Captcha 1.024 (GPL; libauthen-captcha-perl): its SYNOPSIS's `generate_code(5)` (its
+  bundled pictures of letters and digits on its bundled backgrounds, PNG). Judged as its own
+  `check_code` does (lower-cased; its letters are all small).
 """
 
 from __future__ import annotations
@@ -103,6 +128,7 @@ from pathlib import Path
 
 FREEFONT = Path("/usr/share/fonts/truetype/freefont")
 NODE_DIR = Path(__file__).resolve().parent / "node"  # package.json, its lock, draw.js
+DEBIAN_DIR = Path(__file__).resolve().parent / "debian"  # draw.php, draw.pl
 
 
 @dataclass(frozen=True)
@@ -110,11 +136,15 @@ class Challenge:
     image: bytes
     text: str
     case_sensitive: bool
+    alike: str = ""  # pairs of characters its check takes as one ("0o1l": 0 as o, 1 as l), after case
 
     def check(self, answer: str) -> bool:
         """Whether the generator's users would accept `answer` (whitespace is never part of it)."""
         answer = "".join(answer.split())
-        return answer == self.text if self.case_sensitive else answer.upper() == self.text.upper()
+        if self.case_sensitive:
+            return answer == self.text
+        fold = str.maketrans(self.alike[0::2], self.alike[1::2])
+        return answer.lower().translate(fold) == self.text.lower().translate(fold)
 
 
 def _png(image) -> bytes:
@@ -332,6 +362,40 @@ def trek_captcha(rng: random.Random) -> Challenge:
     return Challenge(base64.b64decode(made["gif_base64"]), made["text"], case_sensitive=True)
 
 
+def _debian_draw(runtime: str, script: str, generator: str, seed: int) -> dict:
+    """One challenge from a PHP or Perl generator of Debian's (benchmarks/debian, seeded)."""
+    program = shutil.which(runtime)
+    if program is None:
+        raise RuntimeError(f"{generator} needs {runtime} and Debian's generator packages: run scripts/third_party_generators.sh")
+    done = subprocess.run([program, str(DEBIAN_DIR / script), generator, "1", str(seed)],  # noqa: S603
+                          capture_output=True, text=True, timeout=60, cwd=DEBIAN_DIR)
+    if done.returncode != 0 or not done.stdout.startswith("["):
+        raise RuntimeError(f"{generator} drew nothing ({runtime} exit {done.returncode}): {done.stderr.strip()[-300:]}")
+    return json.loads(done.stdout)[0]
+
+
+def gregwar_captcha(rng: random.Random) -> Challenge:
+    made = _debian_draw("php", "draw.php", "gregwar-captcha", rng.getrandbits(31))
+    # Its own check (`testPhrase`) lower-cases both sides and reads 0 as o and 1 as l.
+    return Challenge(base64.b64decode(made["image_base64"]), made["text"], case_sensitive=False, alike="0o1l")
+
+
+def text_captcha(rng: random.Random) -> Challenge:
+    made = _debian_draw("php", "draw.php", "text-captcha", rng.getrandbits(31))
+    return Challenge(base64.b64decode(made["image_base64"]), made["text"], case_sensitive=True)
+
+
+def gd_securityimage(rng: random.Random) -> Challenge:
+    made = _debian_draw("perl", "draw.pl", "gd-securityimage", rng.getrandbits(31))
+    return Challenge(base64.b64decode(made["image_base64"]), made["text"], case_sensitive=True)
+
+
+def authen_captcha(rng: random.Random) -> Challenge:
+    made = _debian_draw("perl", "draw.pl", "authen-captcha", rng.getrandbits(31))
+    # Its own check (`check_code`) lower-cases the answer; its letters are all small.
+    return Challenge(base64.b64decode(made["image_base64"]), made["text"], case_sensitive=False)
+
+
 # Training sources since the sixth recipe (scripts/ocr_train/foreign.py): reported, labelled as trained on.
 # The second batch (deepcaptcha, fast-captcha, randcaptcha, pyimgcaptcha) since the eighth recipe.
 TRAINED_ON = frozenset({"wheezy-captcha", "flask-simple-captcha", "kaptcha", "light-captcha",
@@ -357,4 +421,10 @@ GENERATORS: dict[str, Callable[[random.Random], Challenge]] = {
     # run through the readers before the run that reports them.
     "svg-captcha": svg_captcha,
     "trek-captcha": trek_captcha,
+    # Fourth batch (2026-12-06), PHP and Perl from Debian's packages: added after the eighth recipe
+    # was frozen, never run through the readers before the run that reports them.
+    "gregwar-captcha": gregwar_captcha,
+    "text-captcha": text_captcha,
+    "gd-securityimage": gd_securityimage,
+    "authen-captcha": authen_captcha,
 }

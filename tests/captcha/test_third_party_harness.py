@@ -26,17 +26,27 @@ EVAL_ONLY_MODULES = {"wheezy-captcha": "wheezy", "flask-simple-captcha": "flask_
                      "captchagen": "CaptchaGen", "deepcaptcha": "deepcaptcha", "fast-captcha": "fast_captcha",
                      "randcaptcha": "randcaptcha", "pyimgcaptcha": "pyimgcaptcha",
                      # JavaScript (benchmarks/node): the training code must not call node at all
-                     "svg-captcha": "node", "trek-captcha": "node"}
+                     "svg-captcha": "node", "trek-captcha": "node",
+                     # PHP and Perl (benchmarks/debian): nor php or perl
+                     "gregwar-captcha": "php", "text-captcha": "php", "gd-securityimage": "perl",
+                     "authen-captcha": "perl"}
 # Generators that draw with GNU FreeFont here (scripts/bench.sh installs fonts-freefont-ttf).
-NEEDS_FREEFONT = {"wheezy-captcha", "randcaptcha"}
-# randcaptcha sizes its image to its 25 px font (about 35 px high).
-MIN_HEIGHT = {"randcaptcha": 30}
-# The second and third batches (2026-12-06): the text each draws (charset and length) and whether its users
+NEEDS_FREEFONT = {"wheezy-captcha", "randcaptcha", "text-captcha"}
+# randcaptcha sizes its image to its 25 px font (about 35 px high); the Perl ones are small by default.
+MIN_SIZE = {"randcaptcha": (100, 30), "gd-securityimage": (80, 30), "authen-captcha": (100, 35)}
+# The second, third and fourth batches (2026-12-06): the text each draws (charset and length) and whether its users
 # judge case.
 LATER_BATCHES = {"deepcaptcha": (r"[A-Z0-9]{5}", True), "fast-captcha": (r"[A-Za-z0-9]{4}", False),
                 "randcaptcha": (r"[A-Z0-9]{5}", True), "pyimgcaptcha": (r"[A-HJ-NP-Z2-9]{6}", True),
                 # The third batch (2026-12-06, JavaScript).
-                "svg-captcha": (r"[A-Za-z0-9]{4}", True), "trek-captcha": (r"[a-z]{5}", True)}
+                "svg-captcha": (r"[A-Za-z0-9]{4}", True), "trek-captcha": (r"[a-z]{5}", True),
+                # The fourth batch (2026-12-06, PHP and Perl from Debian).
+                "gregwar-captcha": (r"[a-np-zA-Z1-9]{5}", False), "text-captcha": (r"[a-z]{8}", True),
+                "gd-securityimage": (r"[0-9]{6}", True), "authen-captcha": (r"[a-z2-9]{5}", False)}
+
+# Text_CAPTCHA takes its phrase from Text_Password, which draws from PHP's `random_int` (the
+# system's CSPRNG): nothing seeds it, so its draws are not repeatable run to run.
+UNSEEDED = {"text-captcha"}
 
 
 @pytest.mark.parametrize("name", sorted(GENERATORS))
@@ -45,7 +55,8 @@ def test_each_generator_draws_an_image_with_its_text(name):
         pytest.skip(f"{name} draws with GNU FreeFont here (scripts/bench.sh installs fonts-freefont-ttf)")
     challenge = GENERATORS[name](random.Random(f"harness:{name}"))
     image = Image.open(io.BytesIO(challenge.image))
-    assert image.width >= 100 and image.height >= MIN_HEIGHT.get(name, 40)
+    width, height = MIN_SIZE.get(name, (100, 40))
+    assert image.width >= width and image.height >= height
     assert re.fullmatch(r"[0-9A-Za-z]{4,8}", challenge.text)
     assert challenge.check(challenge.text) and challenge.check(f" {challenge.text} ")
     assert not challenge.check(challenge.text[:-1]) and not challenge.check("")
@@ -66,6 +77,8 @@ def test_later_batches_pair_each_image_with_its_text_and_judge_case_as_their_use
         assert re.fullmatch(pattern, challenge.text), challenge.text
         assert challenge.case_sensitive is case_sensitive
         assert challenge.check(challenge.text.lower()) is (not case_sensitive or challenge.text.lower() == challenge.text)
+    if name in UNSEEDED:
+        return
     # Seeded from the rng: the same seed draws the same challenge.
     first, again = (GENERATORS[name](random.Random(f"harness:repeat:{name}")) for _ in range(2))
     assert (first.text, first.image) == (again.text, again.image)
@@ -84,6 +97,7 @@ def test_no_evaluation_generator_is_drawn_with_by_the_training_code():
         assert bool(calibrated) is (name in CALIBRATED_ON), module
     assert not re.search(r"^\s*(from|import)\s+\S*_ocr_third_party", training_code, re.MULTILINE)
     assert "benchmarks/node" not in training_code and "draw.js" not in training_code
+    assert not re.search(r"benchmarks/debian|draw\.php|draw\.pl\b", training_code)
 
 
 # Generators kept for fitting the OCR gate only (scripts/ocr_train/calibration_only.py): a third
