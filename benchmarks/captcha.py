@@ -94,15 +94,18 @@ async def run_type(kind: str, base: str, samples: int, concurrency: int) -> dict
             "solver": solvers[0] if len(solvers) == 1 else solvers, "target": TARGETS.get(kind)}
 
 
-def third_party(samples: int, which: str = "ocr,slider,rotation") -> dict:
+def third_party(samples: int, which: str = "ocr,slider,rotation", only: str = "") -> dict:
     """Per third-party generator and kind: pass@1 counting the gate's abstentions (answers
     under the kind's confidence threshold, handed to the model or a person) as failures. Text
     generators the recogniser is trained on say so (`trained_on`)."""
     out: dict = {}
     rows = {"ocr": _ocr_rows, "slider": _slider_rows, "rotation": _rotation_rows}
-    for name, kinds in (rows[kind](samples) for kind in which.split(",") if kind):
+    chosen = {name for name in only.split(",") if name}
+    for name, kinds in (rows[kind](samples, chosen) for kind in which.split(",") if kind):
         for generator, row in kinds.items():
             out.setdefault(generator, {})[name] = row
+    if chosen - set(out):
+        raise SystemExit(f"no generator of the kinds {which!r} is called {', '.join(sorted(chosen - set(out)))}")
     return out
 
 
@@ -119,7 +122,12 @@ def _row(kind: str, results: list[tuple[bool, bool, float]], target: float | Non
             "threshold": THRESHOLDS[kind], "target": target}
 
 
-def _ocr_rows(samples: int) -> tuple[str, dict]:
+def _pick(generators: dict, chosen: set[str]) -> dict:
+    """The generators named in `chosen` (all when it is empty)."""
+    return {name: make for name, make in generators.items() if not chosen or name in chosen}
+
+
+def _ocr_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
     import ddddocr
 
     from _ocr_third_party import CALIBRATED_ON, GENERATORS, TRAINED_ON
@@ -129,7 +137,7 @@ def _ocr_rows(samples: int) -> tuple[str, dict]:
     solvers.warm_up("ocr")
     any_case_threshold = ocr_threshold(CaptchaPolicy().max_attempts, any_case=True)
     out = {}
-    for name, generate in GENERATORS.items():
+    for name, generate in _pick(GENERATORS, chosen).items():
         rng = random.Random(f"third-party:{name}")
         results, naive_passed, told = [], 0, []
         for _ in range(samples):
@@ -153,11 +161,11 @@ def _ocr_rows(samples: int) -> tuple[str, dict]:
     return "ocr", out
 
 
-def _judged_rows(kind: str, target: str, generators: dict, own: dict, samples: int, solve) -> dict:
+def _judged_rows(kind: str, target: str, generators: dict, own: dict, samples: int, solve, chosen: set[str]) -> dict:
     """Per generator (the evaluation ones and our own, labelled as the tuning family): `samples`
     challenges solved by `solve(challenge) -> (accepted, confidence, elapsed_ms)`."""
     out = {}
-    for name, generate in {**generators, **own}.items():
+    for name, generate in _pick({**generators, **own}, chosen).items():
         rng = random.Random(f"third-party:{name}")
         results = []
         for _ in range(samples):
@@ -170,7 +178,7 @@ def _judged_rows(kind: str, target: str, generators: dict, own: dict, samples: i
     return out
 
 
-def _slider_rows(samples: int) -> tuple[str, dict]:
+def _slider_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
     from _slider_third_party import GENERATORS, OWN
     from workers.captcha.solvers import LocalSolvers
 
@@ -182,10 +190,10 @@ def _slider_rows(samples: int) -> tuple[str, dict]:
         ok = challenge.check(answer.gap_left - answer.piece_left, answer.gap_top - answer.piece_top)
         return ok, result.confidence, result.elapsed_ms
 
-    return "slider", _judged_rows("slider_puzzle", "slider", GENERATORS, OWN, samples, solve)
+    return "slider", _judged_rows("slider_puzzle", "slider", GENERATORS, OWN, samples, solve, chosen)
 
 
-def _rotation_rows(samples: int) -> tuple[str, dict]:
+def _rotation_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
     from _rotation_third_party import GENERATORS, OWN
     from workers.captcha.solvers import LocalSolvers
 
@@ -195,7 +203,7 @@ def _rotation_rows(samples: int) -> tuple[str, dict]:
         result = solvers.rotation(challenge.piece, reference=challenge.reference)
         return challenge.check(result.answer), result.confidence, result.elapsed_ms
 
-    return "rotation", _judged_rows("image_rotation", "rotation", GENERATORS, OWN, samples, solve)
+    return "rotation", _judged_rows("image_rotation", "rotation", GENERATORS, OWN, samples, solve, chosen)
 
 
 def practice(args) -> dict:
@@ -233,13 +241,14 @@ def main() -> None:
     parser.add_argument("--types", default=",".join(LOCAL_TYPES))
     parser.add_argument("--third-party-samples", type=int, default=150)
     parser.add_argument("--third-party-kinds", default="ocr,slider,rotation")
+    parser.add_argument("--third-party-only", default="", help="comma-separated generator names (default: all of each kind)")
     args = parser.parse_args()
     report: dict = {"benchmark": "captcha"}
     started = time.perf_counter()
     if args.section in ("all", "practice"):
         report["practice"] = practice(args)
     if args.section in ("all", "third_party"):
-        report["third_party"] = third_party(args.third_party_samples, args.third_party_kinds)
+        report["third_party"] = third_party(args.third_party_samples, args.third_party_kinds, args.third_party_only)
         report["third_party_targets"] = THIRD_PARTY_TARGETS
     report["wall_s"] = round(time.perf_counter() - started, 1)
     print(json.dumps(report, indent=2, ensure_ascii=False))
