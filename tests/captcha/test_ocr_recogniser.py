@@ -198,4 +198,6 @@ def test_small_text_in_a_wide_picture_is_read_from_where_it_is():
         framed += reading.text == text
         whole += _read(canvas, charset=None, length=None, arithmetic=None, max_length=None).text == text
         assert reading.record()["framed"] is reading.framed
-    assert whole <= 3 and framed >= 8, (whole, framed)  # measured: 0 and 12 of 20
+    # measured: 0 and 12 of 20 (seventh recipe), 4 and 14 (eighth, which trains on a generator
+    # that scatters small text over a large picture)
+    assert framed >= 8 and framed - whole >= 6, (whole, framed)
