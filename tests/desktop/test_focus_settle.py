@@ -71,3 +71,19 @@ def test_focus_that_never_lands_is_given_up_after_the_settle_time(monkeypatch):
     probe, _ = asyncio.run(screen.probe_action(D.Hotkey(keys=("Return",))))
     assert 2 <= len(reads) <= 4 and probe.target is None
     assert decision(probe, "\n") == "review"  # Enter into a field nobody can see is still held
+
+
+def test_the_probe_waits_for_exactly_what_the_rules_judge_as_an_enter():
+    from types import SimpleNamespace
+
+    from workers.gates.safety.context import action_fields
+    from workers.gates.safety.keys import presses_enter
+
+    def enter(action) -> bool:
+        return presses_enter(action_fields(action))
+
+    assert enter(D.Type(content="note.txt\n")) and not enter(D.Type(content="two\nlines"))
+    assert enter(D.Hotkey(keys=("ctrl", "Return"))) and not enter(D.Hotkey(keys=("shift", "Return")))
+    assert not enter(D.Hotkey(keys=("ctrl", "s")))
+    assert enter(SimpleNamespace(kind="press", key="Enter")) and enter(SimpleNamespace(kind="press", key=None))
+    assert not enter(SimpleNamespace(kind="press", key="Tab"))

@@ -9,8 +9,9 @@ accessibility names first, then by offline OCR, and the safety gate's probes.
   the focused one (AT-SPI role and name, the OCR text under it), the OCR text near it, the
   window title and the screen's text, so "Move to Trash" or "Delete" is classified like the same
   words on a web page. Enter goes to the focused element, and while a window is still opening
-  nothing may hold the focus yet: for an action that presses Enter the probe reads again for up
-  to `FOCUS_SETTLE_S` before the gate is told the field is unknown (which holds it for review).
+  nothing may hold the focus yet: for an action the rules judge as an Enter
+  (`keys.presses_enter`) the probe reads again for up to `FOCUS_SETTLE_S` before the gate is
+  told the field is unknown (which holds it for review).
 OCR of one screenshot is cached (a probe and the step that follows it read it once).
 """
 
@@ -27,6 +28,8 @@ from workers import actions_desktop as D
 from workers.envs import atspi
 from workers.errors import StepError
 from workers.gates.context import PAGE_TEXT_CHARS, Probe
+from workers.gates.safety.context import action_fields
+from workers.gates.safety.keys import presses_enter
 
 NEAR_PX = 120
 FOCUS_SETTLE_S = 3.0
@@ -149,8 +152,7 @@ class ScreenReader:
 
     async def probe_step(self, step: Any, found: Any) -> Probe:
         if step.kind == "goto" or found is None:
-            enter = step.kind == "press" and _chord_key(step.key) in _ENTER
-            return await self.probe_point(None, focus=step.kind != "goto", settle=enter)
+            return await self.probe_point(None, focus=step.kind != "goto", settle=presses_enter(action_fields(step)))
         probe = await self.probe_point(found.point)
         if isinstance(found, Found) and found.strategy == "accessibility" and not found.name:
             return probe  # an unnamed field (the focused one): the probe named it by its label
@@ -171,24 +173,11 @@ class ScreenReader:
             point = self.env.px(box)
             return await self.probe_point(point), point
         if isinstance(action, (D.Type, D.Hotkey, D.KeyDown)):
-            return await self.probe_point(None, focus=True, settle=_presses_enter(action)), None
+            return await self.probe_point(None, focus=True, settle=presses_enter(action_fields(action))), None
         if isinstance(action, (D.Click, D.DoubleClick, D.TripleClick, D.RightClick, D.MiddleClick, D.MouseUp)):
             return await self.probe_point(self.env.cursor), self.env.cursor
         return Probe(url=self.env.location(), title=self.env.window_title, surface="desktop",
                      window_title=self.env.window_title), None
-
-
-_ENTER = {"enter", "return", "kp_enter"}
-
-
-def _chord_key(key: str | None) -> str:
-    return (key or "").replace(" ", "").split("+")[-1].lower()
-
-
-def _presses_enter(action: Any) -> bool:
-    if isinstance(action, D.Type):
-        return "\n" in action.content
-    return any(key.lower() in _ENTER for key in action.keys)
 
 
 def _line_at(lines: list[ocr.TextBox], point: tuple[int, int]) -> ocr.TextBox | None:

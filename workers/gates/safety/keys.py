@@ -144,6 +144,19 @@ def _chord(key: str) -> tuple[set[str], str]:
     return set(parts[:-1]), parts[-1]
 
 
+def presses_enter(fields: dict) -> bool:
+    """Whether the action these fields describe (`context.action_fields`) is judged as an Enter:
+    typing that ends in a newline, or a key whose main key is Enter without Shift (a key action
+    with no key is Enter). Its verdict then depends on the focused field (`judge_enter`)."""
+    kind = fields.get("action_type")
+    if kind == "type":
+        return str(fields.get("typed_text") or "").endswith("\n")
+    if kind not in ("press_key", "hotkey"):
+        return False
+    mods, main = _chord(fields.get("key") or "enter")
+    return main == "enter" and "shift" not in mods
+
+
 def judge_key(v: View) -> list[Finding]:
     mods, main = _chord(v.ctx.key or "enter")
     if main == "enter":
