@@ -294,14 +294,25 @@ def pyimgcaptcha(rng: random.Random) -> Challenge:
     return Challenge(image, text, case_sensitive=True)
 
 
+def _script_draw(runtime: str, script: Path, generator: str, seed: int) -> dict:
+    """One challenge from a generator in another language: `runtime script generator 1 seed`
+    prints a JSON list of one challenge (benchmarks/node/draw.js, benchmarks/debian/draw.php and
+    draw.pl)."""
+    program = shutil.which(runtime)
+    if program is None:
+        raise RuntimeError(f"{generator} needs {runtime} and its generator packages: run scripts/third_party_generators.sh")
+    done = subprocess.run([program, str(script), generator, "1", str(seed)],  # noqa: S603
+                          capture_output=True, text=True, timeout=60, cwd=script.parent)
+    if done.returncode != 0 or not done.stdout.startswith("["):
+        raise RuntimeError(f"{generator} drew nothing ({runtime} exit {done.returncode}): {done.stderr.strip()[-300:]}")
+    return json.loads(done.stdout)[0]
+
+
 def _node_draw(generator: str, seed: int) -> dict:
     """One challenge from a JavaScript generator (benchmarks/node/draw.js, seeded)."""
-    node = shutil.which("node")
-    if node is None or not (NODE_DIR / "node_modules" / generator).is_dir():
-        raise RuntimeError(f"{generator} needs Node.js and benchmarks/node's packages: run scripts/third_party_generators.sh")
-    done = subprocess.run([node, str(NODE_DIR / "draw.js"), generator, "1", str(seed)],  # noqa: S603
-                          capture_output=True, text=True, timeout=60, check=True, cwd=NODE_DIR)
-    return json.loads(done.stdout)[0]
+    if not (NODE_DIR / "node_modules" / generator).is_dir():
+        raise RuntimeError(f"{generator} needs benchmarks/node's packages: run scripts/third_party_generators.sh")
+    return _script_draw("node", NODE_DIR / "draw.js", generator, seed)
 
 
 class _SvgPainter:
@@ -362,38 +373,28 @@ def trek_captcha(rng: random.Random) -> Challenge:
     return Challenge(base64.b64decode(made["gif_base64"]), made["text"], case_sensitive=True)
 
 
-def _debian_draw(runtime: str, script: str, generator: str, seed: int) -> dict:
+def _debian(runtime: str, script: str, generator: str, rng: random.Random, **judged) -> Challenge:
     """One challenge from a PHP or Perl generator of Debian's (benchmarks/debian, seeded)."""
-    program = shutil.which(runtime)
-    if program is None:
-        raise RuntimeError(f"{generator} needs {runtime} and Debian's generator packages: run scripts/third_party_generators.sh")
-    done = subprocess.run([program, str(DEBIAN_DIR / script), generator, "1", str(seed)],  # noqa: S603
-                          capture_output=True, text=True, timeout=60, cwd=DEBIAN_DIR)
-    if done.returncode != 0 or not done.stdout.startswith("["):
-        raise RuntimeError(f"{generator} drew nothing ({runtime} exit {done.returncode}): {done.stderr.strip()[-300:]}")
-    return json.loads(done.stdout)[0]
+    made = _script_draw(runtime, DEBIAN_DIR / script, generator, rng.getrandbits(31))
+    return Challenge(base64.b64decode(made["image_base64"]), made["text"], **judged)
 
 
 def gregwar_captcha(rng: random.Random) -> Challenge:
-    made = _debian_draw("php", "draw.php", "gregwar-captcha", rng.getrandbits(31))
     # Its own check (`testPhrase`) lower-cases both sides and reads 0 as o and 1 as l.
-    return Challenge(base64.b64decode(made["image_base64"]), made["text"], case_sensitive=False, alike="0o1l")
+    return _debian("php", "draw.php", "gregwar-captcha", rng, case_sensitive=False, alike="0o1l")
 
 
 def text_captcha(rng: random.Random) -> Challenge:
-    made = _debian_draw("php", "draw.php", "text-captcha", rng.getrandbits(31))
-    return Challenge(base64.b64decode(made["image_base64"]), made["text"], case_sensitive=True)
+    return _debian("php", "draw.php", "text-captcha", rng, case_sensitive=True)
 
 
 def gd_securityimage(rng: random.Random) -> Challenge:
-    made = _debian_draw("perl", "draw.pl", "gd-securityimage", rng.getrandbits(31))
-    return Challenge(base64.b64decode(made["image_base64"]), made["text"], case_sensitive=True)
+    return _debian("perl", "draw.pl", "gd-securityimage", rng, case_sensitive=True)
 
 
 def authen_captcha(rng: random.Random) -> Challenge:
-    made = _debian_draw("perl", "draw.pl", "authen-captcha", rng.getrandbits(31))
     # Its own check (`check_code`) lower-cases the answer; its letters are all small.
-    return Challenge(base64.b64decode(made["image_base64"]), made["text"], case_sensitive=False)
+    return _debian("perl", "draw.pl", "authen-captcha", rng, case_sensitive=False)
 
 
 # Training sources since the sixth recipe (scripts/ocr_train/foreign.py): reported, labelled as trained on.
