@@ -18,6 +18,21 @@ from workers.run_state import RunFailed, RunState
 from workers.step_run import intend
 
 log = logging.getLogger(__name__)
+LANE_STOP_S = 30.0  # how long a taken-over run waits for its other lanes to stop
+
+
+def _outcome(task: asyncio.Task) -> BaseException | None:
+    """What a lane's task ended with, as gather(return_exceptions=True) gives it; one that has not
+    ended (given up on) counts as cancelled."""
+    if not task.done() or task.cancelled():
+        return asyncio.CancelledError()
+    return task.exception()
+
+
+def _quiet(task: asyncio.Task) -> None:
+    """Retrieve the end of a lane given up on (no "exception was never retrieved" at exit)."""
+    if not task.cancelled():
+        task.exception()
 
 
 class LaneRunner:
@@ -45,7 +60,7 @@ class LaneRunner:
                 envs.append(env)
             states = [self._lane_state(lanes, env, run.spec, grounder) for env in envs]
             lanes.tasks = [asyncio.create_task(self._lane(lane, steps)) for lane in states]
-            results = await asyncio.gather(*lanes.tasks, return_exceptions=True)
+            results = await self._ended(lanes)
             self._after_lanes(run, states)
             superseded = next((lane.superseded for lane in states if lane.superseded), "")
             if superseded:
@@ -67,6 +82,31 @@ class LaneRunner:
             for env in envs:
                 if env is not run.env:
                     await env.close()
+
+    @staticmethod
+    async def _ended(lanes: Lanes) -> list[BaseException | None]:
+        """Wait for the lanes to end; what each ended with (its exception, or None). Once the run
+        was taken over (workers.journal), a lane still going after LANE_STOP_S is not waited for:
+        the caller closes its context under it. A cancelled block cancels its lanes."""
+        pending = set(lanes.tasks)
+        try:
+            while pending:
+                stopping = lanes.superseded
+                done, pending = await asyncio.wait(pending, timeout=LANE_STOP_S if stopping else None,
+                                                   return_when=asyncio.FIRST_COMPLETED)
+                if stopping and not done:
+                    log.warning("%d lane(s) still going %gs after the run was taken over; not waiting for them",
+                                len(pending), LANE_STOP_S)
+                    for task in pending:
+                        task.cancel()
+                        task.add_done_callback(_quiet)
+                    break
+        except asyncio.CancelledError:
+            for task in lanes.tasks:
+                task.cancel()
+            await asyncio.wait(lanes.tasks, timeout=LANE_STOP_S)
+            raise
+        return [_outcome(task) for task in lanes.tasks]
 
     @staticmethod
     def _after_lanes(run: RunState, states: list[LaneState]) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -28,6 +30,7 @@ from workers.runner import Runner, RunRecorder, StepRecord
 from workers.secrets import Credential, SecretBox
 
 STEP = TypeAdapter(S.Step)
+HANG_DUMP_S = 200  # under pytest.ini's 300 s timeout
 PASSWORD = "demo-password"  # the practice site's demo user
 
 
@@ -40,6 +43,21 @@ def local_secrets(domains: list[str] | None = None) -> SecretBox:
     return SecretBox({"acme": Credential("acme", {"username": "demo", "password": PASSWORD}, domains=domains)})
 
 
+def dump_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    """Print the stack of every task on `loop` to stderr (called from a timer thread: a
+    diagnostic read, racing the loop at worst)."""
+    print(f"=== tasks on the test's loop after {HANG_DUMP_S}s ===", file=sys.stderr)
+    for task in asyncio.all_tasks(loop):
+        print(f"--- {task.get_name()}", file=sys.stderr)
+        awaiting: Any = task.get_coro()
+        while awaiting is not None:  # the await chain, outermost first (print_stack shows only the first)
+            frame = getattr(awaiting, "cr_frame", None) or getattr(awaiting, "gi_frame", None)
+            if frame is not None:
+                print(f"    {frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}", file=sys.stderr)
+            awaiting = getattr(awaiting, "cr_await", None) or getattr(awaiting, "gi_yieldfrom", None)
+    sys.stderr.flush()
+
+
 @dataclass
 class Browser:
     """Runs coroutines on the module's event loop, where its Chromium lives."""
@@ -49,7 +67,16 @@ class Browser:
     base_url: str
 
     def run(self, coro: Awaitable) -> Any:
-        return self.loop.run_until_complete(coro)
+        """Run `coro` on the module's loop. One that is still running after HANG_DUMP_S prints
+        every task's stack on the loop (pytest-timeout shows only threads, and a hung run's
+        thread only waits in the selector)."""
+        timer = threading.Timer(HANG_DUMP_S, dump_tasks, (self.loop,))
+        timer.daemon = True
+        timer.start()
+        try:
+            return self.loop.run_until_complete(coro)
+        finally:
+            timer.cancel()
 
     def session(self, body: Callable[[BrowserEnvironment, ExplicitExecutor], Awaitable], *,
                 allowed_domains: list[str] | None = None, secrets: SecretBox | None = None) -> Any:

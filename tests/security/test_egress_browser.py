@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from workers.envs.browser import BrowserConfig
+from workers.envs.page_input import navigation_watch
 from workers.envs.pool import BrowserPool
 from workers.errors import StepError
 from workers.secrets import SecretBox
@@ -106,11 +107,27 @@ def test_a_server_redirect_to_another_host_is_blocked(host, site):
     assert reached_localhost() == [] and ("127.0.0.1" in Site.hits[0][0])
 
 
+async def click_as_runs_do(env, selector: str) -> None:
+    """Click and wait for the navigation it starts the way a run's click does (navigation_watch,
+    then settle): a bare click and settle can return before the navigation has even begun."""
+    async with navigation_watch(env.page, env.settle):
+        await env.page.click(selector)
+
+
+async def blocked_within(env, seconds: float = 10) -> None:
+    """Check the egress guard until it reports a block (a StepError), for what no navigation of
+    the page shows (a popup): waits for the block rather than for a fixed time."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while loop.time() < deadline:
+        env.egress_check()
+        await asyncio.sleep(0.1)
+
+
 def test_a_link_through_a_redirect_is_blocked(host, site):
     async def body(env):
         await env.goto(site + "/link")
-        await env.page.click("#go")
-        await env.settle()
+        await click_as_runs_do(env, "#go")
 
     assert expect_block(host, body) == BLOCKED
     assert reached_localhost() == []
@@ -119,9 +136,7 @@ def test_a_link_through_a_redirect_is_blocked(host, site):
 def test_a_script_setting_location_to_localhost_is_blocked(host, site):
     async def body(env):
         await env.goto(site + "/js")
-        await env.page.click("#go")
-        await asyncio.sleep(0.3)
-        await env.settle()
+        await click_as_runs_do(env, "#go")
 
     assert expect_block(host, body) == BLOCKED
     assert reached_localhost() == []
@@ -131,8 +146,7 @@ def test_a_popup_to_another_host_is_blocked(host, site):
     async def body(env):
         await env.goto(site + "/popup")
         await env.page.click("#go")
-        await asyncio.sleep(0.5)
-        await env.settle()
+        await blocked_within(env)
 
     assert expect_block(host, body) == BLOCKED
     assert reached_localhost() == []

@@ -68,8 +68,10 @@ async def navigation_watch(page: Page, settle: Callable[[], Awaitable[None]]):
             navigating = True  # the old document is already gone
         if not navigating and not committed.is_set():
             return
-        try:
-            await asyncio.wait_for(committed.wait(), NAV_COMMIT_TIMEOUT_S)
+        try:  # asyncio.timeout, not wait_for: Python 3.11's wait_for loses a cancellation that
+            # arrives as the navigation commits, and a lane stopped by a takeover would go on
+            async with asyncio.timeout(NAV_COMMIT_TIMEOUT_S):
+                await committed.wait()
         except TimeoutError:
             pass  # cancelled, a download or a 204: the page stays where it is
         await settle()

@@ -97,7 +97,8 @@ class RunFiles:
             if left <= 0:
                 raise TimeoutError
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._started.wait(), left)
+                async with asyncio.timeout(left):  # keeps a cancellation (3.11's wait_for may lose it)
+                    await self._started.wait()
         return list(self._tasks.values())[since]
 
     def count(self) -> int:

@@ -1,0 +1,155 @@
+"""A run taken over while its lanes work (workers.journal.Superseded) ends in bounded time: the
+lanes take no other item, a lane that misses its cancellation is not waited for past
+`LANE_STOP_S`, and the waits a click makes keep a cancellation that arrives as the navigation
+commits (Python 3.11's `asyncio.wait_for` loses it). No browser: the lanes are plain tasks."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import pytest
+
+from workers import lane_runner
+from workers.envs.page_input import navigation_watch
+from workers.items import Item
+from workers.lane_runner import LaneRunner
+from workers.lanes import Lanes
+
+
+class Run:
+    """What `Lanes` reads of a run: its items."""
+
+    def __init__(self, count: int) -> None:
+        self.items = [Item(n, {"n": n}, of=count) for n in range(1, count + 1)]
+
+
+def test_no_lane_takes_an_item_once_the_run_was_taken_over():
+    async def main():
+        lanes = Lanes(Run(4))
+        first = lanes.take()
+        lanes.tasks = [asyncio.current_task()]
+        lanes.cancel_others()  # from the lane whose click was refused
+        return first, lanes.take(), len(lanes.waiting)
+
+    first, after, left = asyncio.run(main())
+    assert first.number == 1 and after is None and left == 3
+
+
+def test_a_lane_that_misses_its_cancellation_is_not_waited_for(monkeypatch, caplog):
+    monkeypatch.setattr(lane_runner, "LANE_STOP_S", 0.5)
+
+    async def main():
+        lanes = Lanes(Run(4))
+
+        async def refused():
+            await asyncio.sleep(0.05)
+            lanes.cancel_others()
+            raise asyncio.CancelledError("run 7 was retried as attempt 2")
+
+        closed = asyncio.Event()  # what closing its context does to a lane stuck in the browser
+
+        async def deaf():  # a lane whose wait lost the cancellation (or a call that never answers)
+            while not closed.is_set():
+                try:
+                    await closed.wait()
+                except asyncio.CancelledError:
+                    continue
+            raise RuntimeError("Target page, context or browser has been closed")
+
+        lanes.tasks = [asyncio.create_task(refused()), asyncio.create_task(deaf())]
+        started = time.monotonic()
+        results = await LaneRunner._ended(lanes)
+        took = time.monotonic() - started
+        closed.set()
+        await asyncio.sleep(0.05)  # the lane given up on ends; its error is retrieved (_quiet)
+        return results, took, lanes.tasks[1]
+
+    with caplog.at_level(logging.WARNING, logger="workers.lane_runner"):
+        results, took, deaf_task = asyncio.run(main())
+    assert all(isinstance(result, asyncio.CancelledError) for result in results)
+    assert 0.5 <= took < 3 and deaf_task.done()
+    assert "1 lane(s) still going 0.5s after the run was taken over" in caplog.text
+
+
+def test_lanes_that_stop_are_waited_for_with_their_outcomes():
+    async def main():
+        lanes = Lanes(Run(2))
+
+        async def failing():
+            await asyncio.sleep(0.05)
+            raise RuntimeError("the platform's own error")
+
+        async def fine():
+            await asyncio.sleep(0.1)
+
+        lanes.tasks = [asyncio.create_task(failing()), asyncio.create_task(fine())]
+        return await LaneRunner._ended(lanes)
+
+    error, ended = asyncio.run(main())
+    assert isinstance(error, RuntimeError) and ended is None
+
+
+def test_a_cancelled_block_cancels_its_lanes():
+    async def main():
+        lanes = Lanes(Run(2))
+        lanes.tasks = [asyncio.create_task(asyncio.sleep(3600)) for _ in range(2)]
+        block = asyncio.create_task(LaneRunner._ended(lanes))
+        await asyncio.sleep(0.05)
+        block.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await block
+        return [task.cancelled() for task in lanes.tasks]
+
+    assert asyncio.run(main()) == [True, True]
+
+
+class CommittingPage:
+    """What `navigation_watch` reads of a page: the click started a navigation (beforeunload
+    counted), and `commit()` fires the main frame's `framenavigated`."""
+
+    main_frame = object()
+
+    def __init__(self) -> None:
+        self.listener = None
+
+    def on(self, event: str, listener) -> None:
+        self.listener = listener
+
+    def remove_listener(self, event: str, listener) -> None:
+        self.listener = None
+
+    async def evaluate(self, script: str) -> bool:
+        return True
+
+    def commit(self) -> None:
+        self.listener(self.main_frame)
+
+
+def test_a_cancellation_arriving_as_the_navigation_commits_is_kept():
+    """A lane cancelled (the run taken over) in the same turn of the loop as its click's
+    navigation commits stops, instead of settling the page and going on to the next step."""
+    settled = []
+
+    async def main():
+        page = CommittingPage()
+
+        async def settle():
+            settled.append(True)
+
+        async def click():
+            async with navigation_watch(page, settle):
+                pass
+
+        task = asyncio.create_task(click())
+        for _ in range(3):  # the click's probe has answered: it waits for the commit
+            await asyncio.sleep(0)
+        page.commit()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    assert settled == []
+
