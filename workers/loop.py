@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import io
+import linecache
 import sys
 import threading
 import traceback
@@ -16,6 +17,22 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+
+def await_chain(task: asyncio.Task, limit: int = 60) -> list[str]:
+    """Where `task` waits: each coroutine of its await chain, outermost first, as traceback lines
+    (`Task.print_stack` shows only the outermost, which says "a run" and not "in which call")."""
+    lines: list[str] = []
+    awaiting: Any = task.get_coro()
+    while awaiting is not None and len(lines) < limit:
+        frame = getattr(awaiting, "cr_frame", None) or getattr(awaiting, "gi_frame", None)
+        if frame is not None:
+            code = frame.f_code
+            source = linecache.getline(code.co_filename, frame.f_lineno).strip()
+            lines.append(f'  File "{code.co_filename}", line {frame.f_lineno}, in {code.co_name}\n'
+                         + (f"    {source}\n" if source else ""))
+        awaiting = getattr(awaiting, "cr_await", None) or getattr(awaiting, "gi_yieldfrom", None)
+    return lines
 
 
 class RuntimeLoop:
@@ -50,11 +67,7 @@ class RuntimeLoop:
                 out.write("runtime loop thread:\n" + "".join(traceback.format_stack(frames[thread.ident])))
 
         def tasks() -> str:
-            text = io.StringIO()
-            for task in asyncio.all_tasks(loop):
-                text.write(f"-- {task.get_name()} {task.get_coro()!r}\n")
-                task.print_stack(limit=40, file=text)
-            return text.getvalue()
+            return "".join(f"-- {task.get_name()}\n" + "".join(await_chain(task)) for task in asyncio.all_tasks(loop))
 
         answer: concurrent.futures.Future[str] = concurrent.futures.Future()
         loop.call_soon_threadsafe(lambda: answer.set_result(tasks()))

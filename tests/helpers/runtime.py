@@ -26,6 +26,7 @@ from workers.envs.pool import BrowserPool
 from workers.errors import StepError
 from workers.executor import ExplicitExecutor
 from workers.items import Item, ItemRecord
+from workers.loop import await_chain
 from workers.runner import Runner, RunRecorder, StepRecord
 from workers.secrets import Credential, SecretBox
 
@@ -48,13 +49,7 @@ def dump_tasks(loop: asyncio.AbstractEventLoop) -> None:
     diagnostic read, racing the loop at worst)."""
     print(f"=== tasks on the test's loop after {HANG_DUMP_S}s ===", file=sys.stderr)
     for task in asyncio.all_tasks(loop):
-        print(f"--- {task.get_name()}", file=sys.stderr)
-        awaiting: Any = task.get_coro()
-        while awaiting is not None:  # the await chain, outermost first (print_stack shows only the first)
-            frame = getattr(awaiting, "cr_frame", None) or getattr(awaiting, "gi_frame", None)
-            if frame is not None:
-                print(f"    {frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}", file=sys.stderr)
-            awaiting = getattr(awaiting, "cr_await", None) or getattr(awaiting, "gi_yieldfrom", None)
+        print(f"--- {task.get_name()}\n" + "".join(await_chain(task)), file=sys.stderr)
     sys.stderr.flush()
 
 

@@ -9,6 +9,10 @@ from workers.loop import RuntimeLoop
 
 
 async def waiting_for_the_reviewer(event: asyncio.Event) -> None:
+    await the_decision(event)
+
+
+async def the_decision(event: asyncio.Event) -> None:
     await event.wait()
 
 
@@ -23,6 +27,8 @@ def test_the_dump_shows_where_each_task_waits():
     loop.run(start())
     text = loop.dump()
     assert "run-7" in text and "waiting_for_the_reviewer" in text and "event.wait()" in text
+    # the whole await chain, down to the call the run waits in (not only the task's own coroutine)
+    assert text.index("waiting_for_the_reviewer") < text.index("in the_decision\n") < text.index("in wait\n")
     assert "runtime loop thread:" in text
     loop.loop.call_soon_threadsafe(event_box[0].set)
 

@@ -78,13 +78,14 @@ def instruction_chars(instruction: str) -> list[str]:
 class LocalCaptchaSolver:
     """Callable route for `CaptchaGate(local=...)`: (env, widget, policy) → what was done."""
 
+    # The solver of each widget kind the detector names; each takes (page, widget, policy).
+    KINDS = ("ocr", "slider_puzzle", "drag_end", "icon_click", "text_click", "image_rotation", "oneclick_login")
+
     async def __call__(self, env, widget: Widget, policy: CaptchaPolicy | None = None) -> dict[str, Any]:
-        handler = getattr(self, f"_{widget.kind}", None)
-        if handler is None:
+        if widget.kind not in self.KINDS:
             raise StepError(f"no local solver for {widget.kind}")
-        if widget.kind == "ocr":
-            return await self._ocr(env.page, widget, policy or CaptchaPolicy())
-        return await handler(env.page, widget)
+        handler = getattr(self, f"_{widget.kind}")
+        return await handler(env.page, widget, policy or CaptchaPolicy())
 
     @staticmethod
     async def _run(fn, *args, **kwargs):
@@ -107,7 +108,7 @@ class LocalCaptchaSolver:
         await act.type_into(page, widget.inputs[0]["rect"], reading.text)
         return detail
 
-    async def _slider_puzzle(self, page, widget: Widget) -> dict[str, Any]:
+    async def _slider_puzzle(self, page, widget: Widget, policy: CaptchaPolicy) -> dict[str, Any]:
         from workers.captcha.solvers.slider import solve_slider
 
         if not widget.sliders or len(widget.images) < 2:
@@ -127,7 +128,7 @@ class LocalCaptchaSolver:
         await act.human_drag(page, start, (start[0] + distance, start[1]))
         return detail
 
-    async def _drag_end(self, page, widget: Widget) -> dict[str, Any]:
+    async def _drag_end(self, page, widget: Widget, policy: CaptchaPolicy) -> dict[str, Any]:
         from workers.captcha.solvers.drag import solve_drag
 
         scene = act.main_image(widget)
@@ -149,7 +150,7 @@ class LocalCaptchaSolver:
         await act.click_points(page, clicks)
         return [[round(x, 1), round(y, 1)] for x, y in clicks]
 
-    async def _icon_click(self, page, widget: Widget) -> dict[str, Any]:
+    async def _icon_click(self, page, widget: Widget, policy: CaptchaPolicy) -> dict[str, Any]:
         from workers.captcha.solvers.icon_click import read_icon_click
 
         main = act.main_image(widget)
@@ -161,7 +162,7 @@ class LocalCaptchaSolver:
         check_confidence("icon_click", confidence, {"confidence": round(confidence, 3)})
         return {"clicks": await self._click_points(page, main, points), "confidence": round(confidence, 3)}
 
-    async def _text_click(self, page, widget: Widget) -> dict[str, Any]:
+    async def _text_click(self, page, widget: Widget, policy: CaptchaPolicy) -> dict[str, Any]:
         from workers.captcha.solvers.text_click import read_text_click
 
         chars = instruction_chars(widget.instruction)
@@ -173,7 +174,7 @@ class LocalCaptchaSolver:
         check_confidence("text_click", confidence, {"chars": chars, "confidence": round(confidence, 3)})
         return {"chars": chars, "clicks": await self._click_points(page, main, points), "confidence": round(confidence, 3)}
 
-    async def _image_rotation(self, page, widget: Widget) -> dict[str, Any]:
+    async def _image_rotation(self, page, widget: Widget, policy: CaptchaPolicy) -> dict[str, Any]:
         if not widget.sliders:
             raise StepError("the rotation CAPTCHA has no slider")
         degrees, confidence, method = await self._rotation_answer(page, widget)
@@ -203,7 +204,7 @@ class LocalCaptchaSolver:
         return (*await self._run(read_rotation_against, reference, piece, scale=scale, layout=pair[2]),
                 f"reference ({pair[2]})")
 
-    async def _oneclick_login(self, page, widget: Widget) -> dict[str, Any]:
+    async def _oneclick_login(self, page, widget: Widget, policy: CaptchaPolicy) -> dict[str, Any]:
         if not widget.checkboxes:
             raise StepError("the one-click CAPTCHA has no checkbox")
         await page.mouse.click(*act.centre(widget.checkboxes[0]["rect"]))
