@@ -1,7 +1,8 @@
 """A run taken over while its lanes work (workers.journal.Superseded) ends in bounded time: the
 lanes take no other item, a lane that misses its cancellation is not waited for past
 `LANE_STOP_S`, and the waits a click makes keep a cancellation that arrives as the navigation
-commits (Python 3.11's `asyncio.wait_for` loses it). No browser: the lanes are plain tasks."""
+commits (Python 3.11's `asyncio.wait_for` loses it), and closing a context the browser does not
+answer for ends. No browser: the lanes are plain tasks."""
 
 from __future__ import annotations
 
@@ -153,3 +154,34 @@ def test_a_cancellation_arriving_as_the_navigation_commits_is_kept():
     asyncio.run(main())
     assert settled == []
 
+
+
+class StuckContext:
+    """A browser context whose browser stopped answering: closing it never returns."""
+
+    pages: list = []
+
+    def on(self, event: str, listener) -> None:
+        pass
+
+    async def close(self) -> None:
+        await asyncio.sleep(3600)
+
+
+def test_closing_a_context_the_browser_does_not_answer_for_is_bounded(monkeypatch, caplog):
+    """What closes a lane given up on (and any run's context) ends even when the browser does not."""
+    from workers.envs import browser
+    from workers.secrets import SecretBox
+
+    monkeypatch.setattr(browser, "CONTEXT_CLOSE_TIMEOUT_S", 0.3)
+    env = browser.BrowserEnvironment(StuckContext(), None, allowed_domains=["127.0.0.1"], secrets=SecretBox())
+
+    async def main():
+        started = time.monotonic()
+        await env.close()
+        return time.monotonic() - started
+
+    with caplog.at_level(logging.WARNING, logger="workers.envs.browser"):
+        took = asyncio.run(main())
+    assert 0.3 <= took < 2
+    assert "did not close within 0.3s" in caplog.text

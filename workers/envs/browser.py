@@ -61,6 +61,10 @@ PAGE_READ_TIMEOUT_S = 20.0
 # Opening a page in an existing context (a Launch action, a restored session) has no Playwright
 # timeout of its own: a browser that stopped answering would hold the run and its worker thread.
 NEW_PAGE_TIMEOUT_S = 30.0
+# Closing a context has none either: a browser that stopped answering would hold the run's end
+# (and a taken-over run's lanes). Past it the run ends anyway; the pool's health check retires
+# a browser that does not answer.
+CONTEXT_CLOSE_TIMEOUT_S = 15.0
 
 
 def _in_viewport(box: dict[str, float] | None) -> bool:
@@ -433,9 +437,12 @@ class BrowserEnvironment:
         except Exception:  # closing must go on whatever a capture did
             log.warning("downloads could not be settled before closing", exc_info=True)
         try:
-            await self.context.close()
+            async with asyncio.timeout(CONTEXT_CLOSE_TIMEOUT_S):
+                await self.context.close()
         except PlaywrightError:
             pass  # the browser may already be gone; the pool launches another for the next run
+        except TimeoutError:
+            log.warning("a browser context did not close within %gs; going on without it", CONTEXT_CLOSE_TIMEOUT_S)
         if self.egress is not None:
             await self.egress.stop()  # a restored session (safety review) starts it again
 
