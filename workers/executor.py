@@ -18,22 +18,24 @@ import asyncio
 import contextlib
 import logging
 import time
-from urllib.parse import urljoin
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urljoin
 
 from playwright.async_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
 
-from workers import patterns, steps as S
+from workers import patterns
+from workers import steps as S
 from workers.choosing import choose
 from workers.envs.base import StepOutcome
 from workers.envs.browser import BrowserEnvironment
-from workers.envs.page_requests import browser_gone
 from workers.envs.explicit import ExplicitExecutorBase
 from workers.envs.masking import MASK_ATTR
+from workers.envs.page_requests import browser_gone
 from workers.errors import EnvironmentLost, StepError
 from workers.grounding import Grounded, locate, locate_all
 from workers.journal import JOURNALED_KINDS
+from workers.loop import bounded
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +201,7 @@ class ExplicitExecutor(ExplicitExecutorBase):
             blocked = egress.blocked[-1] if egress is not None and egress.blocked else ""
             raise StepError(f"no download started within {step.timeout_s:g}s of clicking {step.target.describe()}"
                             + (f" ({blocked})" if blocked else "")) from None
-        captured = await asyncio.wait_for(asyncio.shield(capture), step.timeout_s + 60)
+        captured = await bounded(asyncio.shield(capture), step.timeout_s + 60)
         facts, file = captured.facts, captured.file
         if file is None:  # the step's record shows the facts under "downloads" (workers.step_run)
             raise StepError(f"the download {facts['name']!r} was not kept: {facts.get('reason', facts.get('status'))}")

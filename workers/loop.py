@@ -13,10 +13,18 @@ import linecache
 import sys
 import threading
 import traceback
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+
+async def bounded(awaitable: Awaitable[T], seconds: float | None) -> T:
+    """`asyncio.wait_for` that keeps a cancellation: Python 3.11's wait_for drops one that arrives
+    in the turn `awaitable` finishes (a run cancelled, or a lane stopped by a takeover, would go
+    on). TimeoutError past `seconds` (None: no limit), as wait_for."""
+    async with asyncio.timeout(seconds):
+        return await awaitable
 
 
 def await_chain(task: asyncio.Task, limit: int = 60) -> list[str]:

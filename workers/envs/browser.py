@@ -18,19 +18,20 @@ from playwright.async_api import BrowserContext, Error as PlaywrightError, Page
 
 from workers import actions as A
 from workers.egress import domain_allowed, off_domain_message
+from workers.envs import anchors, review_page
 from workers.envs.base import ActionOutcome, Observation
 from workers.envs.egress_guard import EgressGuard
-from workers.gates.context import Probe, probe_element, probe_focus, probe_page, probe_point
-from workers.grounding import INERT_EXPR
-from workers.envs import anchors, review_page
 from workers.envs.masking import SecretMask
 from workers.envs.page_input import key_name, navigation_watch, select_focused, select_options, type_text
-from workers.envs.run_files import RunFiles
-from workers.files import DEFAULT_MAX_BYTES
-from workers.envs.page_state import read_page_state
 from workers.envs.page_requests import PageRequests, browser_gone, frames_drawn, page_busy_settled, page_ready
-from workers.evaluator import PageState
+from workers.envs.page_state import read_page_state
+from workers.envs.run_files import RunFiles
 from workers.errors import EnvironmentLost, StepError
+from workers.evaluator import PageState
+from workers.files import DEFAULT_MAX_BYTES
+from workers.gates.context import Probe, probe_element, probe_focus, probe_page, probe_point
+from workers.grounding import INERT_EXPR
+from workers.loop import bounded
 from workers.secrets import SecretBox
 
 log = logging.getLogger(__name__)
@@ -75,7 +76,7 @@ def _in_viewport(box: dict[str, float] | None) -> bool:
 async def open_page(context: BrowserContext) -> Page:
     """A new page in `context`, within NEW_PAGE_TIMEOUT_S (EnvironmentLost past it, or when the browser is gone)."""
     try:
-        return await asyncio.wait_for(context.new_page(), NEW_PAGE_TIMEOUT_S)
+        return await bounded(context.new_page(), NEW_PAGE_TIMEOUT_S)
     except TimeoutError as exc:
         raise EnvironmentLost(f"browser lost: could not open a page: no answer within {NEW_PAGE_TIMEOUT_S:g}s") from exc
     except PlaywrightError as exc:
@@ -437,8 +438,7 @@ class BrowserEnvironment:
         except Exception:  # closing must go on whatever a capture did
             log.warning("downloads could not be settled before closing", exc_info=True)
         try:
-            async with asyncio.timeout(CONTEXT_CLOSE_TIMEOUT_S):
-                await self.context.close()
+            await bounded(self.context.close(), CONTEXT_CLOSE_TIMEOUT_S)
         except PlaywrightError:
             pass  # the browser may already be gone; the pool launches another for the next run
         except TimeoutError:

@@ -19,6 +19,7 @@ from typing import Awaitable, Callable
 from playwright.async_api import Error as PlaywrightError, Page
 
 from workers.errors import StepError
+from workers.loop import bounded
 
 # Counts navigations the page begins (beforeunload fires synchronously when one starts).
 # A submitted form or a followed link starts its navigation in a later task, so those are counted
@@ -68,10 +69,8 @@ async def navigation_watch(page: Page, settle: Callable[[], Awaitable[None]]):
             navigating = True  # the old document is already gone
         if not navigating and not committed.is_set():
             return
-        try:  # asyncio.timeout, not wait_for: Python 3.11's wait_for loses a cancellation that
-            # arrives as the navigation commits, and a lane stopped by a takeover would go on
-            async with asyncio.timeout(NAV_COMMIT_TIMEOUT_S):
-                await committed.wait()
+        try:  # bounded, not wait_for: a lane stopped by a takeover as the navigation commits stops
+            await bounded(committed.wait(), NAV_COMMIT_TIMEOUT_S)
         except TimeoutError:
             pass  # cancelled, a download or a 204: the page stays where it is
         await settle()

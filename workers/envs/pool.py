@@ -29,24 +29,25 @@ import itertools
 import logging
 import time
 import weakref
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from playwright.async_api import Browser, BrowserContext, Error as PlaywrightError, Playwright, async_playwright
 
-from workers.egress import PrivateAllowList
 from workers.durable import carry_session_storage, restore_session, save_session
+from workers.egress import PrivateAllowList
 from workers.envs import chromium
 from workers.envs.base import SuspendedSession
 from workers.envs.browser import CHROMIUM_ARGS, VIEWPORT, BrowserConfig, BrowserEnvironment
-from workers.envs.page_input import NAV_COUNTER_SCRIPT
 from workers.envs.egress_guard import EgressGuard
-from workers.envs.run_files import FileStore, RunFiles
 from workers.envs.masking import MASK_STYLE_SCRIPT
+from workers.envs.page_input import NAV_COUNTER_SCRIPT
+from workers.envs.run_files import FileStore, RunFiles
 from workers.errors import EnvironmentLost
 from workers.executor import ExplicitExecutor
 from workers.grounding import QUIET_WATCH_SCRIPT
+from workers.loop import bounded
 from workers.secrets import SecretBox
 
 log = logging.getLogger(__name__)
@@ -138,7 +139,7 @@ class BrowserPool:
         context = None
         try:
             await egress.start()
-            context = await asyncio.wait_for(
+            context = await bounded(
                 entry.browser.new_context(viewport=VIEWPORT, accept_downloads=True, **egress.context_options(), **options),
                 OPEN_TIMEOUT_S)
         except (PlaywrightError, TimeoutError) as exc:
@@ -155,7 +156,7 @@ class BrowserPool:
         self._owners[context] = entry
         context.on("close", lambda ctx: self._released(entry, ctx))
         try:
-            await asyncio.wait_for(self._prepare(context, egress), OPEN_TIMEOUT_S)
+            await bounded(self._prepare(context, egress), OPEN_TIMEOUT_S)
         except (PlaywrightError, TimeoutError) as exc:
             await _close_quietly(context)
             raise EnvironmentLost(f"browser lost: could not prepare a browser context: {_first_line(exc)}") from exc
@@ -180,7 +181,7 @@ class BrowserPool:
             await egress.stop()  # its listener was started for this context
             raise
         try:
-            page = await asyncio.wait_for(context.new_page(), OPEN_TIMEOUT_S)
+            page = await bounded(context.new_page(), OPEN_TIMEOUT_S)
         except (PlaywrightError, TimeoutError) as exc:
             await _close_quietly(context)
             await egress.stop()
@@ -288,7 +289,7 @@ class BrowserPool:
                         f"no browser slot became free within {self.settings.acquire_timeout_s:g}s "
                         f"({self.settings.max_browsers} browsers x {self.settings.contexts_per_browser} contexts busy)")
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(cond.wait(), remaining)
+                    await bounded(cond.wait(), remaining)
 
     def _pick(self) -> PooledBrowser | None:
         cap = self.settings.contexts_per_browser
@@ -352,7 +353,7 @@ class BrowserPool:
             self._browsers.remove(entry)
         log.info("closing chromium %s (%s)", entry.marker, entry.draining or "pool closing")
         try:
-            await asyncio.wait_for(entry.browser.close(), CLOSE_TIMEOUT_S)
+            await bounded(entry.browser.close(), CLOSE_TIMEOUT_S)
         except (PlaywrightError, TimeoutError):
             await asyncio.to_thread(self._kill, entry)
         await self._notify()
@@ -394,8 +395,8 @@ class BrowserPool:
 
     async def _responsive(self, entry: PooledBrowser) -> bool:
         try:
-            session = await asyncio.wait_for(entry.browser.new_browser_cdp_session(), 5)
-            await asyncio.wait_for(session.send("Browser.getVersion"), 5)
+            session = await bounded(entry.browser.new_browser_cdp_session(), 5)
+            await bounded(session.send("Browser.getVersion"), 5)
             await session.detach()
             return True
         except (PlaywrightError, TimeoutError):
@@ -426,7 +427,7 @@ class BrowserPool:
 
 async def _close_quietly(context: BrowserContext) -> None:
     with contextlib.suppress(PlaywrightError, TimeoutError):
-        await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
+        await bounded(context.close(), CLOSE_TIMEOUT_S)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -27,8 +27,8 @@ import contextlib
 import logging
 import os
 import time
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -36,6 +36,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from workers.errors import StepError
 from workers.files import DEFAULT_MAX_BYTES, RunFile, file_check, file_holds, safe_name
+from workers.loop import bounded
 
 log = logging.getLogger(__name__)
 
@@ -97,8 +98,7 @@ class RunFiles:
             if left <= 0:
                 raise TimeoutError
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(left):  # keeps a cancellation (3.11's wait_for may lose it)
-                    await self._started.wait()
+                await bounded(self._started.wait(), left)
         return list(self._tasks.values())[since]
 
     def count(self) -> int:
