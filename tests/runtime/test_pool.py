@@ -21,7 +21,7 @@ import pytest
 from playwright.async_api import Error as PlaywrightError
 
 from tests.helpers.runtime import local_secrets
-from workers.envs import chromium
+from workers.envs import browser as browser_module, chromium
 from workers.envs.browser import CHROMIUM_ARGS, BrowserConfig
 from workers.envs.pool import BrowserPool, PoolSettings
 from workers.errors import EnvironmentLost
@@ -159,6 +159,36 @@ def test_a_browser_is_replaced_after_serving_n_runs_and_its_processes_exit(pools
 
     old_pid, new_pid, launches = pools.run(body())
     assert launches == 2 and old_pid != new_pid
+    assert wait_until(lambda: gone(old_pid))
+
+
+def test_a_context_the_browser_never_closes_frees_its_slot_and_retires_that_browser(pools, monkeypatch):
+    """Chromium sometimes never answers disposing a context: the run's close ends after
+    CONTEXT_CLOSE_TIMEOUT_S, its slot is free again, the browser takes no new context and is
+    closed once its other contexts have; the next run gets a fresh browser."""
+    monkeypatch.setattr(browser_module, "CONTEXT_CLOSE_TIMEOUT_S", 0.5)
+    pool = pools.make(max_browsers=1, contexts_per_browser=2)
+
+    async def never_answers(*args, **kwargs):
+        await asyncio.sleep(3600)
+
+    async def body():
+        stuck, other = await open_envs(pool, 2)
+        first = pool._browsers[0]
+        stuck.context.close = never_answers
+        started = time.monotonic()
+        await stuck.close()
+        took, why, load = time.monotonic() - started, first.draining, first.load
+        await other.close()
+        (later,) = await open_envs(pool, 1)
+        fresh = pool._browsers[0] is not first
+        await later.close()
+        return took, why, load, fresh, first.pid, pool.launches
+
+    took, why, load, fresh, old_pid, launches = pools.run(body())
+    assert 0.5 <= took < 3
+    assert why == "a context did not close in time" and load == 1  # the stuck context's slot is free
+    assert fresh and launches == 2
     assert wait_until(lambda: gone(old_pid))
 
 

@@ -11,6 +11,7 @@ import asyncio
 import base64
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
@@ -63,8 +64,8 @@ PAGE_READ_TIMEOUT_S = 20.0
 # timeout of its own: a browser that stopped answering would hold the run and its worker thread.
 NEW_PAGE_TIMEOUT_S = 30.0
 # Closing a context has none either: a browser that stopped answering would hold the run's end
-# (and a taken-over run's lanes). Past it the run ends anyway; the pool's health check retires
-# a browser that does not answer.
+# (and a taken-over run's lanes). Past it the run ends anyway and the environment's
+# `on_stuck_close` (the pool's) frees the slot and retires that browser.
 CONTEXT_CLOSE_TIMEOUT_S = 15.0
 
 
@@ -115,6 +116,7 @@ class BrowserEnvironment:
         self._cdp = None
         self.mask = SecretMask(secrets)  # vault values (fields and echoed text) painted over in every screenshot
         self.last_typed: str | None = None  # what the last Type typed (memory only): the step evaluator's check
+        self.on_stuck_close: Callable[[BrowserContext], None] | None = None  # a close past CONTEXT_CLOSE_TIMEOUT_S
 
     @property
     def context(self) -> BrowserContext:
@@ -443,6 +445,8 @@ class BrowserEnvironment:
             pass  # the browser may already be gone; the pool launches another for the next run
         except TimeoutError:
             log.warning("a browser context did not close within %gs; going on without it", CONTEXT_CLOSE_TIMEOUT_S)
+            if self.on_stuck_close is not None:
+                self.on_stuck_close(self.context)
         if self.egress is not None:
             await self.egress.stop()  # a restored session (safety review) starts it again
 

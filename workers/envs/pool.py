@@ -7,8 +7,9 @@ Contract:
 - A new context goes to the least loaded healthy browser; a browser is launched only when every
   running one is full.
 - A browser is recycled (takes no new context, closed when its last context closes) after
-  `recycle_after_runs` contexts, when its process tree's PSS exceeds `memory_ceiling_mb`, or when
-  it stops answering a health probe (then it is killed at once).
+  `recycle_after_runs` contexts, when its process tree's PSS exceeds `memory_ceiling_mb`, when
+  one of its contexts does not close in time (that context's slot is free at once), or when it
+  stops answering a health probe (then it is killed at once).
 - A browser that crashes or is killed leaves the pool at once; the next context launches a new
   one. Runs on it fail "browser lost: …"; with `crash_policy="retry"` the runner runs them once
   more on a fresh browser (`retry_after_crash`).
@@ -189,8 +190,10 @@ class BrowserPool:
         files = RunFiles(store=self.files_for(run_id), max_bytes=self.config.download_max_bytes,
                          holds_secret=secrets.holds_secret if secrets is not None else None)
         files.attach(context)
-        return BrowserEnvironment(context, page, allowed_domains=allowed_domains, secrets=secrets, egress=egress,
-                                  files=files)
+        env = BrowserEnvironment(context, page, allowed_domains=allowed_domains, secrets=secrets, egress=egress,
+                                 files=files)
+        env.on_stuck_close = self._stuck
+        return env
 
     async def new_lane(self, env: BrowserEnvironment, *, run_id: int | None = None) -> BrowserEnvironment | None:
         """Another environment for the run of `env` (a lane of its `for_each` block, workers.lanes):
@@ -296,6 +299,17 @@ class BrowserPool:
         usable = [b for b in self._browsers
                   if not b.draining and not b.crashed and b.browser.is_connected() and b.load < cap]
         return min(usable, key=lambda b: b.load, default=None)
+
+    def _stuck(self, context: BrowserContext) -> None:
+        """A context that did not close in time (`BrowserEnvironment.close`): its browser stopped
+        answering for it. Its slot is free again; the browser takes no new context and is closed
+        (killed if it does not close) once its other contexts have closed."""
+        entry = self._owners.get(context)
+        if entry is None:
+            return
+        entry.draining = entry.draining or "a context did not close in time"
+        self._lanes.discard(context)
+        self._released(entry, context)
 
     def _released(self, entry: PooledBrowser, context: BrowserContext) -> None:
         entry.contexts.discard(context)
