@@ -38,6 +38,7 @@ from workers.journal import JOURNALED_KINDS
 from workers.loop import bounded
 
 log = logging.getLogger(__name__)
+DOWNLOAD_GRACE_S = 60.0  # what a started download may take to be captured beyond the step's timeout
 
 
 # Text a person sees on the page: the rendered text, and what the visible fields hold (an edit
@@ -201,7 +202,11 @@ class ExplicitExecutor(ExplicitExecutorBase):
             blocked = egress.blocked[-1] if egress is not None and egress.blocked else ""
             raise StepError(f"no download started within {step.timeout_s:g}s of clicking {step.target.describe()}"
                             + (f" ({blocked})" if blocked else "")) from None
-        captured = await bounded(asyncio.shield(capture), step.timeout_s + 60)
+        try:
+            captured = await bounded(asyncio.shield(capture), step.timeout_s + DOWNLOAD_GRACE_S)
+        except TimeoutError:
+            raise StepError(f"the download started by clicking {step.target.describe()} did not finish within "
+                            f"{step.timeout_s + DOWNLOAD_GRACE_S:g}s") from None
         facts, file = captured.facts, captured.file
         if file is None:  # the step's record shows the facts under "downloads" (workers.step_run)
             raise StepError(f"the download {facts['name']!r} was not kept: {facts.get('reason', facts.get('status'))}")

@@ -30,7 +30,8 @@ def _outcome(task: asyncio.Task) -> BaseException | None:
 
 
 def _quiet(task: asyncio.Task) -> None:
-    """Retrieve the end of a lane given up on (no "exception was never retrieved" at exit)."""
+    """Retrieve a lane's end whenever it comes (a lane given up on ends later): no "exception was
+    never retrieved" for it."""
     if not task.cancelled():
         task.exception()
 
@@ -85,25 +86,26 @@ class LaneRunner:
 
     @staticmethod
     async def _ended(lanes: Lanes) -> list[BaseException | None]:
-        """Wait for the lanes to end; what each ended with (its exception, or None). Once the run
-        was taken over (workers.journal), a lane still going after LANE_STOP_S is not waited for:
-        the caller closes its context under it. A cancelled block cancels its lanes."""
-        pending = set(lanes.tasks)
+        """Wait for the lanes to end; what each ended with (its exception, or None). Once they are
+        halted (the run taken over, workers.journal, or the block cancelled: the run's time limit,
+        a cancel), lanes still going LANE_STOP_S later are not waited for: the caller closes their
+        contexts under them. Every lane's end is retrieved, whenever it comes."""
+        for task in lanes.tasks:
+            task.add_done_callback(_quiet)
+        pending, deadline = set(lanes.tasks), None
+        loop = asyncio.get_running_loop()
         try:
             while pending:
-                stopping = lanes.superseded
-                done, pending = await asyncio.wait(pending, timeout=LANE_STOP_S if stopping else None,
-                                                   return_when=asyncio.FIRST_COMPLETED)
-                if stopping and not done:
-                    log.warning("%d lane(s) still going %gs after the run was taken over; not waiting for them",
+                if lanes.halted and deadline is None:
+                    deadline = loop.time() + LANE_STOP_S
+                left = None if deadline is None else max(deadline - loop.time(), 0)
+                done, pending = await asyncio.wait(pending, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+                if not done and deadline is not None:
+                    log.warning("%d lane(s) still going %gs after the lanes were halted; not waiting for them",
                                 len(pending), LANE_STOP_S)
-                    for task in pending:
-                        task.cancel()
-                        task.add_done_callback(_quiet)
                     break
         except asyncio.CancelledError:
-            for task in lanes.tasks:
-                task.cancel()
+            lanes.halt()
             await asyncio.wait(lanes.tasks, timeout=LANE_STOP_S)
             raise
         return [_outcome(task) for task in lanes.tasks]
@@ -166,7 +168,7 @@ class LaneRunner:
                         raise
         except asyncio.CancelledError:
             if lane.superseded:
-                lane.lanes.cancel_others()
+                lane.lanes.halt()
             raise
         except (Parked, RunFailed):
             raise

@@ -20,8 +20,9 @@ Contract (driven by `workers.lane_runner.LaneRunner` for the run loop):
 - `stop_on_failure`: the first failed item stops the lanes from taking new ones; the items under
   way end; then the run fails. What ends the lanes is taken most serious first: an error of the
   platform's own (the lane's item failed in doubt), a stopping failure, then a park. A superseded
-  run (workers.journal) cancels every lane at once; a lane still going `LANE_STOP_S` later is
-  not waited for (its context is closed under it), so the run ends as superseded in bounded time.
+  run (workers.journal) or a cancelled block (the run's time limit, a cancel) halts every lane at
+  once; a lane still going `LANE_STOP_S` later is not waited for (its context is closed under
+  it), so the run ends in bounded time.
 - A lane whose page or browser is gone takes no more items (the others go on with them).
 - A lane whose context cannot be opened (no spare slot now: `Host.new_lane` answers None) is not
   waited for: the run goes on with the lanes it has. Waiting for the person lock does not count
@@ -63,13 +64,13 @@ class Lanes:
         self.stop_on_failure = stop_on_failure
         self.parking: LaneState | None = None  # the lane whose wait for a person parks the run
         self.stopped = False  # a failed item stops the block (stop_on_failure)
-        self.superseded = False  # the run was taken from this execution: no lane takes another item
-        self.tasks: list[asyncio.Task] = []  # the lanes' tasks (cancel_others)
+        self.halted = False  # the run was taken from this execution, or the block cancelled: no lane takes another item
+        self.tasks: list[asyncio.Task] = []  # the lanes' tasks (halt)
         self._person = asyncio.Lock()
 
     def take(self) -> Item | None:
         """The next item to run, or None when none is left or the lanes are stopping."""
-        if self.parking is not None or self.stopped or self.superseded or not self.waiting:
+        if self.parking is not None or self.stopped or self.halted or not self.waiting:
             return None
         return self.waiting.popleft()
 
@@ -84,10 +85,10 @@ class Lanes:
                      last_done=None, current_step=None, item=None, item_output={}, within="")
         return LaneState(**state, parent=run, lanes=self)
 
-    def cancel_others(self) -> None:
-        """The run was taken from this execution (workers.journal.Superseded): every lane stops now
-        (and one that missed its cancellation takes no other item)."""
-        self.superseded = True
+    def halt(self) -> None:
+        """Every lane stops now (the run was taken from this execution, workers.journal.Superseded,
+        or the block was cancelled), and one that missed its cancellation takes no other item."""
+        self.halted = True
         current = asyncio.current_task()
         for task in self.tasks:
             if task is not current:

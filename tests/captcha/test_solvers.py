@@ -367,3 +367,22 @@ def test_text_click_refuses_multi_character_items():
     image, _, _ = synth_shapes.text_click_sample(random.Random(703), "latin")
     with pytest.raises(SolverInputError):
         solve_text_click(image, ["AB"])
+
+
+def test_every_kind_handed_to_local_solving_has_its_solver_and_no_other_method_is_reached():
+    """`LocalCaptchaSolver` dispatches on the detector's kind: each of `LOCAL_KINDS` has a solver;
+    a kind outside them (here the name of a helper method) is refused, never called."""
+    import asyncio
+
+    from workers.captcha.detect import LOCAL_KINDS, Widget
+    from workers.captcha.local import LocalCaptchaSolver
+    from workers.errors import StepError
+
+    assert all(callable(getattr(LocalCaptchaSolver, f"_{kind}", None)) for kind in LOCAL_KINDS)
+
+    class Env:
+        page = None
+
+    widget = Widget(kind="run", rect={"x": 0, "y": 0, "width": 10, "height": 10}, instruction="")
+    with pytest.raises(StepError, match="no local solver for run"):
+        asyncio.run(LocalCaptchaSolver()(Env(), widget))

@@ -31,7 +31,7 @@ def test_no_lane_takes_an_item_once_the_run_was_taken_over():
         lanes = Lanes(Run(4))
         first = lanes.take()
         lanes.tasks = [asyncio.current_task()]
-        lanes.cancel_others()  # from the lane whose click was refused
+        lanes.halt()  # from the lane whose click was refused
         return first, lanes.take(), len(lanes.waiting)
 
     first, after, left = asyncio.run(main())
@@ -46,7 +46,7 @@ def test_a_lane_that_misses_its_cancellation_is_not_waited_for(monkeypatch, capl
 
         async def refused():
             await asyncio.sleep(0.05)
-            lanes.cancel_others()
+            lanes.halt()
             raise asyncio.CancelledError("run 7 was retried as attempt 2")
 
         closed = asyncio.Event()  # what closing its context does to a lane stuck in the browser
@@ -71,7 +71,7 @@ def test_a_lane_that_misses_its_cancellation_is_not_waited_for(monkeypatch, capl
         results, took, deaf_task = asyncio.run(main())
     assert all(isinstance(result, asyncio.CancelledError) for result in results)
     assert 0.5 <= took < 3 and deaf_task.done()
-    assert "1 lane(s) still going 0.5s after the run was taken over" in caplog.text
+    assert "1 lane(s) still going 0.5s after the lanes were halted" in caplog.text
 
 
 def test_lanes_that_stop_are_waited_for_with_their_outcomes():
@@ -92,18 +92,26 @@ def test_lanes_that_stop_are_waited_for_with_their_outcomes():
     assert isinstance(error, RuntimeError) and ended is None
 
 
-def test_a_cancelled_block_cancels_its_lanes():
+def test_a_cancelled_block_halts_its_lanes_and_takes_no_other_item():
+    """The run's time limit or a cancel reaches the block: its lanes are cancelled and halted (one
+    that missed the cancellation takes no other item), and a lane that ended on an error has it
+    retrieved."""
     async def main():
-        lanes = Lanes(Run(2))
-        lanes.tasks = [asyncio.create_task(asyncio.sleep(3600)) for _ in range(2)]
+        lanes = Lanes(Run(4))
+
+        async def failed_before():
+            raise RuntimeError("an item's error")
+
+        lanes.tasks = [asyncio.create_task(asyncio.sleep(3600)), asyncio.create_task(failed_before())]
         block = asyncio.create_task(LaneRunner._ended(lanes))
         await asyncio.sleep(0.05)
         block.cancel()
         with pytest.raises(asyncio.CancelledError):
             await block
-        return [task.cancelled() for task in lanes.tasks]
+        return lanes.tasks[0].cancelled(), lanes.halted, lanes.take(), lanes.tasks[1]._log_traceback
 
-    assert asyncio.run(main()) == [True, True]
+    cancelled, halted, taken, unretrieved = asyncio.run(main())
+    assert cancelled and halted and taken is None and not unretrieved
 
 
 class CommittingPage:

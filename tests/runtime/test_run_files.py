@@ -3,6 +3,7 @@ flagged), `download` steps, `extract` from a downloaded file, `upload` of a run'
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -241,3 +242,23 @@ def test_a_vault_value_is_found_in_utf16_text_and_inside_a_zip_member():
     assert b"S3cret-42" not in packed.getvalue()  # compressed: only the member's text shows it
     assert file_holds("Name\tS3cret-42".encode("utf-16"), "text", holds)
     assert not file_holds(b"Name,Amount\nTaxi,12.50", "text", holds)
+
+
+def test_a_download_whose_capture_never_finishes_fails_the_step_saying_so(browser, monkeypatch):
+    """A download started but not captured in time (a store that does not answer): the step fails
+    with what happened, instead of an error of the platform's own failing the item in doubt."""
+    from workers import executor
+
+    monkeypatch.setattr(executor, "DOWNLOAD_GRACE_S", 1.0)
+
+    class SlowStore(MemoryStore):
+        async def keep(self, file: RunFile, facts: dict[str, Any]) -> str:
+            await asyncio.sleep(4)
+            return await super().keep(file, facts)
+
+    async def body(env, ex):
+        await ex.run(step(kind="goto", url="/lab/report"))
+        return await expect_error(ex.run(download("Download report (CSV)", timeout_s=1)))
+
+    message = session(browser, body, SlowStore())
+    assert "the download started by clicking link 'Download report (CSV)' did not finish within 2s" in message

@@ -107,16 +107,17 @@ def test_a_server_redirect_to_another_host_is_blocked(host, site):
     assert reached_localhost() == [] and ("127.0.0.1" in Site.hits[0][0])
 
 
-async def click_as_runs_do(env, selector: str) -> None:
-    """Click and wait for the navigation it starts the way a run's click does (navigation_watch,
-    then settle): a bare click and settle can return before the navigation has even begun."""
+async def click_and_wait_for_its_navigation(env, selector: str) -> None:
+    """Click and wait for the navigation it starts as a model's click does (navigation_watch, then
+    settle): a bare click and settle can return before the navigation has even begun."""
     async with navigation_watch(env.page, env.settle):
         await env.page.click(selector)
 
 
 async def blocked_within(env, seconds: float = 10) -> None:
     """Check the egress guard until it reports a block (a StepError), for what no navigation of
-    the page shows (a popup): waits for the block rather than for a fixed time."""
+    the page shows (a popup): waits for the block rather than for a fixed time; none within
+    `seconds` returns, and the test's pytest.raises fails."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     while loop.time() < deadline:
@@ -127,7 +128,7 @@ async def blocked_within(env, seconds: float = 10) -> None:
 def test_a_link_through_a_redirect_is_blocked(host, site):
     async def body(env):
         await env.goto(site + "/link")
-        await click_as_runs_do(env, "#go")
+        await click_and_wait_for_its_navigation(env, "#go")
 
     assert expect_block(host, body) == BLOCKED
     assert reached_localhost() == []
@@ -136,7 +137,7 @@ def test_a_link_through_a_redirect_is_blocked(host, site):
 def test_a_script_setting_location_to_localhost_is_blocked(host, site):
     async def body(env):
         await env.goto(site + "/js")
-        await click_as_runs_do(env, "#go")
+        await click_and_wait_for_its_navigation(env, "#go")
 
     assert expect_block(host, body) == BLOCKED
     assert reached_localhost() == []

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from workers.automation_settings import CaptchaPolicy
 from workers.captcha import act
-from workers.captcha.detect import Widget, rotation_pair
+from workers.captcha.detect import LOCAL_KINDS, Widget, rotation_pair
 from workers.captcha.gate import Abstained
 from workers.captcha.hints import TextHints, text_hints
 from workers.errors import StepError
@@ -78,11 +78,9 @@ def instruction_chars(instruction: str) -> list[str]:
 class LocalCaptchaSolver:
     """Callable route for `CaptchaGate(local=...)`: (env, widget, policy) → what was done."""
 
-    # The solver of each widget kind the detector names; each takes (page, widget, policy).
-    KINDS = ("ocr", "slider_puzzle", "drag_end", "icon_click", "text_click", "image_rotation", "oneclick_login")
-
     async def __call__(self, env, widget: Widget, policy: CaptchaPolicy | None = None) -> dict[str, Any]:
-        if widget.kind not in self.KINDS:
+        # One solver per kind the detector hands to local solving (`_<kind>`, each taking the policy).
+        if widget.kind not in LOCAL_KINDS:
             raise StepError(f"no local solver for {widget.kind}")
         handler = getattr(self, f"_{widget.kind}")
         return await handler(env.page, widget, policy or CaptchaPolicy())
