@@ -24,8 +24,7 @@ from urllib.parse import urljoin
 
 from playwright.async_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
 
-from workers import patterns
-from workers import steps as S
+from workers import patterns, steps as S
 from workers.choosing import choose
 from workers.envs.base import StepOutcome
 from workers.envs.browser import BrowserEnvironment

@@ -18,7 +18,7 @@ from workers.run_state import RunFailed, RunState
 from workers.step_run import intend
 
 log = logging.getLogger(__name__)
-LANE_STOP_S = 30.0  # how long a taken-over run waits for its other lanes to stop
+LANE_STOP_S = 30.0  # how long halted lanes (a takeover, a cancelled block) are waited for
 
 
 def _outcome(task: asyncio.Task) -> BaseException | None:

@@ -43,6 +43,11 @@ def await_chain(task: asyncio.Task, limit: int = 60) -> list[str]:
     return lines
 
 
+def tasks_waiting(loop: asyncio.AbstractEventLoop) -> str:
+    """Every task of `loop` by name, with where it waits (`await_chain`)."""
+    return "".join(f"-- {task.get_name()}\n" + "".join(await_chain(task)) for task in asyncio.all_tasks(loop))
+
+
 class RuntimeLoop:
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -75,7 +80,7 @@ class RuntimeLoop:
                 out.write("runtime loop thread:\n" + "".join(traceback.format_stack(frames[thread.ident])))
 
         def tasks() -> str:
-            return "".join(f"-- {task.get_name()}\n" + "".join(await_chain(task)) for task in asyncio.all_tasks(loop))
+            return tasks_waiting(loop)
 
         answer: concurrent.futures.Future[str] = concurrent.futures.Future()
         loop.call_soon_threadsafe(lambda: answer.set_result(tasks()))

@@ -26,7 +26,7 @@ from workers.envs.pool import BrowserPool
 from workers.errors import StepError
 from workers.executor import ExplicitExecutor
 from workers.items import Item, ItemRecord
-from workers.loop import await_chain
+from workers.loop import tasks_waiting
 from workers.runner import Runner, RunRecorder, StepRecord
 from workers.secrets import Credential, SecretBox
 
@@ -45,12 +45,9 @@ def local_secrets(domains: list[str] | None = None) -> SecretBox:
 
 
 def dump_tasks(loop: asyncio.AbstractEventLoop) -> None:
-    """Print the stack of every task on `loop` to stderr (called from a timer thread: a
+    """Print every task on `loop` and where it waits to stderr (called from a timer thread: a
     diagnostic read, racing the loop at worst)."""
-    print(f"=== tasks on the test's loop after {HANG_DUMP_S}s ===", file=sys.stderr)
-    for task in asyncio.all_tasks(loop):
-        print(f"--- {task.get_name()}\n" + "".join(await_chain(task)), file=sys.stderr)
-    sys.stderr.flush()
+    print(f"=== tasks on the test's loop after {HANG_DUMP_S}s ===\n" + tasks_waiting(loop), file=sys.stderr, flush=True)
 
 
 @dataclass
