@@ -107,6 +107,27 @@ them; I looked at three images of each to check that each shows its text:
 - Authen::Captcha 1.024 (GPL; libauthen-captcha-perl): its SYNOPSIS's `generate_code(5)` (its
   bundled pictures of letters and digits on its bundled backgrounds, PNG). Judged as its own
   `check_code` does (lower-cased; its letters are all small).
+Fifth batch, added 2026-12-06 after the ninth recipe was frozen, in JavaScript (benchmarks/node,
+as the third batch) and Ruby (benchmarks/debian/draw.rb, from Debian's packages, installed by
+scripts/third_party_generators.sh), both seeded from the rng, so draws are repeatable; blind:
+never run through the readers before the run that reports them; I looked at three images of each
+to check that each shows its text:
+- captchapng 0.0.1 (BSD; npm, with pnglib 0.0.1, its PNG writer; George Chan's, pure JavaScript):
+  its README's server as written, `new captchapng(80, 30, parseInt(Math.random()*9000+1000))`
+  with its two colours (a transparent background, grey (80, 80, 80) paint): four digits drawn
+  from its two built-in bitmap digit sets, each at a random offset in its slot, PNG bytes served
+  as they come (transparent: the OCR solver lays them on white, as a white page shows them).
+  Judged exactly (it has no check of its own; digits only, so case never arises).
+- simple_captcha2 0.5.0 (MIT; ruby-simple-captcha2, a Rails engine drawing with ImageMagick's
+  `convert`: a label, a wave, an implosion): in turn at random, its defaults (100x28, five
+  capitals, the simply_blue style, low distortion, medium implosion) and the initializer its
+  README shows (120x40, six capitals, simply_green, medium distortion, low implosion); JPEG.
+  Its README says ImageMagick's default font is Arial, which Debian does not ship, and gives
+  `sc.font = "DejaVu-Sans"`: used for both (DejaVu Sans is a training face; ImageMagick's wave
+  and implosion are an unseen way of drawing). Its text is kept in a database table by the
+  application; a hash stands in for it (benchmarks/debian/draw.rb). Judged as its own checks
+  (`simple_captcha_valid?`, `valid_with_captcha?`) judge: spaces dropped, the answer
+  upper-cased, so case is ignored.
 """
 
 from __future__ import annotations
@@ -128,7 +149,7 @@ from pathlib import Path
 
 FREEFONT = Path("/usr/share/fonts/truetype/freefont")
 NODE_DIR = Path(__file__).resolve().parent / "node"  # package.json, its lock, draw.js
-DEBIAN_DIR = Path(__file__).resolve().parent / "debian"  # draw.php, draw.pl
+DEBIAN_DIR = Path(__file__).resolve().parent / "debian"  # draw.php, draw.pl, draw.rb
 
 
 @dataclass(frozen=True)
@@ -296,8 +317,8 @@ def pyimgcaptcha(rng: random.Random) -> Challenge:
 
 def _script_draw(runtime: str, script: Path, generator: str, seed: int) -> dict:
     """One challenge from a generator in another language: `runtime script generator 1 seed`
-    prints a JSON list of one challenge (benchmarks/node/draw.js, benchmarks/debian/draw.php and
-    draw.pl)."""
+    prints a JSON list of one challenge (benchmarks/node/draw.js, benchmarks/debian/draw.php,
+    draw.pl and draw.rb)."""
     program = shutil.which(runtime)
     if program is None:
         raise RuntimeError(f"{generator} needs {runtime} and its generator packages: run scripts/third_party_generators.sh")
@@ -374,7 +395,7 @@ def trek_captcha(rng: random.Random) -> Challenge:
 
 
 def _debian(runtime: str, script: str, generator: str, rng: random.Random, **judged) -> Challenge:
-    """One challenge from a PHP or Perl generator of Debian's (benchmarks/debian, seeded)."""
+    """One challenge from a PHP, Perl or Ruby generator of Debian's (benchmarks/debian, seeded)."""
     made = _script_draw(runtime, DEBIAN_DIR / script, generator, rng.getrandbits(31))
     return Challenge(base64.b64decode(made["image_base64"]), made["text"], **judged)
 
@@ -395,6 +416,16 @@ def gd_securityimage(rng: random.Random) -> Challenge:
 def authen_captcha(rng: random.Random) -> Challenge:
     # Its own check (`check_code`) lower-cases the answer; its letters are all small.
     return _debian("perl", "draw.pl", "authen-captcha", rng, case_sensitive=False)
+
+
+def captchapng(rng: random.Random) -> Challenge:
+    made = _node_draw("captchapng", rng.getrandbits(32))
+    return Challenge(base64.b64decode(made["png_base64"]), made["text"], case_sensitive=True)
+
+
+def simple_captcha2(rng: random.Random) -> Challenge:
+    # Its own checks upper-case the answer (and drop its spaces) before comparing: case ignored.
+    return _debian("ruby", "draw.rb", "simple-captcha2", rng, case_sensitive=False)
 
 
 # Training sources since the sixth recipe (scripts/ocr_train/foreign.py): reported, labelled as trained on.
@@ -428,4 +459,8 @@ GENERATORS: dict[str, Callable[[random.Random], Challenge]] = {
     "text-captcha": text_captcha,
     "gd-securityimage": gd_securityimage,
     "authen-captcha": authen_captcha,
+    # Fifth batch (2026-12-06), JavaScript and Ruby (Debian): added after the ninth recipe was
+    # frozen; blind, never run through the readers before the run that reports them.
+    "captchapng": captchapng,
+    "simple-captcha2": simple_captcha2,
 }

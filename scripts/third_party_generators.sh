@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the third-party CAPTCHA split draws with (benchmarks/_ocr_third_party.py), for the benchmark
 # and for the tests of its harness: GNU FreeFont, Node.js with the JavaScript generators pinned
-# in benchmarks/node/package-lock.json, and PHP and Perl with Debian's generator packages
+# in benchmarks/node/package-lock.json, and PHP, Perl and Ruby with Debian's generator packages
 # (benchmarks/debian). Idempotent and quick when everything is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,9 +10,10 @@ dpkg-query -W -f='${Status}' fonts-freefont-ttf 2>/dev/null | grep -q "install o
 command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
 # PHP: Gregwar/Captcha and PEAR's Text_CAPTCHA (with Image_Text, only recommended by it); Perl:
-# GD::SecurityImage and Authen::Captcha.
+# GD::SecurityImage and Authen::Captcha; Ruby: simple_captcha2, with ImageMagick, whose `convert` it
+# runs (its package does not depend on it), and DejaVu Sans, the face its README names.
 for pkg in php-cli php-gd php-gregwar-captcha php-text-captcha php-image-text libgd-securityimage-perl \
-           libauthen-captcha-perl; do
+           libauthen-captcha-perl ruby-simple-captcha2 imagemagick fonts-dejavu-core; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if [ "${#missing[@]}" -gt 0 ]; then

@@ -1,5 +1,6 @@
 // Draws text CAPTCHAs with JavaScript generators for benchmarks/_ocr_third_party.py (evaluation
-// only). Usage: node draw.js GENERATOR COUNT SEED -> a JSON list of {text, svg | gif_base64}.
+// only). Usage: node draw.js GENERATOR COUNT SEED -> a JSON list of {text, svg | gif_base64 |
+// png_base64}.
 // Math.random (and, for trek-captcha, crypto.randomBytes) are replaced by one generator seeded
 // with SEED before the library is loaded, so the same seed draws the same challenges.
 'use strict'
@@ -40,6 +41,17 @@ async function main() {
     for (let i = 0; i < count; i++) {
       const { token, buffer } = await captcha()
       out.push({ text: token, gif_base64: buffer.toString('base64') })
+    }
+  } else if (generator === 'captchapng') {
+    // captchapng 0.0.1: its README's server, as it writes it: an 80x30 PNG of four digits
+    // (`parseInt(Math.random()*9000+1000)`), a transparent background and grey (80, 80, 80) paint.
+    const Captchapng = require('captchapng')
+    for (let i = 0; i < count; i++) {
+      const number = parseInt(Math.random() * 9000 + 1000)
+      const picture = new Captchapng(80, 30, number)
+      picture.color(0, 0, 0, 0)
+      picture.color(80, 80, 80, 255)
+      out.push({ text: String(number), png_base64: picture.getBase64() })
     }
   } else {
     throw new Error(`unknown generator ${generator}`)

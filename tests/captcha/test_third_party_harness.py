@@ -29,12 +29,16 @@ EVAL_ONLY_MODULES = {"wheezy-captcha": "wheezy", "flask-simple-captcha": "flask_
                      "svg-captcha": "node", "trek-captcha": "node",
                      # PHP and Perl (benchmarks/debian): nor php or perl
                      "gregwar-captcha": "php", "text-captcha": "php", "gd-securityimage": "perl",
-                     "authen-captcha": "perl"}
+                     "authen-captcha": "perl",
+                     # The fifth batch: JavaScript (benchmarks/node) and Ruby (benchmarks/debian)
+                     "captchapng": "node", "simple-captcha2": "ruby"}
 # Generators that draw with GNU FreeFont here (scripts/bench.sh installs fonts-freefont-ttf).
 NEEDS_FREEFONT = {"wheezy-captcha", "randcaptcha", "text-captcha"}
-# randcaptcha sizes its image to its 25 px font (about 35 px high); the Perl ones are small by default.
-MIN_SIZE = {"randcaptcha": (100, 30), "gd-securityimage": (80, 30), "authen-captcha": (100, 35)}
-# The second, third and fourth batches (2026-12-06): the text each draws (charset and length) and whether its users
+# randcaptcha sizes its image to its 25 px font (about 35 px high); the Perl ones are small by
+# default, and so are captchapng's README call (80x30) and simple_captcha2's defaults (100x28).
+MIN_SIZE = {"randcaptcha": (100, 30), "gd-securityimage": (80, 30), "authen-captcha": (100, 35),
+            "captchapng": (80, 30), "simple-captcha2": (100, 28)}
+# The second to fifth batches (2026-12-06): the text each draws (charset and length) and whether its users
 # judge case.
 LATER_BATCHES = {"deepcaptcha": (r"[A-Z0-9]{5}", True), "fast-captcha": (r"[A-Za-z0-9]{4}", False),
                 "randcaptcha": (r"[A-Z0-9]{5}", True), "pyimgcaptcha": (r"[A-HJ-NP-Z2-9]{6}", True),
@@ -42,7 +46,9 @@ LATER_BATCHES = {"deepcaptcha": (r"[A-Z0-9]{5}", True), "fast-captcha": (r"[A-Za
                 "svg-captcha": (r"[A-Za-z0-9]{4}", True), "trek-captcha": (r"[a-z]{5}", True),
                 # The fourth batch (2026-12-06, PHP and Perl from Debian).
                 "gregwar-captcha": (r"[a-np-zA-Z1-9]{5}", False), "text-captcha": (r"[a-z]{8}", True),
-                "gd-securityimage": (r"[0-9]{6}", True), "authen-captcha": (r"[a-z2-9]{5}", False)}
+                "gd-securityimage": (r"[0-9]{6}", True), "authen-captcha": (r"[a-z2-9]{5}", False),
+                # The fifth batch (2026-12-06, JavaScript and Ruby from Debian; blind).
+                "captchapng": (r"[1-9][0-9]{3}", True), "simple-captcha2": (r"[A-Z]{5,6}", False)}
 
 # Text_CAPTCHA takes its phrase from Text_Password, which draws from PHP's `random_int` (the
 # system's CSPRNG): nothing seeds it, so its draws are not repeatable run to run.
@@ -97,7 +103,7 @@ def test_no_evaluation_generator_is_drawn_with_by_the_training_code():
         assert bool(calibrated) is (name in CALIBRATED_ON), module
     assert not re.search(r"^\s*(from|import)\s+\S*_ocr_third_party", training_code, re.MULTILINE)
     assert "benchmarks/node" not in training_code and "draw.js" not in training_code
-    assert not re.search(r"benchmarks/debian|draw\.php|draw\.pl\b", training_code)
+    assert not re.search(r"benchmarks/debian|draw\.php|draw\.pl\b|draw\.rb\b", training_code)
 
 
 # Generators kept for fitting the OCR gate only (scripts/ocr_train/calibration_only.py): a third
