@@ -2,7 +2,7 @@
 # `make train-ocr`: the text-CAPTCHA recogniser's recipe (docs/captcha-ocr.md). Installs the
 # training-only requirements and fonts, then makes the data (fixed seeds, cached in
 # .cache/ocr_train), trains on the CPU, exports workers/captcha/models/ocr_crnn.onnx and its
-# manifest. About 45 minutes on an otherwise idle 2-core machine (docs/captcha-ocr.md). Extra arguments go to
+# manifest. About 50 minutes on an otherwise idle 2-core machine (docs/captcha-ocr.md). Extra arguments go to
 # scripts/ocr_train/train.py (e.g. --train 3000 --epochs 1 for a quick try).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +24,12 @@ fi
 # torch: exactly the pinned version, a CPU build (this machine's pip configuration provides one; see the doc).
 .venv/bin/pip install -q -r requirements-train.txt
 start=$(date +%s)
+out=()  # where train.py wrote the weights, when not the committed place
+for ((i = 1; i <= $#; i++)); do [ "${!i}" = "--out" ] && { j=$((i + 1)); out=(--out "${!j}"); }; done
 .venv/bin/python -m scripts.ocr_train.train "$@"
+# The exported weights to 8-bit integers, the validation split read again with them (the manifest's
+# figures are the committed file's).
+.venv/bin/python -m scripts.ocr_train.quantize "${out[@]}"
 echo "train-ocr: $(( $(date +%s) - start )) s wall"
 # The gate is fitted for these weights (its file names their sha256): fit it again (not after a
 # quick try with other arguments, which may not have written to the committed place).

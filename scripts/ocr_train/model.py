@@ -1,55 +1,116 @@
-"""The recogniser's network: a small convolutional CTC model (CNN features → 1-D convolutions
-along the text → classes), sized so `make train-ocr` fits an hour on two CPU cores.
+"""The recogniser's network, and where its training starts: ddddocr's general text reader.
 
-Input: N×3×32×128 float pixels 0-255 (`workers.captcha.solvers.recogniser.prepare`); each
-image is standardised inside the network, so light and dark CAPTCHAs look alike to it.
-Output: N×32×C logits, one step per 4 input columns, class 0 the CTC blank. Convolutions
-only (no recurrent layer): they train several times faster on a CPU and export plainly.
+Ninth recipe (2026-12-06): instead of a small network trained from nothing in an hour, the
+recipe fine-tunes the network of the ddddocr release we pin (`requirements.txt`; MIT licence):
+its `common.onnx` (the "beta" reader, 13.5 M parameters, trained by its authors on far more
+text than two CPU cores can draw in an hour) is read into the same layers in torch
+(`from_ddddocr`), its classifier cut to our classes (blank, digits, both cases of the Latin
+letters, each row taken from ddddocr's row for that character), then the whole network is
+trained on the recipe's synthetic CAPTCHAs. What ddddocr already reads is the start; what it
+reads badly (letter case, our generators' drawing) is what the training adds.
 
-Second version (2026-12-05): the first layer reads the image at full resolution (the first
-version's stride-2 first layer lost strokes two pixels wide), the layers are wider and a third
-dilated layer along the text widens the context to about 15 steps: 0.88 M parameters, about
-2.7 times the first version's training time per image.
+Shape (read from the ONNX graph, checked against onnxruntime to 1e-5): an EfficientNetV2-like
+convolutional stem (SiLU, residual blocks, three stride-2 stages: 64 px high to 8), each of the
+W/8 columns of 64×8 features a step of a bidirectional LSTM (512 each way), a linear classifier.
+Input: N×1×64×W float pixels 0-255 (`workers.captcha.solvers.recogniser.prepare`), scaled to
+0-1 as ddddocr's own preprocessing does. Output: N×(W/8)×C logits, class 0 the CTC blank.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import torch
 from torch import nn
 
 
-def _block(cin: int, cout: int, pool: tuple[int, int] | None, stride: int = 1) -> nn.Sequential:
-    layers: list[nn.Module] = [nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(cout),
-                               nn.ReLU(inplace=True)]
-    if pool:
-        layers.append(nn.MaxPool2d(pool, pool))
-    return nn.Sequential(*layers)
+class _Residual(nn.Module):
+    def __init__(self, channels: int, expanded: int) -> None:
+        super().__init__()
+        self.expand = nn.Conv2d(channels, expanded, 3, padding=1)
+        self.project = nn.Conv2d(expanded, channels, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.project(nn.functional.silu(self.expand(x)))
 
 
-def _along(cin: int, cout: int, dilation: int) -> list[nn.Module]:
-    return [nn.Conv1d(cin, cout, 3, padding=dilation, dilation=dilation), nn.BatchNorm1d(cout), nn.ReLU(inplace=True),
-            nn.Dropout(0.1)]
-
-
-class CRNN(nn.Module):
-    """About 0.88 M parameters, ~110 M multiply-adds per image."""
+class Reader(nn.Module):
+    """ddddocr's text reader with a classifier of `num_classes`."""
 
     def __init__(self, num_classes: int) -> None:
         super().__init__()
-        self.features = nn.Sequential(
-            _block(3, 32, (2, 2)),          # 16×64
-            _block(32, 64, (2, 2)),         # 8×32
-            _block(64, 112, None),
-            _block(112, 128, (2, 1)),       # 4×32
-            _block(128, 192, (4, 1)),       # 1×32
-        )
-        self.sequence = nn.Sequential(*_along(192, 224, 1), *_along(224, 224, 2), *_along(224, 224, 4))
-        self.classify = nn.Conv1d(224, num_classes, 1)
+        self.stem = nn.Conv2d(1, 24, 3, 2, 1)
+        self.stage1 = nn.Sequential(_Residual(24, 24), _Residual(24, 24))
+        self.down2, self.narrow2 = nn.Conv2d(24, 96, 3, 2, 1), nn.Conv2d(96, 48, 1)
+        self.stage2 = nn.Sequential(*(_Residual(48, 192) for _ in range(3)))
+        self.down3, self.narrow3 = nn.Conv2d(48, 192, 3, 2, 1), nn.Conv2d(192, 64, 1)
+        self.stage3 = nn.Sequential(*(_Residual(64, 256) for _ in range(3)))
+        self.lstm = nn.LSTM(512, 512, bidirectional=True)
+        self.classify = nn.Linear(1024, num_classes)
+
+    def convolutions(self) -> list[nn.Conv2d]:
+        """In the order of the ONNX graph's Conv nodes."""
+        def pairs(stage: nn.Sequential) -> list[nn.Conv2d]:
+            return [conv for block in stage for conv in (block.expand, block.project)]
+        return [self.stem, *pairs(self.stage1), self.down2, self.narrow2, *pairs(self.stage2), self.down3,
+                self.narrow3, *pairs(self.stage3)]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = x / 255.0
-        mean = x.mean(dim=(1, 2, 3), keepdim=True)
-        std = x.std(dim=(1, 2, 3), keepdim=True)
-        x = (x - mean) / (std + 1e-3)
-        f = self.features(x).squeeze(2)            # N×128×32
-        return self.classify(self.sequence(f)).transpose(1, 2)  # N×T×C
+        silu = nn.functional.silu
+        x = self.stage1(silu(self.stem(x / 255.0)))
+        x = self.stage2(self.narrow2(silu(self.down2(x))))
+        x = self.stage3(self.narrow3(silu(self.down3(x))))   # N×64×8×(W/8)
+        x = x.permute(3, 0, 1, 2).flatten(2)                  # (W/8)×N×512
+        y, _ = self.lstm(x)
+        return self.classify(y).transpose(0, 1)               # N×(W/8)×C
+
+
+def ddddocr_weights() -> Path:
+    """The pinned ddddocr release's general reader (`common.onnx`, its "beta" model)."""
+    import ddddocr
+
+    return Path(ddddocr.__file__).resolve().parent / "common.onnx"
+
+
+def ddddocr_charset() -> list[str]:
+    """The classes of `common.onnx`, index 0 the CTC blank."""
+    from ddddocr.models.charset_manager import CharsetManager
+
+    manager = CharsetManager()
+    manager.load_default_charset(beta=True)
+    return manager.get_charset()
+
+
+def from_ddddocr(classes: list[str]) -> Reader:
+    """A `Reader` holding ddddocr's weights, its classifier cut to `classes` (index 0 the blank)."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(ddddocr_weights())).graph
+    weights = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy()) for t in graph.initializer}
+    nodes = {op: [n for n in graph.node if n.op_type == op] for op in ("Conv", "LSTM", "Gemm")}
+    model = Reader(len(classes))
+    convs = model.convolutions()
+    if len(convs) != len(nodes["Conv"]):
+        raise ValueError(f"ddddocr's graph has {len(nodes['Conv'])} convolutions, the Reader {len(convs)}")
+    for conv, node in zip(convs, nodes["Conv"]):
+        conv.weight.data.copy_(weights[node.input[1]])
+        conv.bias.data.copy_(weights[node.input[2]])
+
+    def gates(t: torch.Tensor) -> torch.Tensor:  # ONNX orders an LSTM's gates i, o, f, c; torch i, f, c, o
+        i, o, f, c = t.chunk(4, 0)
+        return torch.cat([i, f, c, o], 0)
+
+    w, r, b = (weights[name] for name in nodes["LSTM"][0].input[1:4])
+    hidden = model.lstm.hidden_size
+    for direction, suffix in ((0, ""), (1, "_reverse")):
+        getattr(model.lstm, f"weight_ih_l0{suffix}").data.copy_(gates(w[direction]))
+        getattr(model.lstm, f"weight_hh_l0{suffix}").data.copy_(gates(r[direction]))
+        getattr(model.lstm, f"bias_ih_l0{suffix}").data.copy_(gates(b[direction][:4 * hidden]))
+        getattr(model.lstm, f"bias_hh_l0{suffix}").data.copy_(gates(b[direction][4 * hidden:]))
+    gemm = nodes["Gemm"][0]
+    theirs = {c: i for i, c in enumerate(ddddocr_charset())}
+    rows = [0 if not c else theirs[c] for c in classes]
+    model.classify.weight.data.copy_(weights[gemm.input[1]][rows])
+    model.classify.bias.data.copy_(weights[gemm.input[2]][rows])
+    return model

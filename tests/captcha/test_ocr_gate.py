@@ -47,12 +47,15 @@ def test_the_committed_gate_is_fitted_for_the_committed_weights_and_sets_the_thr
     # THRESHOLDS["ocr"] (the benchmark's, the docs') is the gate's for the default tries, exact answers.
     assert local.THRESHOLDS["ocr"] == spec["thresholds"]["exact"]["3"] == local.ocr_threshold(3)
     assert set(spec["thresholds"]["exact"]) == {str(n) for n in range(1, 11)}  # CaptchaPolicy.max_attempts' range
-    # Each reader's belief in the answer raises the confidence; doubt about its case lowers the
-    # exact confidence more than the any-case one.
+    # Our recogniser's belief in the answer raises both confidences, ddddocr's the any-case one
+    # (ddddocr is weak on case: since the ninth recipe the exact gate gives its belief about no
+    # weight, -0.09 per nat, docs/captcha-ocr.md); doubt about the case lowers the exact
+    # confidence more than the any-case one.
     weights = dict(zip(ocr_vote.GATE_FEATURES, committed_gate.coef, strict=True))
-    assert weights["log_p_ours"] > 0 and weights["log_p_dddd"] > 0 and weights["case_margin"] > 0
     any_case = dict(zip(ocr_vote.GATE_FEATURES, ocr_vote.gate("any_case").coef, strict=True))
-    assert any_case["case_margin"] < weights["case_margin"]
+    assert weights["log_p_ours"] > 0 and any_case["log_p_ours"] > 0 and any_case["log_p_dddd"] > 0
+    assert abs(weights["log_p_dddd"]) < weights["log_p_ours"] / 4
+    assert weights["case_margin"] > 0 and any_case["case_margin"] < weights["case_margin"]
 
 
 def test_fewer_tries_need_surer_answers(committed_gate):

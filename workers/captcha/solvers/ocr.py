@@ -3,8 +3,8 @@
 Contract: `solve_ocr(image, charset=None, length=None, arithmetic=None, max_length=None) -> str`;
 `read_text` (same arguments) returns an `OcrReading`: the text, a confidence in [0, 1] and the
 readers' candidates.
-- Two readers: our recogniser (workers/captcha/solvers/recogniser.py, trained on many
-  synthetic generators) and ddddocr's general one. Both decode under the same constraints; when
+- Two readers: our recogniser (workers/captcha/solvers/recogniser.py: ddddocr's general reader
+  fine-tuned on many synthetic generators) and ddddocr's default one. Both decode under the same constraints; when
   they disagree, each candidate is scored by both and the better one wins
   (workers/captcha/solvers/ocr_vote.py). The confidence is the gate's probability that the
   answer is right, from what both readers say of it (ocr_vote.Gate); `confidence_any_case`,

@@ -1,10 +1,10 @@
-"""Our own text-CAPTCHA recogniser: a small CRNN trained on many synthetic generators
-(`make train-ocr`, docs/captcha-ocr.md), exported to ONNX and run by onnxruntime.
+"""Our own text-CAPTCHA recogniser: ddddocr's general reader fine-tuned by us on many synthetic
+generators (`make train-ocr`, docs/captcha-ocr.md), exported to ONNX and run by onnxruntime.
 
 Contract: `probabilities(image) -> T×C` per-step class probabilities for one image, index 0
 the CTC blank, the other classes `classes()[1:]` (Latin letters, both cases, and digits).
-`prepare(image)` is the one preprocessing both training and run time use: RGB, resized to
-the model's fixed input size (the network standardises each image itself). The session is
+`prepare(image)` is the one preprocessing both training and run time use: grey, 64 px high
+with the image's proportions kept, padded to the fixed width with the colour of its border. The session is
 built lazily once per process and shared between threads (onnxruntime's `run` is
 thread-safe). No torch here: the runtime needs only onnxruntime and numpy.
 """
@@ -23,7 +23,7 @@ from PIL import Image
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 MODEL_PATH = MODEL_DIR / "ocr_crnn.onnx"
 MANIFEST_PATH = MODEL_DIR / "ocr_crnn.json"
-INPUT_HEIGHT, INPUT_WIDTH = 32, 128
+INPUT_HEIGHT, INPUT_WIDTH = 64, 256
 CHARSET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 _lock = threading.Lock()
@@ -31,9 +31,18 @@ _session: Any = None
 
 
 def prepare(image: Image.Image) -> np.ndarray:
-    """3×H×W uint8: the image as the network reads it (stretched to the fixed input size)."""
-    rgb = image.convert("RGB").resize((INPUT_WIDTH, INPUT_HEIGHT), Image.Resampling.LANCZOS)
-    return np.asarray(rgb, dtype=np.uint8).transpose(2, 0, 1).copy()
+    """1×H×W uint8: the image as the network reads it. Grey, INPUT_HEIGHT high with its
+    proportions kept (as ddddocr reads, where the training starts), squeezed only when wider than
+    INPUT_WIDTH, the rest of the width filled with the median colour of the image's border."""
+    width = max(8, min(INPUT_WIDTH, round(image.width * INPUT_HEIGHT / max(1, image.height))))
+    grey = np.asarray(image.convert("RGB").resize((width, INPUT_HEIGHT), Image.Resampling.LANCZOS).convert("L"),
+                      dtype=np.uint8)
+    out = np.empty((1, INPUT_HEIGHT, INPUT_WIDTH), dtype=np.uint8)
+    out[0, :, :width] = grey
+    if width < INPUT_WIDTH:
+        border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
+        out[0, :, width:] = int(np.median(border))
+    return out
 
 
 def classes() -> list[str]:
@@ -60,7 +69,7 @@ def _get() -> Any:
                 import onnxruntime
 
                 options = onnxruntime.SessionOptions()
-                options.intra_op_num_threads = 1  # tiny model: threads cost more than they save
+                options.intra_op_num_threads = 1  # one image at a time: threads cost more than they save
                 options.inter_op_num_threads = 1
                 _session = onnxruntime.InferenceSession(str(MODEL_PATH), options,
                                                         providers=["CPUExecutionProvider"])
