@@ -29,7 +29,7 @@ TERMINAL = {"succeeded", "failed", "cancelled", "timed_out"}
 ABSTAINED = re.compile(r"^abstained: confidence (\d\.\d\d) < (\d\.\d\d)$")
 
 
-def unreadable_automation(demo, practice_url: str, solvers: list[str]):
+def unreadable_automation(demo, practice_url: str, solvers: list[str], tries: int = 3):
     from venus_rpa.automations.services import automation_create
 
     return automation_create(
@@ -39,12 +39,12 @@ def unreadable_automation(demo, practice_url: str, solvers: list[str]):
             "allowed_domains": ["127.0.0.1"],
             "steps": [{"kind": "click", "target": {"role": "button", "name": "Verify"}},
                       {"kind": "wait_for", "text": "Verified", "timeout_s": 5}],
-            "captcha": {"solvers": solvers, "max_attempts": 3},
+            "captcha": {"solvers": solvers, "max_attempts": tries},
             "safety": {"review": []},  # this test is about the CAPTCHA, not the Verify button's review
         })
 
 
-def assert_local_abstained(run) -> None:
+def assert_local_abstained(run, tries: int = 3) -> None:
     """The first CAPTCHA step is the local solver's abstention, recorded as a failure with its reason."""
     first = run.steps.filter(kind="captcha").order_by("index").first()
     assert first is not None
@@ -52,8 +52,8 @@ def assert_local_abstained(run) -> None:
     assert first.status == "failed"
     found = ABSTAINED.match(first.error)
     assert found, first.error
-    # The threshold is the committed gate's for this automation's three tries (stricter than for four).
-    assert float(found.group(1)) < float(found.group(2)) == ocr_threshold(3) > ocr_threshold(4)
+    # The threshold is the committed gate's for this automation's tries (stricter than for one more).
+    assert float(found.group(1)) < float(found.group(2)) == ocr_threshold(tries) > ocr_threshold(tries + 1)
     assert first.grounding["abstained"] == first.error.removeprefix("abstained: ")
 
 
@@ -140,12 +140,18 @@ def test_with_no_route_left_the_local_solver_asks_for_a_new_challenge_instead_of
                                                                                           practice_url):
     from venus_rpa.runs.services import run_start
 
-    # The practice widget's refresh control issues an ordinary (readable) challenge.
-    run = run_start(automation=unreadable_automation(demo, practice_url, ["local"]), params={})
+    # The practice widget's refresh control issues an ordinary (readable) challenge; a wrong
+    # answer to it (about one in a hundred) brings the unreadable one back, hence a fourth try.
+    run = run_start(automation=unreadable_automation(demo, practice_url, ["local"], tries=4), params={})
     run = wait_for_run(run.pk, statuses=TERMINAL, timeout=120)
     assert run.status == "succeeded", run.status_reason
-    assert_local_abstained(run)
+    assert_local_abstained(run, tries=4)
     steps = list(run.steps.filter(kind="captcha").order_by("index"))
-    assert [s.action["outcome"] for s in steps][0] == "abstained" and len(steps) == 2
-    assert steps[1].action["outcome"] in ("passed", "unverified") and steps[1].grounding["confidence"] >= ocr_threshold(3)
-    assert steps[1].grounding["widget"] != steps[0].grounding["widget"] or steps[1].grounding["answer"]
+    outcomes = [s.action["outcome"] for s in steps]
+    # Every unreadable challenge is abstained on and followed by a new one; every answer typed was
+    # over the threshold; the last was accepted.
+    assert outcomes[0] == "abstained" and outcomes[-1] in ("passed", "unverified") and len(steps) in (2, 4), outcomes
+    for before, after in zip(steps, steps[1:]):
+        if before.action["outcome"] == "abstained":
+            assert after.grounding["widget"] != before.grounding["widget"] or after.grounding["answer"]
+    assert all(s.grounding["confidence"] >= ocr_threshold(4) for s in steps if s.action["outcome"] != "abstained")

@@ -108,7 +108,10 @@ class XServer:
         except EnvironmentLost:
             self.stop()
             raise
-        for attempt in range(3):  # openbox may lose a race with a server still settling: try again
+        attempts = 5
+        for attempt in range(attempts):  # openbox may lose a race with a server still settling: try again
+            if attempt:  # a little later each time: CI once saw three quick tries all refused
+                time.sleep(0.25 * 2 ** (attempt - 1))
             with open(self._config.parent / "openbox.log", "ab") as wm_log:
                 wm = subprocess.Popen(["openbox", "--config-file", str(self._config)], env=env, stdout=wm_log,
                                       stderr=wm_log, start_new_session=True)
@@ -116,7 +119,10 @@ class XServer:
                 _wait(lambda: _wm_ready(env), timeout_s, f"openbox did not start on {self.display}",
                       failed=lambda: wm.poll() is not None)
             except EnvironmentLost:
-                if attempt == 2 or xvfb.poll() is not None:
+                if wm.poll() is None:  # timed out rather than exited: not left behind
+                    wm.kill()
+                    wm.wait(5)
+                if attempt == attempts - 1 or xvfb.poll() is not None:
                     detail = (self._config.parent / "openbox.log").read_text(errors="replace")[-500:]
                     self.stop()
                     raise EnvironmentLost(f"openbox did not start on {self.display}: {detail.strip()}") from None
