@@ -12,5 +12,5 @@ setup:
 bench:
 	scripts/bench.sh
 
-train-ocr:  ## the text-CAPTCHA recogniser's fixed recipe: data, training, ONNX export (docs/captcha-ocr.md)
+train-ocr:  ## the text-CAPTCHA recogniser's fixed recipe: data, fine-tuning, ONNX export, 8-bit weights, the gate (docs/captcha-ocr.md)
 	scripts/train_ocr.sh

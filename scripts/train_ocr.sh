@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `make train-ocr`: the text-CAPTCHA recogniser's recipe (docs/captcha-ocr.md). Installs the
 # training-only requirements and fonts, then makes the data (fixed seeds, cached in
-# .cache/ocr_train), trains on the CPU, exports workers/captcha/models/ocr_crnn.onnx and its
-# manifest. About 50 minutes on an otherwise idle 2-core machine (docs/captcha-ocr.md). Extra arguments go to
-# scripts/ocr_train/train.py (e.g. --train 3000 --epochs 1 for a quick try).
+# .cache/ocr_train), fine-tunes ddddocr's reader on the CPU, exports
+# workers/captcha/models/ocr_crnn.onnx and its manifest, stores its weights in 8 bits
+# (scripts/ocr_train/quantize.py) and fits the gate. About 45 minutes on an otherwise idle 2-core
+# machine (docs/captcha-ocr.md). Extra arguments go to scripts/ocr_train/train.py (e.g. --train
+# 3000 --epochs 1 for a quick try); --out DIR (or --out=DIR) to quantize too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -25,11 +27,16 @@ fi
 .venv/bin/pip install -q -r requirements-train.txt
 start=$(date +%s)
 out=()  # where train.py wrote the weights, when not the committed place
-for ((i = 1; i <= $#; i++)); do [ "${!i}" = "--out" ] && { j=$((i + 1)); out=(--out "${!j}"); }; done
+for ((i = 1; i <= $#; i++)); do
+  case "${!i}" in
+    --out) j=$((i + 1)); [ "$j" -le $# ] && out=(--out "${!j}") ;;
+    --out=*) out=("${!i}") ;;
+  esac
+done
 .venv/bin/python -m scripts.ocr_train.train "$@"
 # The exported weights to 8-bit integers, the validation split read again with them (the manifest's
 # figures are the committed file's).
-.venv/bin/python -m scripts.ocr_train.quantize "${out[@]}"
+.venv/bin/python -m scripts.ocr_train.quantize ${out[@]+"${out[@]}"}
 echo "train-ocr: $(( $(date +%s) - start )) s wall"
 # The gate is fitted for these weights (its file names their sha256): fit it again (not after a
 # quick try with other arguments, which may not have written to the committed place).

@@ -72,7 +72,7 @@ def build(out: Path, *, split: str, count: int, workers: int) -> list[Path]:
 
 
 def load(paths: list[Path]) -> tuple[np.ndarray, list[str], list[str]]:
-    """All images (N×3×H×W uint8), texts and source names of the given shards."""
+    """All images (N×1×H×W uint8, `recogniser.prepare`), texts and source names of the given shards."""
     parts = [np.load(p) for p in paths]
     return (np.concatenate([p["images"] for p in parts]), [str(t) for p in parts for t in p["texts"]],
             [str(s) for p in parts for s in p["sources"]])

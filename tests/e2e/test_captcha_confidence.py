@@ -148,10 +148,12 @@ def test_with_no_route_left_the_local_solver_asks_for_a_new_challenge_instead_of
     assert_local_abstained(run, tries=4)
     steps = list(run.steps.filter(kind="captcha").order_by("index"))
     outcomes = [s.action["outcome"] for s in steps]
-    # Every unreadable challenge is abstained on and followed by a new one; every answer typed was
-    # over the threshold; the last was accepted.
-    assert outcomes[0] == "abstained" and outcomes[-1] in ("passed", "unverified") and len(steps) in (2, 4), outcomes
+    # The unreadable challenge is abstained on, the readable one that follows answered; after a
+    # wrong answer the page shows an unreadable one again, abstained on in turn.
+    accepted = outcomes[-1] in ("passed", "unverified")
+    assert accepted and outcomes[:-1] in (["abstained"], ["abstained", "failed", "abstained"]), outcomes
     for before, after in zip(steps, steps[1:]):
-        if before.action["outcome"] == "abstained":
+        if before.action["outcome"] == "abstained":  # a new challenge, not the same one guessed at
             assert after.grounding["widget"] != before.grounding["widget"] or after.grounding["answer"]
+    # Every answer typed was over the threshold for this automation's tries.
     assert all(s.grounding["confidence"] >= ocr_threshold(4) for s in steps if s.action["outcome"] != "abstained")
