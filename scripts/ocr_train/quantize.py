@@ -6,9 +6,9 @@ weights (`QUANTIZE_OPS`, 80% of them) as 8-bit integers, as ddddocr ships its ow
 convolutions' weights are stored as 8-bit integers too, one scale per output channel, turned
 back into floats by a DequantizeLinear before each convolution, which onnxruntime runs at each
 read (`_store_convolutions_in_int8`; about 1 ms an image: its integer convolutions ran 2.7
-times slower here than its float ones). Then
-the validation split is read again through onnxruntime with the file that is committed, so the
-manifest's figures are the shipped model's (the float model's are kept as `validation_float`).
+times slower here than its float ones). Then the validation split is read again through
+onnxruntime with the file that is committed, so the manifest's figures are the shipped model's
+(the float model's are kept as `validation_float`).
 The recipe hash is written again here, over the code as it stands when the recipe ends.
 
     python -m scripts.ocr_train.quantize [--out workers/captcha/models]
@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -42,16 +41,6 @@ def read_all(model: Path, images: np.ndarray) -> list[str]:
     for image in images:  # one at a time, as at run time
         reads += train.greedy(session.run(None, {name: image[None].astype(np.float32)})[0])
     return reads
-
-
-def score(reads: list[str], texts: list[str], sources: list[str]) -> dict:
-    per: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
-    for read, text, source in zip(reads, texts, sources):
-        for key in (source, "all"):
-            per[key].append((read == text, read.lower() == text.lower()))
-    return {k: {"exact": round(float(np.mean([e for e, _ in v])), 4),
-                "case_insensitive": round(float(np.mean([c for _, c in v])), 4), "n": len(v)}
-            for k, v in sorted(per.items())}
 
 
 def _store_convolutions_in_int8(path: Path) -> None:
@@ -96,7 +85,7 @@ def quantize(out: Path) -> dict:
     _store_convolutions_in_int8(model)
     images, texts, sources = data.load(sorted((train.CACHE / f"data-{data.data_hash()}").glob("val-*.npz")))
     manifest["validation_float"] = manifest["validation"]
-    manifest["validation"] = score(read_all(model, images), texts, sources)
+    manifest["validation"] = train.score(read_all(model, images), texts, sources)
     manifest["quantized"] = {"ops": QUANTIZE_OPS, "weights": "int8, dynamic (onnxruntime.quantization)",
                              "convolutions": "int8 weights, per-channel scale, a DequantizeLinear before each",
                              "float_size_bytes": floats.stat().st_size}

@@ -2,10 +2,11 @@
 
 Steps, all with fixed seeds: make the data shards (scripts/ocr_train/data.py), fine-tune
 ddddocr's reader (scripts/ocr_train/model.py: its weights, the classifier cut to our classes)
-with CTC, AdamW and a one-cycle learning rate on two CPU threads, measure it on the validation split (per source, exact and case-insensitive), export
-it to ONNX and write the manifest next to it (charset, input size, recipe hash and commit,
-sample counts, accuracy, wall time). The defaults ARE the recipe; the flags exist to try it
-small while developing (a run with other values says so in its manifest).
+with CTC, AdamW and a one-cycle learning rate on two CPU threads, measure it on the validation
+split (per source, exact and case-insensitive), export it to ONNX and write the manifest next
+to it (charset, input size, recipe hash and commit, sample counts, accuracy, wall time). The
+defaults ARE the recipe; the flags exist to try it small while developing (a run with other
+values says so in its manifest).
 
     python -m scripts.ocr_train.train [--train 72000] [--epochs 1] [--shrink 0.3] [--out workers/captcha/models]
 """
@@ -101,6 +102,11 @@ def evaluate(model: nn.Module, images: np.ndarray, texts: list[str], sources: li
         for i in range(0, len(images), 256):
             reads += greedy(model(torch.from_numpy(images[i:i + 256]).float()).numpy())
     model.train()
+    return score(reads, texts, sources)
+
+
+def score(reads: list[str], texts: list[str], sources: list[str]) -> dict:
+    """Exact and case-insensitive accuracy of `reads`, overall and per source."""
     per: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     for read, text, source in zip(reads, texts, sources):
         per[source].append((read == text, read.lower() == text.lower()))
