@@ -25,6 +25,8 @@ class Challenge:
     images: dict[str, bytes]
     view: dict[str, Any]
     created: float = field(default=0.0)
+    variant: str = ""  # the generator variant drawn ("" the ordinary one), kept by a refresh
+    lang: str = "en"  # the widget's wording, kept by a refresh
 
 
 class ChallengeStore:
@@ -42,7 +44,7 @@ class ChallengeStore:
         self._lock = threading.Lock()
         self._items: dict[str, Challenge] = {}  # insertion order == creation order
 
-    def add(self, kind: str, generated: Generated) -> Challenge:
+    def add(self, kind: str, generated: Generated, *, variant: str = "", lang: str = "en") -> Challenge:
         """Store a freshly generated challenge under a random, unguessable id."""
         now = self._clock()
         challenge = Challenge(
@@ -52,6 +54,8 @@ class ChallengeStore:
             images=generated.images,
             view=generated.view,
             created=now,
+            variant=variant,
+            lang=lang,
         )
         with self._lock:
             self._prune_locked(now)

@@ -35,11 +35,12 @@ def check_view(request: HttpRequest, challenge_id: str) -> JsonResponse:
 @never_cache
 @require_POST
 def refresh_view(request: HttpRequest, challenge_id: str) -> HttpResponse:
-    """``POST /captcha/<id>/refresh``: drop this challenge, return a new widget of the same type."""
+    """``POST /captcha/<id>/refresh``: drop this challenge, return a new widget of the same
+    type, variant and language (``service.reissue``)."""
     old = challenges.take(challenge_id)
     if old is None:
         raise Http404("No such challenge.")
-    return render(request, "practice/captcha/box.html", {"captcha": service.new_widget(old.kind)})
+    return render(request, "practice/captcha/box.html", {"captcha": service.widget_context(service.reissue(old))})
 
 
 @never_cache

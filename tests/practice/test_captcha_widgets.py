@@ -10,7 +10,7 @@ import re
 
 import httpx
 import pytest
-from PIL import Image
+from PIL import Image, ImageStat
 
 from practice.captcha.generators import CAPTCHA_TYPES
 
@@ -139,6 +139,31 @@ def test_refresh_replaces_the_challenge(client: httpx.Client, site: str) -> None
     assert httpx.get(f"{site}/api/captcha/{widget.challenge}").status_code == 404
     again = client.post(f"/captcha/{widget.challenge}/refresh", headers={"X-CSRFToken": widget.csrf})
     assert again.status_code == 404
+
+
+def test_refresh_keeps_the_variant_and_the_language_but_follows_an_unreadable_ocr_with_a_plain_one(
+        client: httpx.Client, site: str) -> None:
+    def refreshed(widget) -> str:
+        response = client.post(f"/captcha/{widget.challenge}/refresh", headers={"X-CSRFToken": widget.csrf})
+        assert response.status_code == 200
+        return response.text
+
+    def contrast(html: str) -> float:
+        url = re.search(r'src="(/captcha/[^"]+/image\.png)"', html).group(1)
+        grey = Image.open(io.BytesIO(client.get(url).content)).convert("L")
+        return ImageStat.Stat(grey).stddev[0]
+
+    ring = widget_of(client.get("/captcha/image_rotation?variant=ring&lang=de").text)
+    assert "ring.png" in ring.html and "Bild drehen" in ring.html
+    fresh = refreshed(ring)  # a real site's refresh gives the same widget in the same language
+    assert "ring.png" in fresh and "Bild drehen" in fresh and "Rotate the image" not in fresh
+    # OCR's unreadable variant is followed by an ordinary challenge (how an abstaining solver
+    # gets a second chance), still in the page's language.
+    washed = widget_of(client.get("/captcha/ocr?variant=unreadable&lang=fr").text)
+    faint = contrast(washed.html)  # before the refresh drops it
+    plain = refreshed(washed)
+    assert "Autre image" in plain
+    assert faint < 12 < contrast(plain), (faint, contrast(plain))
 
 
 # --- sign-in and registration ----------------------------------------------------------

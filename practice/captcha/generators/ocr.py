@@ -53,6 +53,11 @@ def generate(rng: random.Random) -> Generated:
     )
 
 
+# The widget's refresh control follows an unreadable challenge with an ordinary one (a site
+# that makes only its first challenge hard): how a solver that abstains gets a second chance.
+REFRESHED = {"unreadable": ""}
+
+
 def generate_unreadable(rng: random.Random) -> Generated:
     """A challenge a person can still make out but no local reader is sure of: the text
     washed out to a faint, blurred trace (for the confidence gate's hand-over to the model or
