@@ -65,3 +65,25 @@ def test_reaping_a_display_kills_its_sessions_and_removes_every_home_of_it_only(
         unmarked.kill()
         marked.kill()
         shutil.rmtree(neighbour, ignore_errors=True)
+
+
+def test_a_display_that_cannot_start_its_window_manager_leaves_no_x_server(tmp_path, monkeypatch):
+    """Before, only a timeout stopped Xvfb: any other error (here openbox missing from PATH,
+    an OSError) left the server holding the display."""
+    import shutil
+
+    import pytest
+
+    from workers.envs import xdisplay
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("Xvfb", "xprop"):  # everything but openbox
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    base = xdisplay._base_env
+    monkeypatch.setattr(xdisplay, "_base_env", lambda: {**base(), "PATH": str(bin_dir)})
+    server = xdisplay.XServer(free_display(start=720))
+    with pytest.raises(FileNotFoundError):
+        server.start()
+    assert server.procs == [] and not display_alive(server.display)
+    assert server._config is not None and not server._config.parent.exists()

@@ -101,13 +101,18 @@ class XServer:
         self.procs.append(subprocess.Popen(
             ["Xvfb", self.display, "-screen", "0", f"{self.width}x{self.height}x24", "-nolisten", "tcp", "-ac"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
-        xvfb = self.procs[0]
-        try:
-            _wait(lambda: xvfb.poll() is None and display_alive(self.display) and _x_answers(env), timeout_s,
-                  f"Xvfb {self.display} did not start", failed=lambda: xvfb.poll() is not None)
-        except EnvironmentLost:
+        try:  # whatever goes wrong from here on (a missing openbox, an interrupt), nothing is left running
+            self._until_ready(env, timeout_s)
+        except BaseException:
             self.stop()
             raise
+        return self
+
+    def _until_ready(self, env: dict[str, str], timeout_s: float) -> None:
+        """Wait for Xvfb to serve, then start openbox on it (up to five tries)."""
+        xvfb = self.procs[0]
+        _wait(lambda: xvfb.poll() is None and display_alive(self.display) and _x_answers(env), timeout_s,
+              f"Xvfb {self.display} did not start", failed=lambda: xvfb.poll() is not None)
         attempts = 5
         for attempt in range(attempts):  # openbox may lose a race with a server still settling: try again
             if attempt:  # a little later each time: CI once saw three quick tries all refused
@@ -115,21 +120,20 @@ class XServer:
             with open(self._config.parent / "openbox.log", "ab") as wm_log:
                 wm = subprocess.Popen(["openbox", "--config-file", str(self._config)], env=env, stdout=wm_log,
                                       stderr=wm_log, start_new_session=True)
+            self.procs.append(wm)  # stopped with the rest if anything below raises
             try:
                 _wait(lambda: _wm_ready(env), timeout_s, f"openbox did not start on {self.display}",
                       failed=lambda: wm.poll() is not None)
             except EnvironmentLost:
+                self.procs.remove(wm)
                 if wm.poll() is None:  # timed out rather than exited: not left behind
                     wm.kill()
                     wm.wait(5)
                 if attempt == attempts - 1 or xvfb.poll() is not None:
                     detail = (self._config.parent / "openbox.log").read_text(errors="replace")[-500:]
-                    self.stop()
                     raise EnvironmentLost(f"openbox did not start on {self.display}: {detail.strip()}") from None
                 continue
-            self.procs.append(wm)
-            break
-        return self
+            return
 
     def stop(self) -> None:
         for proc in self.procs:  # all of them at once, then wait: one slow exit does not spare the rest
