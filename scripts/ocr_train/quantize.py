@@ -10,6 +10,9 @@ times slower here than its float ones). Then the validation split is read again 
 onnxruntime with the file that is committed, so the manifest's figures are the shipped model's
 (the float model's are kept as `validation_float`).
 The recipe hash is written again here, over the code as it stands when the recipe ends.
+Safe to run again after a failure: the 8-bit file and its manifest are written beside the
+exported ones and moved into place only at the end, and a file that holds quantised operators
+already is refused whatever its manifest says.
 
     python -m scripts.ocr_train.quantize [--out workers/captcha/models]
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -27,6 +31,14 @@ from scripts.ocr_train import data, train
 from workers.captcha.solvers import recogniser
 
 QUANTIZE_OPS = ["LSTM", "MatMul"]
+QUANTIZED_OPS = {"DequantizeLinear", "DynamicQuantizeLinear", "DynamicQuantizeLSTM", "MatMulInteger"}
+
+
+def is_quantized(path: Path) -> bool:
+    """Whether the ONNX file holds the operators this step adds (its manifest may not say so)."""
+    import onnx
+
+    return any(node.op_type in QUANTIZED_OPS for node in onnx.load(str(path)).graph.node)
 
 
 def read_all(model: Path, images: np.ndarray) -> list[str]:
@@ -77,21 +89,26 @@ def quantize(out: Path) -> dict:
     model = out / recogniser.MODEL_PATH.name
     manifest_path = out / recogniser.MANIFEST_PATH.name
     manifest = json.loads(manifest_path.read_text())
-    if manifest.get("quantized"):
-        raise SystemExit(f"{model} is quantized already")
+    if manifest.get("quantized") or is_quantized(model):
+        raise SystemExit(f"{model} is quantized already: export the float weights again (train.py) first")
     floats = train.CACHE / "ocr_crnn-float.onnx"
     shutil.copyfile(model, floats)
-    quantize_dynamic(str(floats), str(model), weight_type=QuantType.QInt8, op_types_to_quantize=QUANTIZE_OPS)
-    _store_convolutions_in_int8(model)
+    staged = model.with_name(model.name + ".int8")  # moved over the float file only when all is done
+    quantize_dynamic(str(floats), str(staged), weight_type=QuantType.QInt8, op_types_to_quantize=QUANTIZE_OPS)
+    _store_convolutions_in_int8(staged)
     images, texts, sources = data.load(sorted((train.CACHE / f"data-{data.data_hash()}").glob("val-*.npz")))
     manifest["validation_float"] = manifest["validation"]
-    manifest["validation"] = train.score(read_all(model, images), texts, sources)
+    manifest["validation"] = train.score(read_all(staged, images), texts, sources)
     manifest["quantized"] = {"ops": QUANTIZE_OPS, "weights": "int8, dynamic (onnxruntime.quantization)",
                              "convolutions": "int8 weights, per-channel scale, a DequantizeLinear before each",
                              "float_size_bytes": floats.stat().st_size}
-    manifest["size_bytes"] = model.stat().st_size
+    manifest["size_bytes"] = staged.stat().st_size
     manifest["recipe"]["hash"] = train.recipe_hash()
-    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    staged_manifest = manifest_path.with_name(manifest_path.name + ".int8")
+    staged_manifest.write_text(json.dumps(manifest, indent=2) + "\n")
+    # The model first: were the manifest's move lost, the next run finds the file quantised and stops.
+    os.replace(staged, model)
+    os.replace(staged_manifest, manifest_path)
     return manifest
 
 
