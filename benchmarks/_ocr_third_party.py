@@ -128,6 +128,33 @@ to check that each shows its text:
   application; a hash stands in for it (benchmarks/debian/draw.rb). Judged as its own checks
   (`simple_captcha_valid?`, `valid_with_captcha?`) judge: spaces dropped, the answer
   upper-cased, so case is ignored.
+Sixth batch, added 2026-12-06 after the ninth recipe was frozen, in JavaScript run by Chromium (its
+module from benchmarks/node) and in Python (pinned in requirements-dev.txt), both seeded from the
+rng, so draws are repeatable; blind: never run through the readers before the run that reports
+them; I looked at two images of each to check that each shows its text:
+- react-simple-captcha 9.3.1 (MIT; npm, Masroor Ejaz's; about 38,000 downloads a month when it was
+  chosen, after svg-captcha the most used text CAPTCHA there): a helper for React pages that draws
+  in the visitor's browser, on a canvas. Its README's `loadCaptchaEnginge(6)`, every default: six
+  characters from a-z, A-Z and 0-9, a 150x30 canvas filled white, each character in black
+  "italic 20px Arial" at 20 px steps, 12 to 15 px down, no noise. Chromium runs it as its page
+  would: the page holds the HTML its `<LoadCanvasTemplate />` renders (the canvas and its reload
+  link) and imports its module as it ships; the module's two imports, react (for `Component`) and
+  react-html-parser (which turns that HTML into React elements), are given stubs, as neither takes
+  part in the drawing. Math.random is seeded as in benchmarks/node/draw.js. The image is the
+  canvas's own PNG (`toDataURL`), what the page shows. Debian ships no Arial: fontconfig hands
+  Chromium its metric twin, Arimo (fonts-croscore) where it is installed, else Liberation Sans
+  (fonts-liberation, which scripts/third_party_generators.sh installs), one design and a training
+  face in both packages; the drawing (a browser's canvas text, italic, 20 px) is unseen. The text
+  is kept inside its module, not exported: the characters it paints are recorded as it paints them
+  and its own `validateCaptcha(text, false)` confirms them. Judged exactly, as `validateCaptcha`
+  does (`!=`).
+- graphic-verification-code 1.1.1 (BSD; PyPI, the module `gvcode`, Brightcells'): its README's
+  `gvcode.base64()`, every default: a 120x30 PNG, four different characters from a set of both
+  cases and 3-9 without look-alikes (no i, l, o, z, I, L, O, Z, 0-2), in the SimSun it bundles
+  (not a training face) at 18 px, each in a random colour, one or two lines of random colours,
+  about 2% of the pixels dotted, a slight perspective warp, then Pillow's EDGE_ENHANCE_MORE. It
+  draws with the global random module, seeded here from the rng. Judged exactly (it has no check
+  of its own; its set keeps both cases of the letters it allows).
 """
 
 from __future__ import annotations
@@ -146,6 +173,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 FREEFONT = Path("/usr/share/fonts/truetype/freefont")
 NODE_DIR = Path(__file__).resolve().parent / "node"  # package.json, its lock, draw.js
@@ -336,22 +364,33 @@ def _node_draw(generator: str, seed: int) -> dict:
     return _script_draw("node", NODE_DIR / "draw.js", generator, seed)
 
 
-class _SvgPainter:
-    """Chromium, as a page shows an SVG (on white), on a thread of its own: the Playwright sync
-    API refuses to run where an event loop is. Closed when the interpreter exits."""
+class _Chromium:
+    """Chromium, as a page shows an SVG (on white) or runs a page's own script, on a thread of its
+    own: the Playwright sync API refuses to run where an event loop is. Closed when the
+    interpreter exits."""
 
     def __init__(self) -> None:
         self._jobs: queue.Queue = queue.Queue()
-        threading.Thread(target=self._serve, name="svg-painter", daemon=True).start()
+        threading.Thread(target=self._serve, name="chromium", daemon=True).start()
         atexit.register(self.close)
 
-    def png(self, svg: str) -> bytes:
+    def run(self, job: Callable[[Any], Any]) -> Any:
+        """`job(page)` on the browser's thread: what it returns or raises. The page is shared; a job
+        that changes more than its content (scripts, prototypes) opens a page of its own."""
         answer: queue.Queue = queue.Queue(1)
-        self._jobs.put((svg, answer))
+        self._jobs.put((job, answer))
         result = answer.get(timeout=60)
         if isinstance(result, Exception):
             raise result
         return result
+
+    def png(self, svg: str) -> bytes:
+        """An SVG as a page shows it, on white."""
+        def paint(page) -> bytes:
+            page.set_content(f'<body style="margin:0;background:#fff">{svg}</body>')
+            return page.locator("svg").first.screenshot()
+
+        return self.run(paint)
 
     def close(self) -> None:
         done: queue.Queue = queue.Queue(1)
@@ -367,21 +406,20 @@ class _SvgPainter:
             browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
             page = browser.new_page(device_scale_factor=1)
             while True:
-                svg, answer = self._jobs.get()
-                if svg is None:
+                job, answer = self._jobs.get()
+                if job is None:
                     browser.close()
                     answer.put(None)
                     return
                 try:
-                    page.set_content(f'<body style="margin:0;background:#fff">{svg}</body>')
-                    answer.put(page.locator("svg").first.screenshot())
+                    answer.put(job(page))
                 except Exception as exc:  # noqa: BLE001 -- handed to the caller
                     answer.put(exc)
 
 
 @functools.cache
-def _painter() -> _SvgPainter:
-    return _SvgPainter()
+def _painter() -> _Chromium:
+    return _Chromium()
 
 
 def svg_captcha(rng: random.Random) -> Challenge:
@@ -428,6 +466,74 @@ def simple_captcha2(rng: random.Random) -> Challenge:
     return _debian("ruby", "draw.rb", "simple-captcha2", rng, case_sensitive=False)
 
 
+def gvcode_default(rng: random.Random) -> Challenge:
+    import gvcode
+
+    random.seed(rng.getrandbits(64))  # it draws with the global random module
+    data, text = gvcode.base64()  # its README's call: every default, PNG
+    return Challenge(base64.b64decode(data), text, case_sensitive=True)
+
+
+# react-simple-captcha 9.3.1's page: the HTML its <LoadCanvasTemplate /> renders (a canvas and its
+# reload link), and its module with its two imports, react (for Component) and react-html-parser
+# (which turns that HTML into React elements), given stubs: neither takes part in the drawing.
+_REACT_SIMPLE_PAGE = """<!doctype html>
+<script type="importmap">{"imports": {
+  "react": "data:text/javascript,export class Component {}",
+  "react-html-parser": "data:text/javascript,export default function ReactHtmlParser() { return null }"}}</script>
+<body style="margin:0;background:#fff"><div><canvas id="canv"></canvas><div><a id="reload_href"
+  style="cursor: pointer; color: blue">Reload Captcha</a></div></div></body>"""
+# Math.random seeded (mulberry32, as benchmarks/node/draw.js), the characters it paints recorded
+# (its text is kept in the module and not exported), then its README's `loadCaptchaEnginge(6)`;
+# its own `validateCaptcha(text, false)` confirms the recorded text is the answer.
+_REACT_SIMPLE_DRAW = """async ([moduleUrl, seed]) => {
+  let state = seed >>> 0
+  Math.random = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const painted = []
+  const fillText = CanvasRenderingContext2D.prototype.fillText
+  CanvasRenderingContext2D.prototype.fillText = function (text, ...at) {
+    painted.push(String(text))
+    return fillText.call(this, text, ...at)
+  }
+  const { loadCaptchaEnginge, validateCaptcha } = await import(moduleUrl)
+  loadCaptchaEnginge(6)
+  const text = painted.join('')
+  if (!validateCaptcha(text, false)) throw new Error(`the painted text ${text} is not its answer`)
+  return { text, png: document.getElementById('canv').toDataURL('image/png') }
+}"""
+
+
+@functools.cache
+def _react_simple_module() -> str:
+    """react-simple-captcha's module as it ships (an ES module), as a data: URL."""
+    path = NODE_DIR / "node_modules" / "react-simple-captcha" / "react-simple-captcha.js"
+    if not path.is_file():
+        raise RuntimeError("react-simple-captcha needs benchmarks/node's packages: run scripts/third_party_generators.sh")
+    return "data:text/javascript;base64," + base64.b64encode(path.read_bytes()).decode()
+
+
+def react_simple_captcha(rng: random.Random) -> Challenge:
+    module, seed = _react_simple_module(), rng.getrandbits(32)
+
+    def draw(shared) -> dict:
+        page = shared.context.browser.new_page(device_scale_factor=1)  # its module, its Math.random
+        try:
+            page.set_content(_REACT_SIMPLE_PAGE)
+            return page.evaluate(_REACT_SIMPLE_DRAW, [module, seed])
+        finally:
+            page.close()
+
+    made = _painter().run(draw)
+    # Its own check, `validateCaptcha`, compares with `!=`: exactly, case and all.
+    return Challenge(base64.b64decode(made["png"].split(",", 1)[1]), made["text"], case_sensitive=True)
+
+
 # Training sources since the sixth recipe (scripts/ocr_train/foreign.py): reported, labelled as trained on.
 # The second batch (deepcaptcha, fast-captcha, randcaptcha, pyimgcaptcha) since the eighth recipe.
 TRAINED_ON = frozenset({"wheezy-captcha", "flask-simple-captcha", "kaptcha", "light-captcha",
@@ -463,4 +569,8 @@ GENERATORS: dict[str, Callable[[random.Random], Challenge]] = {
     # frozen; blind, never run through the readers before the run that reports them.
     "captchapng": captchapng,
     "simple-captcha2": simple_captcha2,
+    # Sixth batch (2026-12-06), JavaScript in Chromium and Python: added after the ninth recipe was
+    # frozen; blind, never run through the readers before the run that reports them.
+    "react-simple-captcha": react_simple_captcha,
+    "graphic-verification-code": gvcode_default,
 }

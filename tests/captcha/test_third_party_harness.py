@@ -31,14 +31,19 @@ EVAL_ONLY_MODULES = {"wheezy-captcha": "wheezy", "flask-simple-captcha": "flask_
                      "gregwar-captcha": "php", "text-captcha": "php", "gd-securityimage": "perl",
                      "authen-captcha": "perl",
                      # The fifth batch: JavaScript (benchmarks/node) and Ruby (benchmarks/debian)
-                     "captchapng": "node", "simple-captcha2": "ruby"}
+                     "captchapng": "node", "simple-captcha2": "ruby",
+                     # The sixth batch: JavaScript run in Chromium through Playwright (its module from
+                     # benchmarks/node) and Python
+                     "react-simple-captcha": "playwright", "graphic-verification-code": "gvcode"}
 # Generators that draw with GNU FreeFont here (scripts/bench.sh installs fonts-freefont-ttf).
 NEEDS_FREEFONT = {"wheezy-captcha", "randcaptcha", "text-captcha"}
 # randcaptcha sizes its image to its 25 px font (about 35 px high); the Perl ones are small by
-# default, and so are captchapng's README call (80x30) and simple_captcha2's defaults (100x28).
+# default, and so are captchapng's README call (80x30), simple_captcha2's defaults (100x28),
+# react-simple-captcha's canvas for six characters (150x30) and graphic-verification-code's (120x30).
 MIN_SIZE = {"randcaptcha": (100, 30), "gd-securityimage": (80, 30), "authen-captcha": (100, 35),
-            "captchapng": (80, 30), "simple-captcha2": (100, 28)}
-# The second to fifth batches (2026-12-06): the text each draws (charset and length) and whether its users
+            "captchapng": (80, 30), "simple-captcha2": (100, 28), "react-simple-captcha": (150, 30),
+            "graphic-verification-code": (120, 30)}
+# The second to sixth batches (2026-12-06): the text each draws (charset and length) and whether its users
 # judge case.
 LATER_BATCHES = {"deepcaptcha": (r"[A-Z0-9]{5}", True), "fast-captcha": (r"[A-Za-z0-9]{4}", False),
                 "randcaptcha": (r"[A-Z0-9]{5}", True), "pyimgcaptcha": (r"[A-HJ-NP-Z2-9]{6}", True),
@@ -48,7 +53,10 @@ LATER_BATCHES = {"deepcaptcha": (r"[A-Z0-9]{5}", True), "fast-captcha": (r"[A-Za
                 "gregwar-captcha": (r"[a-np-zA-Z1-9]{5}", False), "text-captcha": (r"[a-z]{8}", True),
                 "gd-securityimage": (r"[0-9]{6}", True), "authen-captcha": (r"[a-z2-9]{5}", False),
                 # The fifth batch (2026-12-06, JavaScript and Ruby from Debian; blind).
-                "captchapng": (r"[1-9][0-9]{3}", True), "simple-captcha2": (r"[A-Z]{5,6}", False)}
+                "captchapng": (r"[1-9][0-9]{3}", True), "simple-captcha2": (r"[A-Z]{5,6}", False),
+                # The sixth batch (2026-12-06, JavaScript in Chromium and Python; blind).
+                "react-simple-captcha": (r"[A-Za-z0-9]{6}", True),
+                "graphic-verification-code": (r"[a-hjkmnp-yA-HJKMNP-Y3-9]{4}", True)}
 
 # Text_CAPTCHA takes its phrase from Text_Password, which draws from PHP's `random_int` (the
 # system's CSPRNG): nothing seeds it, so its draws are not repeatable run to run.
