@@ -51,6 +51,12 @@ def test_the_network_reads_the_picture_with_its_proportions_kept_on_its_border_c
     assert (grey[0, :, 193:] == grey[0, 0, 0]).all()         # then the border's colour
     very_wide = recogniser.prepare(Image.new("RGB", (600, 50), (0, 0, 0)))
     assert very_wide.shape == (1, recogniser.INPUT_HEIGHT, recogniser.INPUT_WIDTH)  # squeezed
+    # Black ink on a transparent canvas (as captchapng and canvas widgets draw) reads as on a page:
+    # on white, not black on the black that transparent pixels' colour values hold.
+    clear = Image.new("RGBA", (120, 40), (0, 0, 0, 0))
+    clear.paste((0, 0, 0, 255), (10, 10, 30, 30))
+    laid = recogniser.prepare(clear)
+    assert laid[0, 32, 40] < 20 and laid[0, 5, 100] > 240 and laid[0, 5, 250] > 240
 
 
 def test_the_model_alone_reads_fresh_captchas_of_a_training_family_generator():

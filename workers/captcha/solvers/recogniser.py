@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from workers.captcha.solvers._image import rgb_array
+
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 MODEL_PATH = MODEL_DIR / "ocr_crnn.onnx"
 MANIFEST_PATH = MODEL_DIR / "ocr_crnn.json"
@@ -33,9 +35,11 @@ _session: Any = None
 def prepare(image: Image.Image) -> np.ndarray:
     """1×H×W uint8: the image as the network reads it. Grey, INPUT_HEIGHT high with its
     proportions kept (as ddddocr reads, where the training starts), squeezed only when wider than
-    INPUT_WIDTH, the rest of the width filled with the median colour of the image's border."""
+    INPUT_WIDTH, the rest of the width filled with the median colour of the image's border.
+    Transparent pixels are laid on white, as a page shows them (not on the black their colour
+    values often hold)."""
     width = max(8, min(INPUT_WIDTH, round(image.width * INPUT_HEIGHT / max(1, image.height))))
-    grey = np.asarray(image.convert("RGB").resize((width, INPUT_HEIGHT), Image.Resampling.LANCZOS).convert("L"),
+    grey = np.asarray(Image.fromarray(rgb_array(image)).resize((width, INPUT_HEIGHT), Image.Resampling.LANCZOS).convert("L"),
                       dtype=np.uint8)
     out = np.empty((1, INPUT_HEIGHT, INPUT_WIDTH), dtype=np.uint8)
     out[0, :, :width] = grey
