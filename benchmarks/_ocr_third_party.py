@@ -8,7 +8,8 @@ defaults on other seeds): their figures are labelled as trained on. Two are sour
 of the OCR gate's calibration (CALIBRATED_ON), labelled so. The others are
 EVALUATION ONLY, so their figures measure generalisation; some have been looked at since they
 were added, and count as seen for later changes (docs/captcha-ocr.md says which and when). Each is used as its
-documentation shows it, and an answer is judged the way the generator's users would judge it:
+documentation shows it, and an answer is judged the way the generator's users would judge it
+(the generators in other languages are run by benchmarks/_generator_runtimes.py):
 - wheezy-captcha 3.2.2: the README's drawing chain (background, warped, rotated and offset
   text, a curve, noise, smoothing), four characters from A-Z and 0-9, FreeFont Bold faces;
   judged exactly (wheezy leaves checking to the application; its example codes are capitals).
@@ -159,25 +160,18 @@ them; I looked at two images of each to check that each shows its text:
 
 from __future__ import annotations
 
-import atexit
 import base64
 import functools
 import io
-import json
-import queue
 import random
-import shutil
 import string
-import subprocess  # noqa: S404 -- node, with fixed arguments, for the JavaScript generators
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from _generator_runtimes import DEBIAN_DIR, node_draw, painter, react_simple_draw, script_draw
 
 FREEFONT = Path("/usr/share/fonts/truetype/freefont")
-NODE_DIR = Path(__file__).resolve().parent / "node"  # package.json, its lock, draw.js
-DEBIAN_DIR = Path(__file__).resolve().parent / "debian"  # draw.php, draw.pl, draw.rb
 
 
 @dataclass(frozen=True)
@@ -343,98 +337,19 @@ def pyimgcaptcha(rng: random.Random) -> Challenge:
     return Challenge(image, text, case_sensitive=True)
 
 
-def _script_draw(runtime: str, script: Path, generator: str, seed: int) -> dict:
-    """One challenge from a generator in another language: `runtime script generator 1 seed`
-    prints a JSON list of one challenge (benchmarks/node/draw.js, benchmarks/debian/draw.php,
-    draw.pl and draw.rb)."""
-    program = shutil.which(runtime)
-    if program is None:
-        raise RuntimeError(f"{generator} needs {runtime} and its generator packages: run scripts/third_party_generators.sh")
-    done = subprocess.run([program, str(script), generator, "1", str(seed)],  # noqa: S603
-                          capture_output=True, text=True, timeout=60, cwd=script.parent)
-    if done.returncode != 0 or not done.stdout.startswith("["):
-        raise RuntimeError(f"{generator} drew nothing ({runtime} exit {done.returncode}): {done.stderr.strip()[-300:]}")
-    return json.loads(done.stdout)[0]
-
-
-def _node_draw(generator: str, seed: int) -> dict:
-    """One challenge from a JavaScript generator (benchmarks/node/draw.js, seeded)."""
-    if not (NODE_DIR / "node_modules" / generator).is_dir():
-        raise RuntimeError(f"{generator} needs benchmarks/node's packages: run scripts/third_party_generators.sh")
-    return _script_draw("node", NODE_DIR / "draw.js", generator, seed)
-
-
-class _Chromium:
-    """Chromium, as a page shows an SVG (on white) or runs a page's own script, on a thread of its
-    own: the Playwright sync API refuses to run where an event loop is. Closed when the
-    interpreter exits."""
-
-    def __init__(self) -> None:
-        self._jobs: queue.Queue = queue.Queue()
-        threading.Thread(target=self._serve, name="chromium", daemon=True).start()
-        atexit.register(self.close)
-
-    def run(self, job: Callable[[Any], Any]) -> Any:
-        """`job(page)` on the browser's thread: what it returns or raises. The page is shared; a job
-        that changes more than its content (scripts, prototypes) opens a page of its own."""
-        answer: queue.Queue = queue.Queue(1)
-        self._jobs.put((job, answer))
-        result = answer.get(timeout=60)
-        if isinstance(result, Exception):
-            raise result
-        return result
-
-    def png(self, svg: str) -> bytes:
-        """An SVG as a page shows it, on white."""
-        def paint(page) -> bytes:
-            page.set_content(f'<body style="margin:0;background:#fff">{svg}</body>')
-            return page.locator("svg").first.screenshot()
-
-        return self.run(paint)
-
-    def close(self) -> None:
-        done: queue.Queue = queue.Queue(1)
-        self._jobs.put((None, done))
-        done.get(timeout=30)
-
-    def _serve(self) -> None:
-        from playwright.sync_api import sync_playwright
-
-        from workers.envs.browser import CHROMIUM_ARGS  # the flags the platform's browsers run with
-
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-            page = browser.new_page(device_scale_factor=1)
-            while True:
-                job, answer = self._jobs.get()
-                if job is None:
-                    browser.close()
-                    answer.put(None)
-                    return
-                try:
-                    answer.put(job(page))
-                except Exception as exc:  # noqa: BLE001 -- handed to the caller
-                    answer.put(exc)
-
-
-@functools.cache
-def _painter() -> _Chromium:
-    return _Chromium()
-
-
 def svg_captcha(rng: random.Random) -> Challenge:
-    made = _node_draw("svg-captcha", rng.getrandbits(32))
-    return Challenge(_painter().png(made["svg"]), made["text"], case_sensitive=True)
+    made = node_draw("svg-captcha", rng.getrandbits(32))
+    return Challenge(painter().png(made["svg"]), made["text"], case_sensitive=True)
 
 
 def trek_captcha(rng: random.Random) -> Challenge:
-    made = _node_draw("trek-captcha", rng.getrandbits(32))
+    made = node_draw("trek-captcha", rng.getrandbits(32))
     return Challenge(base64.b64decode(made["gif_base64"]), made["text"], case_sensitive=True)
 
 
 def _debian(runtime: str, script: str, generator: str, rng: random.Random, **judged) -> Challenge:
     """One challenge from a PHP, Perl or Ruby generator of Debian's (benchmarks/debian, seeded)."""
-    made = _script_draw(runtime, DEBIAN_DIR / script, generator, rng.getrandbits(31))
+    made = script_draw(runtime, DEBIAN_DIR / script, generator, rng.getrandbits(31))
     return Challenge(base64.b64decode(made["image_base64"]), made["text"], **judged)
 
 
@@ -457,7 +372,7 @@ def authen_captcha(rng: random.Random) -> Challenge:
 
 
 def captchapng(rng: random.Random) -> Challenge:
-    made = _node_draw("captchapng", rng.getrandbits(32))
+    made = node_draw("captchapng", rng.getrandbits(32))
     return Challenge(base64.b64decode(made["png_base64"]), made["text"], case_sensitive=True)
 
 
@@ -474,62 +389,8 @@ def gvcode_default(rng: random.Random) -> Challenge:
     return Challenge(base64.b64decode(data), text, case_sensitive=True)
 
 
-# react-simple-captcha 9.3.1's page: the HTML its <LoadCanvasTemplate /> renders (a canvas and its
-# reload link), and its module with its two imports, react (for Component) and react-html-parser
-# (which turns that HTML into React elements), given stubs: neither takes part in the drawing.
-_REACT_SIMPLE_PAGE = """<!doctype html>
-<script type="importmap">{"imports": {
-  "react": "data:text/javascript,export class Component {}",
-  "react-html-parser": "data:text/javascript,export default function ReactHtmlParser() { return null }"}}</script>
-<body style="margin:0;background:#fff"><div><canvas id="canv"></canvas><div><a id="reload_href"
-  style="cursor: pointer; color: blue">Reload Captcha</a></div></div></body>"""
-# Math.random seeded (mulberry32, as benchmarks/node/draw.js), the characters it paints recorded
-# (its text is kept in the module and not exported), then its README's `loadCaptchaEnginge(6)`;
-# its own `validateCaptcha(text, false)` confirms the recorded text is the answer.
-_REACT_SIMPLE_DRAW = """async ([moduleUrl, seed]) => {
-  let state = seed >>> 0
-  Math.random = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const painted = []
-  const fillText = CanvasRenderingContext2D.prototype.fillText
-  CanvasRenderingContext2D.prototype.fillText = function (text, ...at) {
-    painted.push(String(text))
-    return fillText.call(this, text, ...at)
-  }
-  const { loadCaptchaEnginge, validateCaptcha } = await import(moduleUrl)
-  loadCaptchaEnginge(6)
-  const text = painted.join('')
-  if (!validateCaptcha(text, false)) throw new Error(`the painted text ${text} is not its answer`)
-  return { text, png: document.getElementById('canv').toDataURL('image/png') }
-}"""
-
-
-@functools.cache
-def _react_simple_module() -> str:
-    """react-simple-captcha's module as it ships (an ES module), as a data: URL."""
-    path = NODE_DIR / "node_modules" / "react-simple-captcha" / "react-simple-captcha.js"
-    if not path.is_file():
-        raise RuntimeError("react-simple-captcha needs benchmarks/node's packages: run scripts/third_party_generators.sh")
-    return "data:text/javascript;base64," + base64.b64encode(path.read_bytes()).decode()
-
-
 def react_simple_captcha(rng: random.Random) -> Challenge:
-    module, seed = _react_simple_module(), rng.getrandbits(32)
-
-    def draw(shared) -> dict:
-        page = shared.context.browser.new_page(device_scale_factor=1)  # its module, its Math.random
-        try:
-            page.set_content(_REACT_SIMPLE_PAGE)
-            return page.evaluate(_REACT_SIMPLE_DRAW, [module, seed])
-        finally:
-            page.close()
-
-    made = _painter().run(draw)
+    made = react_simple_draw(rng.getrandbits(32))
     # Its own check, `validateCaptcha`, compares with `!=`: exactly, case and all.
     return Challenge(base64.b64decode(made["png"].split(",", 1)[1]), made["text"], case_sensitive=True)
 

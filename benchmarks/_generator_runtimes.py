@@ -1,0 +1,164 @@
+"""How the OCR split runs the generators written in other languages (benchmarks/_ocr_third_party.py).
+
+- `script_draw`: a program in its own runtime, `runtime script generator 1 seed`, printing a
+  JSON list of one challenge (benchmarks/node/draw.js for the Node.js generators,
+  benchmarks/debian/draw.php, draw.pl and draw.rb for Debian's PHP, Perl and Ruby ones);
+- `painter()`: one Chromium for the process, on a thread of its own, that shows an SVG as a
+  page does (`png`) or runs a page's own script (`run`);
+- `react_simple_draw`: react-simple-captcha's module run in that Chromium as its page runs it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import functools
+import json
+import queue
+import shutil
+import subprocess  # noqa: S404 -- node, php, perl, ruby, with fixed arguments, for the generators
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+NODE_DIR = Path(__file__).resolve().parent / "node"  # package.json, its lock, draw.js
+DEBIAN_DIR = Path(__file__).resolve().parent / "debian"  # draw.php, draw.pl, draw.rb
+
+
+def script_draw(runtime: str, script: Path, generator: str, seed: int) -> dict:
+    """One challenge from a generator in another language: `runtime script generator 1 seed`
+    prints a JSON list of one challenge (benchmarks/node/draw.js, benchmarks/debian/draw.php,
+    draw.pl and draw.rb)."""
+    program = shutil.which(runtime)
+    if program is None:
+        raise RuntimeError(f"{generator} needs {runtime} and its generator packages: run scripts/third_party_generators.sh")
+    done = subprocess.run([program, str(script), generator, "1", str(seed)],  # noqa: S603
+                          capture_output=True, text=True, timeout=60, cwd=script.parent)
+    if done.returncode != 0 or not done.stdout.startswith("["):
+        raise RuntimeError(f"{generator} drew nothing ({runtime} exit {done.returncode}): {done.stderr.strip()[-300:]}")
+    return json.loads(done.stdout)[0]
+
+
+def node_draw(generator: str, seed: int) -> dict:
+    """One challenge from a JavaScript generator (benchmarks/node/draw.js, seeded)."""
+    if not (NODE_DIR / "node_modules" / generator).is_dir():
+        raise RuntimeError(f"{generator} needs benchmarks/node's packages: run scripts/third_party_generators.sh")
+    return script_draw("node", NODE_DIR / "draw.js", generator, seed)
+
+
+class _Chromium:
+    """Chromium, as a page shows an SVG (on white) or runs a page's own script, on a thread of its
+    own: the Playwright sync API refuses to run where an event loop is. Closed when the
+    interpreter exits."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.Queue = queue.Queue()
+        threading.Thread(target=self._serve, name="chromium", daemon=True).start()
+        atexit.register(self.close)
+
+    def run(self, job: Callable[[Any], Any]) -> Any:
+        """`job(page)` on the browser's thread: what it returns or raises. The page is shared; a job
+        that changes more than its content (scripts, prototypes) opens a page of its own."""
+        answer: queue.Queue = queue.Queue(1)
+        self._jobs.put((job, answer))
+        result = answer.get(timeout=60)
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    def png(self, svg: str) -> bytes:
+        """An SVG as a page shows it, on white."""
+        def paint(page) -> bytes:
+            page.set_content(f'<body style="margin:0;background:#fff">{svg}</body>')
+            return page.locator("svg").first.screenshot()
+
+        return self.run(paint)
+
+    def close(self) -> None:
+        done: queue.Queue = queue.Queue(1)
+        self._jobs.put((None, done))
+        done.get(timeout=30)
+
+    def _serve(self) -> None:
+        from playwright.sync_api import sync_playwright
+
+        from workers.envs.browser import CHROMIUM_ARGS  # the flags the platform's browsers run with
+
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            page = browser.new_page(device_scale_factor=1)
+            while True:
+                job, answer = self._jobs.get()
+                if job is None:
+                    browser.close()
+                    answer.put(None)
+                    return
+                try:
+                    answer.put(job(page))
+                except Exception as exc:  # noqa: BLE001 -- handed to the caller
+                    answer.put(exc)
+
+
+@functools.cache
+def painter() -> _Chromium:
+    return _Chromium()
+
+
+# react-simple-captcha 9.3.1's page: the HTML its <LoadCanvasTemplate /> renders (a canvas and its
+# reload link), and its module with its two imports, react (for Component) and react-html-parser
+# (which turns that HTML into React elements), given stubs: neither takes part in the drawing.
+_REACT_SIMPLE_PAGE = """<!doctype html>
+<script type="importmap">{"imports": {
+  "react": "data:text/javascript,export class Component {}",
+  "react-html-parser": "data:text/javascript,export default function ReactHtmlParser() { return null }"}}</script>
+<body style="margin:0;background:#fff"><div><canvas id="canv"></canvas><div><a id="reload_href"
+  style="cursor: pointer; color: blue">Reload Captcha</a></div></div></body>"""
+# Math.random seeded (mulberry32, as benchmarks/node/draw.js), the characters it paints recorded
+# (its text is kept in the module and not exported), then its README's `loadCaptchaEnginge(6)`;
+# its own `validateCaptcha(text, false)` confirms the recorded text is the answer.
+_REACT_SIMPLE_DRAW = """async ([moduleUrl, seed]) => {
+  let state = seed >>> 0
+  Math.random = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const painted = []
+  const fillText = CanvasRenderingContext2D.prototype.fillText
+  CanvasRenderingContext2D.prototype.fillText = function (text, ...at) {
+    painted.push(String(text))
+    return fillText.call(this, text, ...at)
+  }
+  const { loadCaptchaEnginge, validateCaptcha } = await import(moduleUrl)
+  loadCaptchaEnginge(6)
+  const text = painted.join('')
+  if (!validateCaptcha(text, false)) throw new Error(`the painted text ${text} is not its answer`)
+  return { text, png: document.getElementById('canv').toDataURL('image/png') }
+}"""
+
+
+@functools.cache
+def _react_simple_module() -> str:
+    """react-simple-captcha's module as it ships (an ES module), as a data: URL."""
+    path = NODE_DIR / "node_modules" / "react-simple-captcha" / "react-simple-captcha.js"
+    if not path.is_file():
+        raise RuntimeError("react-simple-captcha needs benchmarks/node's packages: run scripts/third_party_generators.sh")
+    return "data:text/javascript;base64," + base64.b64encode(path.read_bytes()).decode()
+
+
+def react_simple_draw(seed: int) -> dict:
+    """One react-simple-captcha challenge: {"text": ..., "png": a data: URL of its canvas}."""
+    module = _react_simple_module()
+
+    def draw(shared) -> dict:
+        page = shared.context.browser.new_page(device_scale_factor=1)  # its module, its Math.random
+        try:
+            page.set_content(_REACT_SIMPLE_PAGE)
+            return page.evaluate(_REACT_SIMPLE_DRAW, [module, seed])
+        finally:
+            page.close()
+
+    return painter().run(draw)
