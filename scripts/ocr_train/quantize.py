@@ -94,21 +94,28 @@ def quantize(out: Path) -> dict:
     floats = train.CACHE / "ocr_crnn-float.onnx"
     shutil.copyfile(model, floats)
     staged = model.with_name(model.name + ".int8")  # moved over the float file only when all is done
-    quantize_dynamic(str(floats), str(staged), weight_type=QuantType.QInt8, op_types_to_quantize=QUANTIZE_OPS)
-    _store_convolutions_in_int8(staged)
-    images, texts, sources = data.load(sorted((train.CACHE / f"data-{data.data_hash()}").glob("val-*.npz")))
-    manifest["validation_float"] = manifest["validation"]
-    manifest["validation"] = train.score(read_all(staged, images), texts, sources)
-    manifest["quantized"] = {"ops": QUANTIZE_OPS, "weights": "int8, dynamic (onnxruntime.quantization)",
-                             "convolutions": "int8 weights, per-channel scale, a DequantizeLinear before each",
-                             "float_size_bytes": floats.stat().st_size}
-    manifest["size_bytes"] = staged.stat().st_size
-    manifest["recipe"]["hash"] = train.recipe_hash()
     staged_manifest = manifest_path.with_name(manifest_path.name + ".int8")
-    staged_manifest.write_text(json.dumps(manifest, indent=2) + "\n")
-    # The model first: were the manifest's move lost, the next run finds the file quantised and stops.
-    os.replace(staged, model)
-    os.replace(staged_manifest, manifest_path)
+    try:
+        quantize_dynamic(str(floats), str(staged), weight_type=QuantType.QInt8, op_types_to_quantize=QUANTIZE_OPS)
+        _store_convolutions_in_int8(staged)
+        shards = sorted((train.CACHE / f"data-{data.data_hash()}").glob("val-*.npz"))
+        if not shards:
+            raise SystemExit(f"no validation shards for this data code in {train.CACHE}: run train.py first")
+        images, texts, sources = data.load(shards)
+        manifest["validation_float"] = manifest["validation"]
+        manifest["validation"] = train.score(read_all(staged, images), texts, sources)
+        manifest["quantized"] = {"ops": QUANTIZE_OPS, "weights": "int8, dynamic (onnxruntime.quantization)",
+                                 "convolutions": "int8 weights, per-channel scale, a DequantizeLinear before each",
+                                 "float_size_bytes": floats.stat().st_size}
+        manifest["size_bytes"] = staged.stat().st_size
+        manifest["recipe"]["hash"] = train.recipe_hash()
+        staged_manifest.write_text(json.dumps(manifest, indent=2) + "\n")
+        # The model first: were the manifest's move lost, the next run finds the file quantised and stops.
+        os.replace(staged, model)
+        os.replace(staged_manifest, manifest_path)
+    finally:  # after a failure nothing is left beside the exported files
+        staged.unlink(missing_ok=True)
+        staged_manifest.unlink(missing_ok=True)
     return manifest
 
 
