@@ -255,8 +255,13 @@ def captchagenerator_text(rng: random.Random) -> Challenge:
 def light_captcha(rng: random.Random) -> Challenge:
     from light_captcha import CaptchaGenerator
 
+    from scripts.ocr_train.foreign import LIGHT_TRAIN_MS, light_clock
+
     random.seed(rng.getrandbits(64))
-    made = CaptchaGenerator().generate("english")
+    # It seeds its drawing from the clock's milliseconds: given here from the rng, in the half of
+    # them that training never draws, so the split is repeatable and apart from training.
+    with light_clock(rng.randrange(LIGHT_TRAIN_MS, 1_000_000)):
+        made = CaptchaGenerator().generate("english")
     return Challenge(_png(made.data), str(made.code), case_sensitive=True)
 
 

@@ -1,0 +1,70 @@
+"""The recogniser's training data is a pure function of its seeds (docs/captcha-ocr.md, "The
+recipe"): the generators of other people's that draw from hidden state (the clock, the order of a
+set of strings) are given it from the image's rng, so a rerun of the recipe trains on the same
+pictures whatever the process's hash seed or the time."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+DRAW = """
+import hashlib, random, sys, time
+sys.path.insert(0, "benchmarks")
+import numpy as np
+from scripts.ocr_train import foreign
+from _ocr_third_party import light_captcha as benchmark_light
+random.seed(time.time_ns())
+digest = hashlib.sha256()
+for seed in range(6):
+    for draw in (foreign.flask_simple, foreign.light_captcha):
+        image, text = draw(random.Random(seed))
+        digest.update(text.encode() + np.asarray(image).tobytes())
+    time.sleep(0.003)  # light-captcha's own seed would be another millisecond
+    challenge = benchmark_light(random.Random(seed))
+    digest.update(challenge.text.encode() + challenge.image)
+print(digest.hexdigest())
+"""
+
+
+def _draw(hash_seed: str) -> str:
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    done = subprocess.run([sys.executable, "-c", DRAW], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+def test_flask_simple_and_light_captcha_draw_the_same_pictures_in_any_process():
+    assert _draw("1") == _draw("2") == _draw("3")
+
+
+def test_light_captcha_draws_apart_in_training_and_in_the_benchmark():
+    import random
+    from unittest import mock
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _ocr_third_party import light_captcha as benchmark_light
+
+    from scripts.ocr_train import foreign
+
+    stopped: list[int] = []
+    real = foreign.light_clock
+
+    def spy(ms: int):
+        stopped.append(ms)
+        return real(ms)
+
+    with mock.patch.object(foreign, "light_clock", spy):
+        for seed in range(40):
+            foreign.light_captcha(random.Random(seed))
+        training = list(stopped)
+        stopped.clear()
+        for seed in range(40):
+            benchmark_light(random.Random(seed))
+    assert len(training) == len(stopped) == 40
+    assert max(training) < foreign.LIGHT_TRAIN_MS <= min(stopped) < 1_000_000
