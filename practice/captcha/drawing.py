@@ -8,6 +8,7 @@ import math
 import random
 from collections.abc import Sequence
 
+import numpy as np
 from PIL import Image, ImageChops, ImageDraw, ImageFilter
 
 Colour = tuple[int, int, int]
@@ -74,12 +75,17 @@ def blobs(
 
 
 def noise(rng: random.Random, img: Image.Image, strength: float = 0.08, dots: int = 0) -> Image.Image:
-    """Blend in gaussian grain and sprinkle ``dots`` random single-pixel dots."""
-    grain = Image.effect_noise(img.size, 64).convert("RGB")
+    """Blend in gaussian grain and sprinkle ``dots`` random single-pixel dots.
+
+    The grain is drawn from ``rng``'s state without advancing it, so a seed always gives the same
+    picture (Pillow's ``effect_noise`` draws from the C library's generator, whose state is what
+    the process drew before: the recogniser's training shards differed from run to run)."""
+    w, h = img.size
+    values = np.random.default_rng(rng.getstate()[1]).normal(128.0, 64.0, (h, w))
+    grain = Image.fromarray(np.clip(np.rint(values), 0, 255).astype(np.uint8), "L").convert("RGB")
     out = Image.blend(img, grain, strength)
     if dots:
         draw = ImageDraw.Draw(out)
-        w, h = out.size
         for _ in range(dots):
             draw.point((rng.randrange(w), rng.randrange(h)), fill=hsv(rng, (0, 1), (0, 1)))
     return out

@@ -1,7 +1,8 @@
 """The recogniser's training data is a pure function of its seeds (docs/captcha-ocr.md, "The
-recipe"): the generators of other people's that draw from hidden state (the clock, the order of a
-set of strings) are given it from the image's rng, so a rerun of the recipe trains on the same
-pictures whatever the process's hash seed or the time."""
+recipe"): what drew from hidden state (light-captcha the clock, flask-simple-captcha the order of
+a set of strings, the practice site's grain the C library's generator) is given it from the
+image's rng, so a rerun of the recipe trains on the same pictures whatever the process's hash
+seed, the time or what each data worker drew before."""
 
 from __future__ import annotations
 
@@ -68,3 +69,16 @@ def test_light_captcha_draws_apart_in_training_and_in_the_benchmark():
             benchmark_light(random.Random(seed))
     assert len(training) == len(stopped) == 40
     assert max(training) < foreign.LIGHT_TRAIN_MS <= min(stopped) < 1_000_000
+
+
+def test_a_practice_challenge_is_the_same_picture_whatever_the_process_drew_before():
+    import random
+
+    from PIL import Image
+
+    from practice.captcha.generators import ocr, slider_puzzle
+
+    first = ocr.generate(random.Random(5)).images["image"]
+    Image.effect_noise((64, 64), 64)  # what the practice drawing used for its grain before
+    slider_puzzle.generate(random.Random(9))
+    assert ocr.generate(random.Random(5)).images["image"] == first
