@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import random
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -54,7 +55,11 @@ def make_shard(path: str, seed: int, split: str) -> str:
         images.append(prepare(image))
         texts.append(text)
         sources.append(name)
-    np.savez_compressed(path, images=np.stack(images), texts=np.array(texts), sources=np.array(sources))
+    # Written under another name and moved into place: a run stopped mid-write leaves no shard
+    # that the next run would take as made.
+    part = f"{path}.part.npz"
+    np.savez_compressed(part, images=np.stack(images), texts=np.array(texts), sources=np.array(sources))
+    os.replace(part, path)
     return path
 
 
