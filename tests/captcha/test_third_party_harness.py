@@ -119,6 +119,12 @@ def test_no_evaluation_generator_is_drawn_with_by_the_training_code():
 CALIBRATION_ONLY_MODULES = {"captchax": "captchax", "verifycode": "verifycode"}
 
 
+def test_the_manifest_names_every_generator_the_recipe_does_not_train_on():
+    text = (ROOT / "scripts/ocr_train/sources.py").read_text()
+    named = re.findall(r'"([^"]+)"', re.search(r"EVAL_ONLY = \((.*?)\)", text, re.S).group(1))
+    assert set(named) == set(GENERATORS) - TRAINED_ON
+
+
 def test_calibration_generators_are_neither_trained_on_nor_evaluated():
     from scripts.ocr_train import calibration_only  # (data.py needs the training requirements: read its list)
 
