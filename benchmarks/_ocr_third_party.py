@@ -165,9 +165,11 @@ import functools
 import io
 import random
 import string
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 from _generator_runtimes import DEBIAN_DIR, node_draw, painter, react_simple_draw, script_draw
 
@@ -255,12 +257,14 @@ def captchagenerator_text(rng: random.Random) -> Challenge:
 def light_captcha(rng: random.Random) -> Challenge:
     from light_captcha import CaptchaGenerator
 
-    from scripts.ocr_train.foreign import LIGHT_TRAIN_MS, light_clock
+    from light_captcha import generator
 
     random.seed(rng.getrandbits(64))
-    # It seeds its drawing from the clock's milliseconds: given here from the rng, in the half of
-    # them that training never draws, so the split is repeatable and apart from training.
-    with light_clock(rng.randrange(LIGHT_TRAIN_MS, 1_000_000)):
+    # It seeds its drawing from the clock's milliseconds (modulo 10^6): given here from the rng, in
+    # the upper half, which training never draws (scripts/ocr_train/foreign.py:LIGHT_TRAIN_MS), so
+    # the split is repeatable and apart from training.
+    ms = rng.randrange(500_000, 1_000_000)
+    with mock.patch.object(generator, "time", types.SimpleNamespace(time=lambda: (ms + 0.5) / 1000)):
         made = CaptchaGenerator().generate("english")
     return Challenge(_png(made.data), str(made.code), case_sensitive=True)
 
