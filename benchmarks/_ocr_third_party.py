@@ -255,9 +255,7 @@ def captchagenerator_text(rng: random.Random) -> Challenge:
 
 
 def light_captcha(rng: random.Random) -> Challenge:
-    from light_captcha import CaptchaGenerator
-
-    from light_captcha import generator
+    from light_captcha import CaptchaGenerator, generator
 
     random.seed(rng.getrandbits(64))
     # It seeds its drawing from the clock's milliseconds (modulo 10^6): given here from the rng, in
