@@ -15,6 +15,15 @@ cuts a polygon piece from a background it draws itself; its answer is the piece 
 Both judge x only, within their tolerance. Which edge each answer names was settled from numbers
 alone (where the piece's own pixels lie in our copy of the photograph), not from looking at them.
 
+EVALUATION ONLY as well, added 2026-12-07 after the slider solver and its threshold were frozen:
+`ray-slide-captcha` 1.0.0 (MIT), a backend library whose service downloads a photograph from
+public image sites and cuts a 60x60 rounded piece at a random x (150-250 is the notch's centre).
+Nothing leaves this machine: its own cutting function is given one of go-captcha-py's bundled
+photographs as a `file://` URL (urllib reads it from disk), with the random x chosen by us, and
+the answer is judged as its `verify_position` does: the piece's left edge within 8 px of
+`target_x - 30`. Seen before the run: its README and the docstring of that function (a dark
+rounded notch with a white outline at y=60); its images were not looked at.
+
 `own-decoys` is our own generator (tests/captcha/synth.py: JPEG backgrounds, dark, light, grey
 and shadow holes with or without a rim, jigsaw, round, shield pieces), with one or two decoy
 holes of the piece's own shape and size marked like the true one. It is the training/tuning
@@ -94,9 +103,25 @@ def captchagenerator_irregular(rng: random.Random) -> SliderChallenge:
     return SliderChallenge(background, piece, lambda x, y: abs(x + half - target) <= tolerance)
 
 
+def ray_slide(rng: random.Random) -> SliderChallenge:
+    import base64
+
+    from ray_slide_captcha import service
+
+    target_x = rng.randint(service.TARGET_X_MIN, service.TARGET_X_MAX)
+    background, piece, error = service._generate_puzzle_pair(Path(rng.choice(_photos())).as_uri(), target_x)
+    if error:
+        raise RuntimeError(f"ray-slide-captcha: {error}")
+    background, piece = (base64.b64decode(url.split(",", 1)[1]) for url in (background, piece))
+    expected = target_x - service.PUZZLE_CENTER_OFFSET
+    return SliderChallenge(background, piece,
+                           lambda x, y: abs(x - expected) <= service.POSITION_TOLERANCE)
+
+
 GENERATORS: dict[str, Callable[[random.Random], SliderChallenge]] = {
     "go-captcha-py": go_captcha,
     "captchagenerator-slider": captchagenerator_slider,
     "captchagenerator-irregular": captchagenerator_irregular,
+    "ray-slide-captcha": ray_slide,
 }
 OWN: dict[str, Callable[[random.Random], SliderChallenge]] = {"own-decoys": own_decoys}
