@@ -14,6 +14,9 @@ piece image's left edge. `IrregularPuzzleCaptcha` (800x480, nine vertices, radiu
 cuts a polygon piece from a background it draws itself; its answer is the piece image's centre.
 Both judge x only, within their tolerance. Which edge each answer names was settled from numbers
 alone (where the piece's own pixels lie in our copy of the photograph), not from looking at them.
+The square puzzle is no longer blind: its images were looked at after it failed (2026-12-05), and
+since 2026-12-07 its drawing, on our own backgrounds, is in the slider's tuning sets
+(tests/captcha/test_solvers.py); go-captcha-py's photographs it cuts from here never were.
 
 EVALUATION ONLY as well, added 2026-12-07 after the slider solver and its threshold were frozen:
 `ray-slide-captcha` 1.0.0 (MIT), a backend library whose service downloads a photograph from

@@ -63,14 +63,17 @@ def stable_ncc(image: np.ndarray, template: np.ndarray, floor: float = 0.05) -> 
     return num / (np.sqrt(var * n) * float(np.linalg.norm(tmpl)) + 1e-9)
 
 
-def ring_contrast(grey: np.ndarray, mask: np.ndarray, width: int = 3, gap: int = 1) -> np.ndarray:
+def ring_contrast(grey: np.ndarray, mask: np.ndarray, width: int = 3, gap: int = 1, inset: int = 0) -> np.ndarray:
     """|mean just inside − mean just outside| / their spread, for every placement of `mask`
     (indexed by its top-left corner, like `stable_ncc`). High where a region of that shape is
-    shaded differently from its surroundings, as puzzle holes and drop slots are."""
+    shaded differently from its surroundings, as puzzle holes and drop slots are. `inset`: the
+    inside ring starts that many pixels in from the outline (a hole framed by a light border
+    shows its shading only inside the frame)."""
     kernel = np.ones((3, 3), np.uint8)
     pad = width + gap + 1
     big = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-    inner = ((big > 0) & ~(cv2.erode(big, kernel, iterations=width) > 0)).astype(np.float32)
+    top = cv2.erode(big, kernel, iterations=inset) if inset else big
+    inner = ((top > 0) & ~(cv2.erode(big, kernel, iterations=inset + width) > 0)).astype(np.float32)
     outer = (cv2.dilate(big, kernel, iterations=width + gap) > 0) & ~(cv2.dilate(big, kernel, iterations=gap) > 0)
     padded = cv2.copyMakeBorder(grey.astype(np.float32), pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     stats = []
@@ -83,6 +86,28 @@ def ring_contrast(grey: np.ndarray, mask: np.ndarray, width: int = 3, gap: int =
     rows, cols = grey.shape[0] - mask.shape[0] + 1, grey.shape[1] - mask.shape[1] + 1
     contrast = np.abs(m_in - m_out) / np.sqrt(v_in + v_out + 25.0)  # +25: a JPEG-level noise floor
     return contrast[:rows, :cols]
+
+
+def outline_support(edges: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """For every placement of `mask` (indexed like `stable_ncc`), how strongly the weakest
+    quarter of its outline (left, right, top, bottom, split by angle around the centre) lies on
+    edges, relative to the picture's mean edge strength. A hole is outlined all round; a
+    placement that shares one side with a strong line (a box's edge, or the true hole seen
+    one piece-width off) is not, though a correlation over the whole outline can rate it as
+    high."""
+    band = outline(mask)
+    height, width = mask.shape
+    rows, cols = np.mgrid[0:height, 0:width]
+    angle = np.arctan2(rows - (height - 1) / 2, cols - (width - 1) / 2)
+    quarters = []
+    for k in range(4):
+        start = -np.pi + np.pi / 4 + k * np.pi / 2
+        part = (band * (((angle - start) % (2 * np.pi)) < np.pi / 2)).astype(np.float32)
+        if part.sum() >= 4:
+            quarters.append(cv2.matchTemplate(edges, part, cv2.TM_CCORR) / float(part.sum()))
+    if not quarters:
+        return np.zeros((edges.shape[0] - height + 1, edges.shape[1] - width + 1), np.float32)
+    return np.min(np.stack(quarters), axis=0) / (float(edges.mean()) + 1e-6)
 
 
 BACKING_TOLERANCE = 24  # grey levels a plain backing's pixels stay within (JPEG noise, a soft shadow)

@@ -38,12 +38,26 @@ import cv2
 import numpy as np
 
 from workers.captcha.solvers._image import SolverInputError, open_image, rgb_array, rgba_array
-from workers.captcha.solvers._match import foreground_mask, gradient, outline, ring_contrast, shrink, stable_ncc
+from workers.captcha.solvers._match import (
+    foreground_mask,
+    gradient,
+    outline,
+    outline_support,
+    ring_contrast,
+    shrink,
+    stable_ncc,
+)
 
 BAND_SLACK = 3  # px of play around the height a full-height strip gives
 CANDIDATES = 6  # distinct placements the shape match proposes for the content check
 CONTENT_WEIGHT = 0.5  # weight of a positive content correlation (0.3, 0.5, 1.0 tried on our own generator: 0.5)
 CONFIDENT_MARGIN = 0.4  # a lead of this much over the runner-up is full confidence
+# A hole framed by a light border (drawn over its edge) shows its shading only inside the
+# frame: the shading is also read FRAME_INSET px in, on pieces over 4 × that size.
+FRAME_INSET = 5
+# Weight of the outline's weakest quarter lying on edges (0.3, 0.45, 0.6, 1.0 tried on our own
+# tuning sets, CaptchaGenerator's square puzzle drawn on our backgrounds among them: 0.6).
+SUPPORT_WEIGHT = 0.6
 
 
 @dataclass(frozen=True)
@@ -171,14 +185,21 @@ def _visible_part(rgba: np.ndarray, bg_height: int) -> _Piece:
 def _match_scores(grey: np.ndarray, part: _Piece) -> np.ndarray:
     """Score every placement of the piece's top-left corner: the piece's outline and inner
     edges against the background's gradients, plus how strongly the background is shaded
-    differently just inside that outline than just outside it (holes are marked so)."""
+    differently just inside that outline (or inside a frame along it) than just outside it
+    (holes are marked so), plus how well the outline's weakest quarter lies on edges (a hole
+    is outlined all round; a box's side or the true hole seen one width off is not)."""
     bg_grad = gradient(cv2.GaussianBlur(grey, (3, 3), 0))
     bg_grad = bg_grad / (bg_grad.mean() + 1e-6)
     inner = shrink(part.mask, 5) > 0
     content = gradient(cv2.GaussianBlur(part.grey, (3, 3), 0)) * inner
     content = content / (content.max() + 1e-6)
-    edges = stable_ncc(np.log1p(bg_grad), outline(part.mask) + 0.5 * content)
-    return edges + 0.5 * np.tanh(ring_contrast(grey, part.mask) / 2)
+    edge_map = np.log1p(bg_grad)
+    edges = stable_ncc(edge_map, outline(part.mask) + 0.5 * content)
+    shading = ring_contrast(grey, part.mask)
+    if min(part.mask.shape) > 4 * FRAME_INSET:
+        shading = np.maximum(shading, ring_contrast(grey, part.mask, inset=FRAME_INSET))
+    support = outline_support(edge_map, part.mask)
+    return edges + 0.5 * np.tanh(shading / 2) + SUPPORT_WEIGHT * np.tanh(support / 2)
 
 
 def _by_difference(first: np.ndarray, second: np.ndarray) -> SliderAnswer:
