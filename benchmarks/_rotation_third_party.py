@@ -1,4 +1,4 @@
-"""Rotation widgets with an upright reference, for the `third_party` section of benchmarks/captcha.py.
+"""Rotation widgets, with an upright reference or a lone picture, for the `third_party` section of benchmarks/captcha.py.
 
 EVALUATION ONLY for `go-captcha-py` 0.1.0 (a Python port of go-captcha, Apache-2.0): nothing in
 workers/captcha/ was designed or tuned on it. It is used as its README shows:
@@ -7,6 +7,13 @@ reference and the thumb image as the piece, judged by its own
 `rotate.validate(answer, block.angle, 10)` (±10°). Its `angle` is the clockwise turn of the
 thumb that lines it up, our answer's convention (checked once on a picture of our own passed
 through `rotate.make_captcha(images=[...])`, not on its photographs).
+
+EVALUATION ONLY as well, added blind 2026-12-07 with the solver frozen: CaptchaGenerator 2.0.0's
+`RotateImageCaptcha`, a LONE picture (no reference) turned by 90, 180 or 270 degrees, the user
+choosing how to turn it back: "clockwise", "counterclockwise" or "180". Its pictures are
+go-captcha-py's bundled photographs; our clockwise answer is judged as the nearest of the three
+choices (what a page offering them would be told; an answer nearest 0, upright, is none of them). Its answer convention was settled on a picture
+of our own (the turn it applied, counter-clockwise, is undone by the answer), not on its photographs.
 
 `own-rings` is our own generator (tests/captcha/synth_rotation.py: ring and thumbnail widgets
 over five kinds of picture, JPEG, rims, shadows, re-lit pieces): the tuning family the
@@ -22,9 +29,10 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class RotationChallenge:
-    reference: bytes
+    reference: bytes | None  # None: a lone picture to turn upright
     piece: bytes
     check: Callable[[float], bool]  # clockwise degrees -> accepted
+    answer: float  # the clockwise turn the generator expects (for the harness test, never the solver)
 
 
 def go_captcha(rng: random.Random) -> RotationChallenge:
@@ -34,7 +42,7 @@ def go_captcha(rng: random.Random) -> RotationChallenge:
     data = rotate.make_default_captcha().generate()
     block = data.get_data()
     return RotationChallenge(data.get_master_image().to_bytes(), data.get_thumb_image().to_bytes(),
-                             lambda degrees: rotate.validate(round(degrees) % 360, block.angle, 10))
+                             lambda degrees: rotate.validate(round(degrees) % 360, block.angle, 10), block.angle)
 
 
 def own_rings(rng: random.Random) -> RotationChallenge:
@@ -42,8 +50,36 @@ def own_rings(rng: random.Random) -> RotationChallenge:
 
     case = rotation_case(rng)
     return RotationChallenge(case.reference, case.piece,
-                             lambda degrees: abs((degrees - case.angle + 180) % 360 - 180) <= 10)
+                             lambda degrees: abs((degrees - case.angle + 180) % 360 - 180) <= 10, case.angle)
 
 
-GENERATORS: dict[str, Callable[[random.Random], RotationChallenge]] = {"go-captcha-py": go_captcha}
+CHOICES = {90: "clockwise", 180: "180", 270: "counterclockwise"}  # clockwise turn that undoes it
+
+
+def captchagenerator_rotate(rng: random.Random) -> RotationChallenge:
+    import tempfile
+    from pathlib import Path
+
+    import CaptchaGenerator
+
+    from _slider_third_party import _photos
+
+    seed = rng.getrandbits(32)
+    random.seed(seed)  # it draws the turn with the global random module
+    with tempfile.TemporaryDirectory() as folder:
+        made = CaptchaGenerator.RotateImageCaptcha(CaptchaGenerator.CaptchaConfig(random_seed=seed)).generate(
+            image_path=rng.choice(_photos()), name_export="challenge", path_export=folder)
+        piece = next(Path(folder).glob("challenge*")).read_bytes()
+
+    def check(degrees: float) -> bool:
+        nearest = min((0, *CHOICES), key=lambda turn: abs((degrees - turn + 180) % 360 - 180))
+        return CHOICES.get(nearest) == made.answer  # nearest upright (0): none of the choices
+
+    return RotationChallenge(None, piece, check, next(turn for turn, name in CHOICES.items() if name == made.answer))
+
+
+GENERATORS: dict[str, Callable[[random.Random], RotationChallenge]] = {
+    "go-captcha-py": go_captcha,
+    "captchagenerator-rotate": captchagenerator_rotate,
+}
 OWN: dict[str, Callable[[random.Random], RotationChallenge]] = {"own-rings": own_rings}

@@ -52,6 +52,7 @@ class SliderChallenge:
     background: bytes
     piece: bytes
     check: Callable[[int, int], bool]  # (tile left, tile top) in background pixels -> accepted
+    answer: tuple[int, int]  # the tile's (left, top) the generator expects (for the harness test, never the solver)
 
 
 def go_captcha(rng: random.Random) -> SliderChallenge:
@@ -61,7 +62,7 @@ def go_captcha(rng: random.Random) -> SliderChallenge:
     data = slide.make_default_captcha().generate()
     block = data.get_data()
     return SliderChallenge(data.get_master_image().to_bytes(), data.get_tile_image().to_bytes(),
-                           lambda x, y: slide.validate(x, y, block.x, block.y, 3))
+                           lambda x, y: slide.validate(x, y, block.x, block.y, 3), (block.x, block.y))
 
 
 def own_decoys(rng: random.Random) -> SliderChallenge:
@@ -69,7 +70,7 @@ def own_decoys(rng: random.Random) -> SliderChallenge:
 
     case = synth.slider_sample(rng, twin_decoys=rng.choice((1, 2)))
     return SliderChallenge(case.background, case.piece,
-                           lambda x, y: abs(x + case.piece_left - case.gap_left) <= 4)
+                           lambda x, y: abs(x + case.piece_left - case.gap_left) <= 4, (case.gap_left - case.piece_left, 0))
 
 
 @functools.cache
@@ -96,14 +97,14 @@ def captchagenerator_slider(rng: random.Random) -> SliderChallenge:
     seed = rng.getrandbits(32)
     background, piece, target, tolerance = _puzzle(  # answer: the piece image's left edge
         "SliderPuzzleCaptcha", (720, 420), seed, image_path=rng.choice(_photos()), difficulty="hard", tolerance=10)
-    return SliderChallenge(background, piece, lambda x, y: abs(x - target) <= tolerance)
+    return SliderChallenge(background, piece, lambda x, y: abs(x - target) <= tolerance, (target, 0))
 
 
 def captchagenerator_irregular(rng: random.Random) -> SliderChallenge:
     background, piece, target, tolerance = _puzzle(  # answer: the piece image's centre
         "IrregularPuzzleCaptcha", (800, 480), rng.getrandbits(32), image_path=None, vertices=9, piece_radius=55, tolerance=12)
     half = Image.open(io.BytesIO(piece)).width // 2
-    return SliderChallenge(background, piece, lambda x, y: abs(x + half - target) <= tolerance)
+    return SliderChallenge(background, piece, lambda x, y: abs(x + half - target) <= tolerance, (target - half, 0))
 
 
 def ray_slide(rng: random.Random) -> SliderChallenge:
@@ -118,7 +119,7 @@ def ray_slide(rng: random.Random) -> SliderChallenge:
     background, piece = (base64.b64decode(url.split(",", 1)[1]) for url in (background, piece))
     expected = target_x - service.PUZZLE_CENTER_OFFSET
     return SliderChallenge(background, piece,
-                           lambda x, y: abs(x - expected) <= service.POSITION_TOLERANCE)
+                           lambda x, y: abs(x - expected) <= service.POSITION_TOLERANCE, (expected, 0))
 
 
 GENERATORS: dict[str, Callable[[random.Random], SliderChallenge]] = {

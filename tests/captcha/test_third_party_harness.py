@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _ocr_third_party import CALIBRATED_ON, FREEFONT, GENERATORS, TRAINED_ON  # noqa: E402
+from _rotation_third_party import GENERATORS as ROTATIONS  # noqa: E402
+from _slider_third_party import GENERATORS as SLIDERS, OWN as OWN_SLIDERS  # noqa: E402
 
 # The Python package behind each generator: none may appear in training code, except those that
 # are training sources since the sixth and eighth recipes (TRAINED_ON: scripts/ocr_train/foreign.py).
@@ -140,3 +142,30 @@ def test_calibration_generators_are_neither_trained_on_nor_evaluated():
         for code in (recipe, benchmarks):
             assert not re.search(rf"^\s*(from|import)\s+\S*\b{module}\b", code, re.MULTILINE), module
         assert module not in (ROOT / "requirements-train.txt").read_text()  # the recipe's hash covers that file
+
+
+@pytest.mark.parametrize("name", sorted({**SLIDERS, **OWN_SLIDERS}))
+def test_each_slider_generator_accepts_its_own_answer_and_refuses_a_far_one(name):
+    """What a slider generator's judge says is what the benchmark counts: its own expected
+    placement passes, one 60 px off (past every tolerance used) does not."""
+    challenge = {**SLIDERS, **OWN_SLIDERS}[name](random.Random(f"harness:{name}"))
+    assert Image.open(io.BytesIO(challenge.background)).width > Image.open(io.BytesIO(challenge.piece)).width
+    x, y = challenge.answer
+    assert challenge.check(x, y)
+    assert not challenge.check(x + 60, y) and not challenge.check(x - 60, y)
+
+
+@pytest.mark.parametrize("name", sorted(ROTATIONS))
+def test_each_rotation_generator_accepts_its_own_turn_and_refuses_the_opposite(name):
+    challenge = ROTATIONS[name](random.Random(f"harness:{name}"))
+    assert challenge.check(challenge.answer) and challenge.check(challenge.answer + 3)
+    assert not challenge.check(challenge.answer + 180)
+
+
+def test_a_lone_picture_rotation_is_judged_as_the_nearest_of_its_three_choices():
+    """CaptchaGenerator's rotate captcha asks clockwise, counter-clockwise or 180: a clockwise
+    answer counts as the choice it is nearest to, and 0 degrees (upright) is none of them."""
+    challenge = ROTATIONS["captchagenerator-rotate"](random.Random("harness:choices"))
+    assert challenge.reference is None
+    assert challenge.check(challenge.answer + 40) and not challenge.check(challenge.answer + 50)
+    assert not challenge.check(0) and not challenge.check(30)
