@@ -10,8 +10,9 @@ solver used; overall pass@1 across the six solvable types, `oneclick_login` repo
 generators kept out
 of training and tuning): per generator and kind, pass@1 through the local solver
 (`LocalSolvers`, what `manage.py solve_captcha` runs) counting abstentions as failures,
-`abstained` (answers under the kind's confidence threshold, `workers/captcha/local.py:THRESHOLDS`,
-which the gate hands to the model or a person), pass@1 among the answers given and if the gate
+`abstained` (answers under the threshold the local route applies with the default tries:
+`workers/captcha/local.py:THRESHOLDS`, and for a lone rotation picture `rotation_threshold`; the
+gate hands those to the model or a person), pass@1 among the answers given and if the gate
 always guessed, the median solve time; for OCR also ddddocr alone on the same images. The
 slider's and the rotation's own generators (our tuning families) are reported beside them for
 comparison.
@@ -34,7 +35,7 @@ import time
 from _stack import practice_site, setup_django
 
 from workers.automation_settings import CaptchaPolicy
-from workers.captcha.local import THRESHOLDS, ocr_threshold
+from workers.captcha.local import THRESHOLDS, ocr_threshold, rotation_threshold
 
 LOCAL_TYPES = ["ocr", "slider_puzzle", "drag_end", "icon_click", "text_click", "image_rotation", "oneclick_login"]
 THIRD_PARTY_TARGETS = {"ocr": 0.85, "slider": 0.97, "rotation": 0.85, "median_ms": 300}
@@ -109,8 +110,9 @@ def third_party(samples: int, which: str = "ocr,slider,rotation", only: str = ""
     return out
 
 
-def _row(kind: str, results: list[tuple[bool, bool, float]], target: float | None) -> dict:
-    """results: (answer accepted, abstained, ms) per challenge."""
+def _row(kind: str, results: list[tuple[bool, bool, float]], target: float | None, threshold: float | None = None) -> dict:
+    """results: (answer accepted, abstained, ms) per challenge; `threshold`: the one applied, when
+    it is not the kind's THRESHOLDS entry."""
     n = len(results)
     passed = sum(ok and not abstained for ok, abstained, _ in results)
     abstained = sum(abstained for _, abstained, _ in results)
@@ -119,7 +121,7 @@ def _row(kind: str, results: list[tuple[bool, bool, float]], target: float | Non
             "pass_at_1_when_answered": round(passed / (n - abstained), 3) if n > abstained else None,
             "pass_at_1_if_always_guessing": round(answered_right / n, 3),
             "median_ms": round(statistics.median(ms for _, _, ms in results), 1),
-            "threshold": THRESHOLDS[kind], "target": target}
+            "threshold": THRESHOLDS[kind] if threshold is None else threshold, "target": target}
 
 
 def _pick(generators: dict, chosen: set[str]) -> dict:
@@ -163,15 +165,19 @@ def _ocr_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
 
 def _judged_rows(kind: str, target: str, generators: dict, own: dict, samples: int, solve, chosen: set[str]) -> dict:
     """Per generator (the evaluation ones and our own, labelled as the tuning family): `samples`
-    challenges solved by `solve(challenge) -> (accepted, confidence, elapsed_ms)`."""
+    challenges solved by `solve(challenge) -> (accepted, confidence, elapsed_ms, threshold)`, the
+    threshold the local route applies to that answer (None: the kind's THRESHOLDS entry)."""
     out = {}
     for name, generate in _pick({**generators, **own}, chosen).items():
         rng = random.Random(f"third-party:{name}")
-        results = []
+        results, applied = [], set()
         for _ in range(samples):
-            ok, confidence, elapsed = solve(generate(rng))
-            results.append((ok, confidence < THRESHOLDS[kind], elapsed))
-        row = _row(kind, results, THIRD_PARTY_TARGETS[target] if name in generators else None)
+            ok, confidence, elapsed, threshold = solve(generate(rng))
+            threshold = THRESHOLDS[kind] if threshold is None else threshold
+            applied.add(threshold)
+            results.append((ok, confidence < threshold, elapsed))
+        row = _row(kind, results, THIRD_PARTY_TARGETS[target] if name in generators else None,
+                   applied.pop() if len(applied) == 1 else None)
         if name in own:
             row["note"] = "our own generator (the tuning family): not a measure of generalisation"
         out[name] = row
@@ -188,7 +194,7 @@ def _slider_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
         result = solvers.slider(challenge.background, challenge.piece)
         answer = result.answer
         ok = challenge.check(answer.gap_left - answer.piece_left, answer.gap_top - answer.piece_top)
-        return ok, result.confidence, result.elapsed_ms
+        return ok, result.confidence, result.elapsed_ms, None
 
     return "slider", _judged_rows("slider_puzzle", "slider", GENERATORS, OWN, samples, solve, chosen)
 
@@ -199,9 +205,13 @@ def _rotation_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
 
     solvers = LocalSolvers()
 
+    tries = CaptchaPolicy.model_fields["max_attempts"].default
+
     def solve(challenge):
+        # A lone picture is gated as the local route gates it: the lone reader's own threshold.
         result = solvers.rotation(challenge.piece, reference=challenge.reference)
-        return challenge.check(result.answer), result.confidence, result.elapsed_ms
+        method = "priors" if challenge.reference is None else "reference"
+        return challenge.check(result.answer), result.confidence, result.elapsed_ms, rotation_threshold(tries, method)
 
     return "rotation", _judged_rows("image_rotation", "rotation", GENERATORS, OWN, samples, solve, chosen)
 

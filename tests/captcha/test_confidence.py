@@ -73,3 +73,40 @@ def test_rotation_and_click_answers_carry_a_confidence_above_threshold_on_their_
     for kind, values in (("image_rotation", rotation), ("icon_click", icons), ("text_click", texts)):
         assert all(0.0 <= v <= 1.0 for v in values), (kind, values)
         assert sum(v >= THRESHOLDS[kind] for v in values) >= len(values) - 1, (kind, values)
+
+
+def test_the_lone_rotation_gate_was_fitted_for_this_reader():
+    """scripts/calibrate_rotation.py fits it on photographs; a change to the lone-picture reader
+    must be followed by a new fit (else the route falls back to THRESHOLDS, which photographs
+    showed to be wrong 45% of the time it answered)."""
+    import hashlib
+    import json
+    from pathlib import Path
+
+    from workers.captcha import local
+    from workers.captcha.solvers import rotation
+
+    gate = json.loads(local.ROTATION_GATE.read_text())
+    assert gate["reader_sha256"] == hashlib.sha256(Path(rotation.__file__).read_bytes()).hexdigest()
+    thresholds = [gate["thresholds"][str(tries)] for tries in range(1, 11)]
+    fitted = [t for t in thresholds if t is not None]
+    assert fitted == sorted(fitted, reverse=True) and thresholds.index(fitted[0]) == thresholds.count(None)
+    assert local.rotation_threshold(3, "priors") == gate["thresholds"]["3"]
+
+
+def test_a_lone_picture_is_trusted_only_with_enough_tries_and_a_reference_match_as_before(tmp_path, monkeypatch):
+    from workers.captcha import local
+
+    assert local.rotation_threshold(1, "priors") == local.NEVER  # no confidence is right 98% of the time
+    assert local.rotation_threshold(3, "priors") > local.rotation_threshold(5, "priors")
+    assert local.rotation_threshold(1, "reference") == local.rotation_threshold(3, "reference") == THRESHOLDS["image_rotation"]
+    assert local.rotation_threshold(50, "priors") == local.rotation_threshold(10, "priors")
+
+    stale = tmp_path / "rotation_gate.json"
+    stale.write_text('{"reader_sha256": "another reader", "thresholds": {"3": 0.2}}')
+    monkeypatch.setattr(local, "ROTATION_GATE", stale)
+    local._rotation_gate.cache_clear()
+    try:
+        assert local.rotation_threshold(3, "priors") == THRESHOLDS["image_rotation"]
+    finally:
+        local._rotation_gate.cache_clear()

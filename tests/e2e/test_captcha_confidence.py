@@ -157,3 +157,30 @@ def test_with_no_route_left_the_local_solver_asks_for_a_new_challenge_instead_of
             assert after.grounding["widget"] != before.grounding["widget"] or after.grounding["answer"]
     # Every answer typed was over the threshold for this automation's tries.
     assert all(s.grounding["confidence"] >= ocr_threshold(4) for s in steps if s.action["outcome"] != "abstained")
+
+
+def test_a_lone_picture_with_one_try_is_handed_to_a_person_not_guessed(one_thread, demo, practice_url):
+    """With one try no confidence of the lone-picture reader is trusted (it was right 39% of the
+    time on photographs, docs/captcha.md): the practice rotation widget goes to a person, the
+    abstention recorded with the reader that was not trusted."""
+    from venus_rpa.automations.services import automation_create
+    from venus_rpa.runs.services import run_start
+    from workers.captcha.local import NEVER
+
+    automation = automation_create(
+        workspace=demo["workspace"], user=None, slug="lone-rotation", name="Lone rotation",
+        definition={
+            "surface": "web", "start_url": f"{practice_url}/captcha/image_rotation?lang=none",
+            "allowed_domains": ["127.0.0.1"],
+            "steps": [{"kind": "click", "target": {"role": "button", "name": "Verify"}},
+                      {"kind": "wait_for", "text": "Verified", "timeout_s": 5}],
+            "captcha": {"solvers": ["local", "human"], "max_attempts": 1},
+            "safety": {"review": []},
+        })
+    run = wait_parked(run_start(automation=automation, params={}))
+    assert run.status == "awaiting_user" and run.worker == ""
+    first = run.steps.filter(kind="captcha").order_by("index").first()
+    assert first.action["solver"] == "local" and first.action["outcome"] == "abstained", first.action
+    assert first.grounding["method"] == "priors" and f"< {NEVER:.2f} (no confidence is enough" in first.error
+    assert pending(run, "captcha").detail["captcha_kind"] == "image_rotation"
+

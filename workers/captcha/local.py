@@ -14,7 +14,12 @@ ignores letter case, the answer in any case; docs/captcha.md, "Thresholds")."""
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
+import json
+import logging
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workers.automation_settings import CaptchaPolicy
@@ -30,6 +35,7 @@ if TYPE_CHECKING:
 # Per-kind confidence below which the local solver abstains (docs/captcha.md, "Confidence").
 # "ocr": the committed gate's threshold for the default 3 tries and an exact answer (`ocr_threshold`).
 THRESHOLDS = {"ocr": 0.5, "slider_puzzle": 0.4, "image_rotation": 0.5, "icon_click": 0.6, "text_click": 0.3}
+log = logging.getLogger(__name__)
 NEVER = 1.01  # above any confidence (and JSON-safe, unlike inf): the route always abstains
 
 
@@ -43,6 +49,38 @@ def ocr_threshold(tries: int, any_case: bool = False) -> float:
     if committed is None:
         return THRESHOLDS["ocr"]
     found = committed.threshold(tries, "any_case" if any_case else "exact")
+    return NEVER if found is None else found
+
+
+ROTATION_GATE = Path(__file__).resolve().parent / "models" / "rotation_gate.json"
+
+
+@functools.cache
+def _rotation_gate() -> dict | None:
+    """The committed lone-picture gate (scripts/calibrate_rotation.py) when it was fitted for the
+    reader as it is; else None."""
+    from workers.captcha.solvers import rotation
+
+    try:
+        gate = json.loads(ROTATION_GATE.read_text())
+    except (OSError, ValueError):
+        return None
+    if gate.get("reader_sha256") != hashlib.sha256(Path(rotation.__file__).read_bytes()).hexdigest():
+        log.warning("the lone-picture rotation gate was fitted for another reader: ignored")
+        return None
+    return gate
+
+
+def rotation_threshold(tries: int, method: str) -> float:
+    """The rotation answer's threshold for a route with `tries` tries. An answer matched against
+    an upright reference ("reference") uses `THRESHOLDS["image_rotation"]`; one read from a lone
+    picture ("priors") uses the gate fitted on photographs (NEVER where no threshold keeps the
+    route's pass rate: the picture goes to the model or a person); without the gate, the same
+    threshold as the reference."""
+    gate = _rotation_gate() if method == "priors" else None
+    if gate is None:
+        return THRESHOLDS["image_rotation"]
+    found = gate["thresholds"].get(str(min(max(tries, 1), len(gate["thresholds"]))))
     return NEVER if found is None else found
 
 
@@ -177,7 +215,8 @@ class LocalCaptchaSolver:
             raise StepError("the rotation CAPTCHA has no slider")
         degrees, confidence, method = await self._rotation_answer(page, widget)
         check_confidence("image_rotation", confidence, {"degrees": round(degrees, 1), "confidence": round(confidence, 3),
-                                                        "method": method})
+                                                        "method": method},
+                         rotation_threshold(policy.max_attempts, "priors" if method == "priors" else "reference"))
         slider = widget.sliders[0]
         track = slider.get("track") or slider["rect"]
         travel = track["width"] - slider["rect"]["width"]
