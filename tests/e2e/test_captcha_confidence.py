@@ -163,20 +163,11 @@ def test_a_lone_picture_with_one_try_is_handed_to_a_person_not_guessed(one_threa
     """With one try no confidence of the lone-picture reader is trusted (it was right 39% of the
     time on photographs, docs/captcha.md): the practice rotation widget goes to a person, the
     abstention recorded with the reader that was not trusted."""
-    from venus_rpa.automations.services import automation_create
+    from tests.e2e.test_captcha_rotation_ring import rotation_automation
     from venus_rpa.runs.services import run_start
     from workers.captcha.local import NEVER
 
-    automation = automation_create(
-        workspace=demo["workspace"], user=None, slug="lone-rotation", name="Lone rotation",
-        definition={
-            "surface": "web", "start_url": f"{practice_url}/captcha/image_rotation?lang=none",
-            "allowed_domains": ["127.0.0.1"],
-            "steps": [{"kind": "click", "target": {"role": "button", "name": "Verify"}},
-                      {"kind": "wait_for", "text": "Verified", "timeout_s": 5}],
-            "captcha": {"solvers": ["local", "human"], "max_attempts": 1},
-            "safety": {"review": []},
-        })
+    automation = rotation_automation(demo, practice_url, "", ["local", "human"], 1)
     run = wait_parked(run_start(automation=automation, params={}))
     assert run.status == "awaiting_user" and run.worker == ""
     first = run.steps.filter(kind="captcha").order_by("index").first()

@@ -14,20 +14,26 @@ pytestmark = pytest.mark.e2e
 TERMINAL = {"succeeded", "failed", "cancelled", "timed_out"}
 
 
-def test_a_turned_disc_in_an_upright_ring_is_matched_against_the_ring_and_verified(worker, demo, practice_url):
+def rotation_automation(demo, practice_url: str, query: str, solvers: list[str], tries: int):
+    """A one-page automation through the practice rotation widget (`query`: its variant)."""
     from venus_rpa.automations.services import automation_create
-    from venus_rpa.runs.services import run_start
 
-    automation = automation_create(
-        workspace=demo["workspace"], user=None, slug="rotation-ring", name="Rotation ring",
+    return automation_create(
+        workspace=demo["workspace"], user=None, slug=f"rotation-{'-'.join(solvers)}-{tries}", name="Rotation",
         definition={
-            "surface": "web", "start_url": f"{practice_url}/captcha/image_rotation?variant=ring&lang=none",
+            "surface": "web", "start_url": f"{practice_url}/captcha/image_rotation?{query}lang=none",
             "allowed_domains": ["127.0.0.1"],
             "steps": [{"kind": "click", "target": {"role": "button", "name": "Verify"}},
                       {"kind": "wait_for", "text": "Verified", "timeout_s": 5}],
-            "captcha": {"solvers": ["local"], "max_attempts": 3},
-            "safety": {"review": []},  # this test is about the CAPTCHA, not the Verify button's review
+            "captcha": {"solvers": solvers, "max_attempts": tries},
+            "safety": {"review": []},  # these tests are about the CAPTCHA, not the Verify button's review
         })
+
+
+def test_a_turned_disc_in_an_upright_ring_is_matched_against_the_ring_and_verified(worker, demo, practice_url):
+    from venus_rpa.runs.services import run_start
+
+    automation = rotation_automation(demo, practice_url, "variant=ring&", ["local"], 3)
     run = wait_for_run(run_start(automation=automation, params={}).pk, statuses=TERMINAL, timeout=120)
     assert run.status == "succeeded", run.status_reason
     first = run.steps.filter(kind="captcha").order_by("index").first()
