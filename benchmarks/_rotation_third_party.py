@@ -67,7 +67,8 @@ def captchagenerator_rotate(rng: random.Random) -> RotationChallenge:
     seed = rng.getrandbits(32)
     random.seed(seed)  # it draws the turn with the global random module
     with tempfile.TemporaryDirectory() as folder:
-        made = CaptchaGenerator.RotateImageCaptcha(CaptchaGenerator.CaptchaConfig(random_seed=seed)).generate(
+        # Its own default configuration is 720x420 (`CaptchaConfig(height=420)`); only the seed is added.
+        made = CaptchaGenerator.RotateImageCaptcha(CaptchaGenerator.CaptchaConfig(height=420, random_seed=seed)).generate(
             image_path=rng.choice(_photos()), name_export="challenge", path_export=folder)
         piece = next(Path(folder).glob("challenge*")).read_bytes()
 

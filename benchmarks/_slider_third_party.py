@@ -52,7 +52,7 @@ class SliderChallenge:
     background: bytes
     piece: bytes
     check: Callable[[int, int], bool]  # (tile left, tile top) in background pixels -> accepted
-    answer: tuple[int, int]  # the tile's (left, top) the generator expects (for the harness test, never the solver)
+    answer: tuple[int, int]  # the tile's left the generator expects, and its top where it judges y (else 0) (for the harness test, never the solver)
 
 
 def go_captcha(rng: random.Random) -> SliderChallenge:

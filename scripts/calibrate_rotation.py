@@ -5,8 +5,9 @@ The lone-picture reader (`workers/captcha/solvers/rotation.py`, "priors") was de
 synthetic landscapes, where it is right nearly always; a photograph is another matter. Its
 confidence says how strongly its cues agree, not how often it is right. This script measures
 that on photographs: the ones with an up direction (landscapes, plants, rooms, water; not the
-abstract art beside them) in three Debian wallpaper packages, fetched with `apt-get download`
-at pinned versions (a package registry; nothing else is fetched). Each photograph gives CROPS
+abstract art beside them) in four Debian wallpaper packages (from three source packages), fetched
+with `apt-get download` at pinned versions (a package registry; nothing else is fetched), each
+photograph checked by its sha256. Each photograph gives `--crops`
 square crops (half to nine tenths of its shorter side, 200 px), each turned counter-clockwise by
 a random angle and saved as a JPEG, as a rotation CAPTCHA shows a picture; the reader's answer is
 right within TOLERANCE degrees of the turn that undoes it.
@@ -34,6 +35,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from workers.captcha.local import lone_reader_sha256
 from workers.captcha.solvers import rotation
 from workers.captcha.solvers._image import SolverInputError
 
@@ -45,42 +47,37 @@ PACKAGES = {  # Debian 12 (bookworm), all architecture-independent
     "mate-backgrounds": "1.26.0-1",
     "plasma-workspace-wallpapers": "4:5.27.5-2",
 }
-PHOTOS = (  # the photographs with an up direction in those packages, chosen by looking at them
-    "usr/share/backgrounds/Picture_1A_by_freespace.jpg",
-    "usr/share/backgrounds/Wine_by_Jakkub_Mede.jpg",
-    "usr/share/backgrounds/seeding_by_Clements_Engelhardt.jpg",
-    "usr/share/backgrounds/aitzgorri_by_Aitzol_Berasategi.jpg",
-    "usr/share/backgrounds/Kleiber_by_Lukas_Baubkus.jpg",
-    "usr/share/backgrounds/Dragonfly_by_Bolly.jpg",
-    "usr/share/backgrounds/friends_by_Aitzol_Berasategi.jpg",
-    "usr/share/backgrounds/sunset_by_Aitzol_Berasategi.jpg",
-    "usr/share/backgrounds/free_by_Peter_Nerlich.jpg",
-    "usr/share/backgrounds/picosdeeuropa_by_Aitzol_Berasategi.jpg",
-    "usr/share/backgrounds/life_by_Aitzol_Berasategi.jpg",
-    "usr/share/backgrounds/mate/nature/Garden.jpg",
-    "usr/share/backgrounds/mate/nature/Dune.jpg",
-    "usr/share/backgrounds/mate/nature/TwoWings.jpg",
-    "usr/share/backgrounds/mate/nature/Storm.jpg",
-    "usr/share/backgrounds/mate/nature/RainDrops.jpg",
-    "usr/share/backgrounds/mate/nature/LadyBird.jpg",
-    "usr/share/backgrounds/mate/nature/YellowFlower.jpg",
-    "usr/share/wallpapers/FallenLeaf/contents/images/2560x1600.jpg",
-    "usr/share/wallpapers/Path/contents/images/2560x1600.jpg",
-    "usr/share/wallpapers/DarkestHour/contents/images/2560x1600.jpg",
-    "usr/share/wallpapers/summer_1am/contents/images/2560x1600.jpg",
-    "usr/share/wallpapers/EveningGlow/contents/images/2560x1600.jpg",
-    "usr/share/wallpapers/ColdRipple/contents/images/2560x1600.jpg",
-    "usr/share/wallpapers/BytheWater/contents/images/2560x1600.jpg",
-)
+PHOTOS = {  # the photographs with an up direction in those packages (chosen by looking at them): sha256, first 16
+    "usr/share/backgrounds/Picture_1A_by_freespace.jpg": "89e86af38d04daae",
+    "usr/share/backgrounds/Wine_by_Jakkub_Mede.jpg": "d2e96e6d4da40dd8",
+    "usr/share/backgrounds/seeding_by_Clements_Engelhardt.jpg": "a5634d1ab5e41a35",
+    "usr/share/backgrounds/aitzgorri_by_Aitzol_Berasategi.jpg": "66268e7b48f8854d",
+    "usr/share/backgrounds/Kleiber_by_Lukas_Baubkus.jpg": "6572410c09f4492c",
+    "usr/share/backgrounds/Dragonfly_by_Bolly.jpg": "af5af17841009732",
+    "usr/share/backgrounds/friends_by_Aitzol_Berasategi.jpg": "cc40e313c74e421e",
+    "usr/share/backgrounds/sunset_by_Aitzol_Berasategi.jpg": "474dab6a4b9f94dc",
+    "usr/share/backgrounds/free_by_Peter_Nerlich.jpg": "85a5453c2fed514c",
+    "usr/share/backgrounds/picosdeeuropa_by_Aitzol_Berasategi.jpg": "414d0072b2f6f2c5",
+    "usr/share/backgrounds/life_by_Aitzol_Berasategi.jpg": "4c119350ead80201",
+    "usr/share/backgrounds/mate/nature/Garden.jpg": "d3095ee09d425ef2",
+    "usr/share/backgrounds/mate/nature/Dune.jpg": "8a67c2cb0be8c46b",
+    "usr/share/backgrounds/mate/nature/TwoWings.jpg": "665e5abf8a539907",
+    "usr/share/backgrounds/mate/nature/Storm.jpg": "77ca53077831d323",
+    "usr/share/backgrounds/mate/nature/RainDrops.jpg": "3e4ea9671c28c90a",
+    "usr/share/backgrounds/mate/nature/LadyBird.jpg": "e35a9a4126ef969c",
+    "usr/share/backgrounds/mate/nature/YellowFlower.jpg": "254da96256acb7ad",
+    "usr/share/wallpapers/FallenLeaf/contents/images/2560x1600.jpg": "95603a6560c7e8d5",
+    "usr/share/wallpapers/Path/contents/images/2560x1600.jpg": "7477457d7f17b736",
+    "usr/share/wallpapers/DarkestHour/contents/images/2560x1600.jpg": "8e3703fae3a3c217",
+    "usr/share/wallpapers/summer_1am/contents/images/2560x1600.jpg": "c868b50789591dd4",
+    "usr/share/wallpapers/EveningGlow/contents/images/2560x1600.jpg": "586682dcb362b9f6",
+    "usr/share/wallpapers/ColdRipple/contents/images/2560x1600.jpg": "05bef6722fc0ed81",
+    "usr/share/wallpapers/BytheWater/contents/images/2560x1600.jpg": "c272434ef39f2abf",
+}
 SEED = 8_100_000
 TOLERANCE = 10.0  # degrees, as the benchmark and most widgets judge
 CANDIDATES = tuple(round(0.05 * i, 2) for i in range(2, 20))  # 0.10 ... 0.95
 ROUTE_SUCCESS, MIN_KEPT, MAX_TRIES = 0.98, 0.1, 10
-
-
-def reader_sha256() -> str:
-    """What the gate was fitted for: the lone-picture reader's source."""
-    return hashlib.sha256(Path(rotation.__file__).read_bytes()).hexdigest()
 
 
 def fetch(cache: Path) -> Path:
@@ -88,14 +85,15 @@ def fetch(cache: Path) -> Path:
     debs, root = cache / "debs", cache / "root"
     debs.mkdir(parents=True, exist_ok=True)
     for name, version in PACKAGES.items():
-        if not any(debs.glob(f"{name}_*.deb")):
+        deb = debs / f"{name}_{version.replace(':', '%3a')}_all.deb"
+        if not deb.is_file():
             subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=debs, check=True)  # noqa: S603, S607
-    if not all((root / photo).is_file() for photo in PHOTOS):
-        for deb in sorted(debs.glob("*.deb")):
+        if not all((root / photo).is_file() for photo in PHOTOS):
             subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)  # noqa: S603, S607
-    missing = [photo for photo in PHOTOS if not (root / photo).is_file()]
-    if missing:
-        raise SystemExit(f"not in the packages: {', '.join(missing)}")
+    changed = [photo for photo, digest in PHOTOS.items()
+               if not (root / photo).is_file() or hashlib.sha256((root / photo).read_bytes()).hexdigest()[:16] != digest]
+    if changed:
+        raise SystemExit(f"missing or not the photographs fitted on: {', '.join(changed)}")
     return root
 
 
@@ -145,9 +143,9 @@ def main() -> None:
     rows = readings(fetch(args.cache), args.crops)
     right = sum(error <= TOLERANCE for _, error in rows)
     gate = {
-        "reader_sha256": reader_sha256(),
+        "reader_sha256": lone_reader_sha256(),
         "method": "priors",
-        "photographs": len(PHOTOS),
+        "photographs": PHOTOS,
         "packages": PACKAGES,
         "samples": len(rows),
         "tolerance_degrees": TOLERANCE,

@@ -23,7 +23,7 @@ from workers.captcha.solvers import (
 )
 from workers.captcha.local import THRESHOLDS
 from workers.captcha.solvers import _models
-from workers.captcha.solvers._match import outline, outline_support, shrink
+from workers.captcha.solvers._match import outline, outline_support, ring_contrast, shrink
 from workers.captcha.solvers.ocr import decode, evaluate
 
 
@@ -233,6 +233,16 @@ def test_outline_support_is_the_weakest_side():
     support = outline_support(edges, np.full((40, 40), 255, np.uint8))
     assert support[10, 10] > 5 * support[10, 49]  # all round beats one shared side
     assert support[10, 49] == pytest.approx(support[10, 40], abs=1e-6) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_a_ring_read_deeper_than_a_thin_shape_says_nothing():
+    """A hollow outline three pixels wide has no inside five pixels in: no reading at all, not
+    the outside ring's brightness against an empty one (which a bright flat page would max out)."""
+    hollow = np.zeros((40, 40), np.uint8)
+    hollow[:3], hollow[-3:], hollow[:, :3], hollow[:, -3:] = 255, 255, 255, 255
+    page = np.full((80, 120), 250.0, np.float32)
+    assert not ring_contrast(page, hollow, inset=5).any()
+    assert ring_contrast(page, np.full((40, 40), 255, np.uint8), inset=5).shape == (41, 81)
 
 
 def test_an_inside_is_eroded_where_the_shape_meets_the_image_edge():

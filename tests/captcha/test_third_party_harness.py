@@ -169,3 +169,29 @@ def test_a_lone_picture_rotation_is_judged_as_the_nearest_of_its_three_choices()
     assert challenge.reference is None
     assert challenge.check(challenge.answer + 40) and not challenge.check(challenge.answer + 50)
     assert not challenge.check(0) and not challenge.check(30)
+
+
+def test_the_rotate_captchas_answer_turns_its_picture_upright(tmp_path, monkeypatch):
+    """The convention, on a picture of our own whose up and right can be read from its colours
+    (green fades downwards, red grows to the right): the picture the generator shows, turned
+    clockwise by the answer the benchmark expects, stands upright again, for every choice."""
+    import numpy as np
+
+    import _slider_third_party
+
+    columns, rows = np.meshgrid(np.linspace(0, 255, 600), np.linspace(255, 0, 600))
+    picture = np.stack([columns, rows, np.full_like(rows, 128)], axis=-1).astype(np.uint8)
+    Image.fromarray(picture).save(tmp_path / "picture.png")
+    monkeypatch.setattr(_slider_third_party, "_photos", lambda: [str(tmp_path / "picture.png")])
+    rng, seen = random.Random("harness:upright"), set()
+    for _ in range(12):
+        challenge = ROTATIONS["captchagenerator-rotate"](rng)
+        shown = Image.open(io.BytesIO(challenge.piece)).convert("RGB")
+        upright = np.asarray(shown.rotate(-challenge.answer, expand=True), np.float32)  # PIL turns counter-clockwise
+        height, width = upright.shape[:2]
+        middle = upright[height // 4:3 * height // 4, width // 4:3 * width // 4]
+        half_h, half_w = middle.shape[0] // 2, middle.shape[1] // 2
+        assert middle[:half_h, :, 1].mean() > middle[half_h:, :, 1].mean() + 20, challenge.answer
+        assert middle[:, half_w:, 0].mean() > middle[:, :half_w, 0].mean() + 20, challenge.answer
+        seen.add(challenge.answer)
+    assert seen == {90, 180, 270}

@@ -33,8 +33,8 @@ def params() -> dict:
 def test_the_demo_gets_through_a_sign_in_gated_by_a_local_captcha(worker, demo, practice_url, captcha_type):
     from venus_rpa.runs.services import run_start
 
-    # A lone picture is read from priors that photographs fool, trusted from five tries on
-    # (workers/captcha/models/rotation_gate.json); with three most practice pictures are handed on.
+    # A lone picture is read from priors that photographs fool: at 0.50 with five tries, at 0.95
+    # with three (workers/captcha/models/rotation_gate.json), which most practice pictures miss.
     tries = 5 if captcha_type == "image_rotation" else 3
     automation = gated_demo(demo, practice_url, captcha_type, {"solvers": ["local"], "max_attempts": tries})
     run = wait_for_run(run_start(automation=automation, params=params()).pk, statuses=TERMINAL, timeout=120)

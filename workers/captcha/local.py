@@ -55,18 +55,24 @@ def ocr_threshold(tries: int, any_case: bool = False) -> float:
 ROTATION_GATE = Path(__file__).resolve().parent / "models" / "rotation_gate.json"
 
 
+def lone_reader_sha256() -> str:
+    """What the lone-picture gate is fitted for: the reader's source, line endings normalised."""
+    from workers.captcha.solvers import rotation
+
+    return hashlib.sha256(Path(rotation.__file__).read_bytes().replace(b"\r\n", b"\n")).hexdigest()
+
+
 @functools.cache
 def _rotation_gate() -> dict | None:
     """The committed lone-picture gate (scripts/calibrate_rotation.py) when it was fitted for the
     reader as it is; else None."""
-    from workers.captcha.solvers import rotation
-
     try:
         gate = json.loads(ROTATION_GATE.read_text())
     except (OSError, ValueError):
+        log.warning("no lone-picture rotation gate: lone pictures are handed on")
         return None
-    if gate.get("reader_sha256") != hashlib.sha256(Path(rotation.__file__).read_bytes()).hexdigest():
-        log.warning("the lone-picture rotation gate was fitted for another reader: ignored")
+    if gate.get("reader_sha256") != lone_reader_sha256():
+        log.warning("the lone-picture rotation gate was fitted for another reader: lone pictures are handed on")
         return None
     return gate
 
@@ -74,12 +80,14 @@ def _rotation_gate() -> dict | None:
 def rotation_threshold(tries: int, method: str) -> float:
     """The rotation answer's threshold for a route with `tries` tries. An answer matched against
     an upright reference ("reference") uses `THRESHOLDS["image_rotation"]`; one read from a lone
-    picture ("priors") uses the gate fitted on photographs (NEVER where no threshold keeps the
-    route's pass rate: the picture goes to the model or a person); without the gate, the same
-    threshold as the reference."""
-    gate = _rotation_gate() if method == "priors" else None
-    if gate is None:
+    picture ("priors") uses the gate fitted on photographs, NEVER where no threshold keeps the
+    route's pass rate, and NEVER without a gate fitted for this reader: the picture goes to the
+    model or a person rather than to priors whose hit rate nobody measured."""
+    if method != "priors":
         return THRESHOLDS["image_rotation"]
+    gate = _rotation_gate()
+    if gate is None:
+        return NEVER
     found = gate["thresholds"].get(str(min(max(tries, 1), len(gate["thresholds"]))))
     return NEVER if found is None else found
 

@@ -63,6 +63,9 @@ def stable_ncc(image: np.ndarray, template: np.ndarray, floor: float = 0.05) -> 
     return num / (np.sqrt(var * n) * float(np.linalg.norm(tmpl)) + 1e-9)
 
 
+MIN_RING = 20  # pixels an inside ring needs to say anything
+
+
 def ring_contrast(grey: np.ndarray, mask: np.ndarray, width: int = 3, gap: int = 1, inset: int = 0) -> np.ndarray:
     """|mean just inside − mean just outside| / their spread, for every placement of `mask`
     (indexed by its top-left corner, like `stable_ncc`). High where a region of that shape is
@@ -74,6 +77,9 @@ def ring_contrast(grey: np.ndarray, mask: np.ndarray, width: int = 3, gap: int =
     big = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
     top = cv2.erode(big, kernel, iterations=inset) if inset else big
     inner = ((top > 0) & ~(cv2.erode(big, kernel, iterations=inset + width) > 0)).astype(np.float32)
+    rows, cols = grey.shape[0] - mask.shape[0] + 1, grey.shape[1] - mask.shape[1] + 1
+    if inner.sum() < MIN_RING:  # a shape too thin for a ring that deep: no reading, not a false one
+        return np.zeros((rows, cols), np.float32)
     outer = (cv2.dilate(big, kernel, iterations=width + gap) > 0) & ~(cv2.dilate(big, kernel, iterations=gap) > 0)
     padded = cv2.copyMakeBorder(grey.astype(np.float32), pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     stats = []
@@ -83,7 +89,6 @@ def ring_contrast(grey: np.ndarray, mask: np.ndarray, width: int = 3, gap: int =
         var = cv2.matchTemplate(padded * padded, ring, cv2.TM_CCORR) / count - mean * mean
         stats.append((mean, np.maximum(var, 0)))
     (m_in, v_in), (m_out, v_out) = stats
-    rows, cols = grey.shape[0] - mask.shape[0] + 1, grey.shape[1] - mask.shape[1] + 1
     contrast = np.abs(m_in - m_out) / np.sqrt(v_in + v_out + 25.0)  # +25: a JPEG-level noise floor
     return contrast[:rows, :cols]
 
@@ -99,15 +104,16 @@ def outline_support(edges: np.ndarray, mask: np.ndarray) -> np.ndarray:
     height, width = mask.shape
     rows, cols = np.mgrid[0:height, 0:width]
     angle = np.arctan2(rows - (height - 1) / 2, cols - (width - 1) / 2)
-    quarters = []
+    weakest = None
     for k in range(4):
         start = -np.pi + np.pi / 4 + k * np.pi / 2
         part = (band * (((angle - start) % (2 * np.pi)) < np.pi / 2)).astype(np.float32)
         if part.sum() >= 4:
-            quarters.append(cv2.matchTemplate(edges, part, cv2.TM_CCORR) / float(part.sum()))
-    if not quarters:
+            along = cv2.matchTemplate(edges, part, cv2.TM_CCORR) / float(part.sum())
+            weakest = along if weakest is None else np.minimum(weakest, along, out=weakest)
+    if weakest is None:
         return np.zeros((edges.shape[0] - height + 1, edges.shape[1] - width + 1), np.float32)
-    return np.min(np.stack(quarters), axis=0) / (float(edges.mean()) + 1e-6)
+    return weakest / (float(edges.mean()) + 1e-6)
 
 
 BACKING_TOLERANCE = 24  # grey levels a plain backing's pixels stay within (JPEG noise, a soft shadow)

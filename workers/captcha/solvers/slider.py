@@ -53,7 +53,7 @@ CANDIDATES = 6  # distinct placements the shape match proposes for the content c
 CONTENT_WEIGHT = 0.5  # weight of a positive content correlation (0.3, 0.5, 1.0 tried on our own generator: 0.5)
 CONFIDENT_MARGIN = 0.4  # a lead of this much over the runner-up is full confidence
 # A hole framed by a light border (drawn over its edge) shows its shading only inside the
-# frame: the shading is also read FRAME_INSET px in, on pieces over 4 × that size.
+# frame: the shading is also read FRAME_INSET px in, on pieces whose body is that deep.
 FRAME_INSET = 5
 # Weight of the outline's weakest quarter lying on edges (0.3, 0.45, 0.6, 1.0 tried on our own
 # tuning sets, CaptchaGenerator's square puzzle drawn on our backgrounds among them: 0.6).
@@ -196,7 +196,8 @@ def _match_scores(grey: np.ndarray, part: _Piece) -> np.ndarray:
     edge_map = np.log1p(bg_grad)
     edges = stable_ncc(edge_map, outline(part.mask) + 0.5 * content)
     shading = ring_contrast(grey, part.mask)
-    if min(part.mask.shape) > 4 * FRAME_INSET:
+    # Only a piece with a body that deep (not a thin or hollow outline) has a ring inside a frame.
+    if cv2.countNonZero(shrink(part.mask, 2 * FRAME_INSET + 1)) >= 0.25 * cv2.countNonZero(part.mask):
         shading = np.maximum(shading, ring_contrast(grey, part.mask, inset=FRAME_INSET))
     support = outline_support(edge_map, part.mask)
     return edges + 0.5 * np.tanh(shading / 2) + SUPPORT_WEIGHT * np.tanh(support / 2)
