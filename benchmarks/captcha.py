@@ -166,14 +166,13 @@ def _ocr_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
 def _judged_rows(kind: str, target: str, generators: dict, own: dict, samples: int, solve, chosen: set[str]) -> dict:
     """Per generator (the evaluation ones and our own, labelled as the tuning family): `samples`
     challenges solved by `solve(challenge) -> (accepted, confidence, elapsed_ms, threshold)`, the
-    threshold the local route applies to that answer (None: the kind's THRESHOLDS entry)."""
+    threshold the local route applies to that answer."""
     out = {}
     for name, generate in _pick({**generators, **own}, chosen).items():
         rng = random.Random(f"third-party:{name}")
         results, applied = [], set()
         for _ in range(samples):
             ok, confidence, elapsed, threshold = solve(generate(rng))
-            threshold = THRESHOLDS[kind] if threshold is None else threshold
             applied.add(threshold)
             results.append((ok, confidence < threshold, elapsed))
         row = _row(kind, results, THIRD_PARTY_TARGETS[target] if name in generators else None,
@@ -194,7 +193,7 @@ def _slider_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
         result = solvers.slider(challenge.background, challenge.piece)
         answer = result.answer
         ok = challenge.check(answer.gap_left - answer.piece_left, answer.gap_top - answer.piece_top)
-        return ok, result.confidence, result.elapsed_ms, None
+        return ok, result.confidence, result.elapsed_ms, THRESHOLDS["slider_puzzle"]
 
     return "slider", _judged_rows("slider_puzzle", "slider", GENERATORS, OWN, samples, solve, chosen)
 

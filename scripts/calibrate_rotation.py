@@ -12,7 +12,7 @@ square crops (half to nine tenths of its shorter side, 200 px), each turned coun
 a random angle and saved as a JPEG, as a rotation CAPTCHA shows a picture; the reader's answer is
 right within TOLERANCE degrees of the turn that undoes it.
 
-The rule is the text gate's (scripts/ocr_train/calibrate.py): the local route should pass at
+The rule is the text gate's (scripts/gate_rule.py): the local route should pass at
 least 98% of the challenges it answers within its tries, so for N tries the lowest threshold
 whose kept answers are right at least 1 - 0.02^(1/N) of the time (72.9% for the default 3),
 keeping at least 10% of the answers; where none does, the route hands every lone picture on (to
@@ -35,6 +35,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from scripts.gate_rule import CANDIDATES, MAX_TRIES, choose_threshold
 from workers.captcha.local import lone_reader_sha256
 from workers.captcha.solvers import rotation
 from workers.captcha.solvers._image import SolverInputError
@@ -76,8 +77,6 @@ PHOTOS = {  # the photographs with an up direction in those packages (chosen by 
 }
 SEED = 8_100_000
 TOLERANCE = 10.0  # degrees, as the benchmark and most widgets judge
-CANDIDATES = tuple(round(0.05 * i, 2) for i in range(2, 20))  # 0.10 ... 0.95
-ROUTE_SUCCESS, MIN_KEPT, MAX_TRIES = 0.98, 0.1, 10
 
 
 def fetch(cache: Path) -> Path:
@@ -126,11 +125,7 @@ def fit(rows: list[tuple[float, float]]) -> dict:
         kept = [error for confidence, error in rows if confidence >= threshold]
         right = sum(error <= TOLERANCE for error in kept)
         table[str(threshold)] = {"kept": len(kept), "precision": round(right / len(kept), 4) if kept else None}
-    thresholds = {}
-    for tries in range(1, MAX_TRIES + 1):
-        needed = 1 - (1 - ROUTE_SUCCESS) ** (1 / tries)
-        thresholds[str(tries)] = next((t for t in CANDIDATES if (row := table[str(t)])["precision"] is not None
-                                       and row["precision"] >= needed and row["kept"] >= MIN_KEPT * len(rows)), None)
+    thresholds = {str(tries): choose_threshold(table, len(rows), tries) for tries in range(1, MAX_TRIES + 1)}
     return {"by_threshold": table, "thresholds": thresholds}
 
 

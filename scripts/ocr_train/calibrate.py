@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scripts.gate_rule import CANDIDATES, MAX_TRIES, MIN_KEPT, choose_threshold, precision_for
 from scripts.ocr_train import calibration_only, heldout
 from scripts.ocr_train.sources import SOURCES
 from workers.automation_settings import CaptchaPolicy
@@ -42,19 +43,10 @@ from workers.captcha.solvers import ocr_vote, recogniser
 from workers.captcha.solvers.ocr import read_text
 
 FIT_SEED, CHECK_SEED = 7_100_000, 7_200_000
-CANDIDATES = tuple(round(0.05 * i, 2) for i in range(2, 20))  # 0.10 ... 0.95
-ROUTE_SUCCESS = 0.98
 TRIES = CaptchaPolicy.model_fields["max_attempts"].default
-MAX_TRIES = 10  # CaptchaPolicy.max_attempts' bound
-MIN_KEPT = 0.1
 RIDGE = 1.0
 GROUPS = ("family", "heldout_fonts", "calibration_only")
 LABELS = {"exact": "right", "any_case": "right_any_case"}  # gate target -> row field
-
-
-def precision_for(tries: int) -> float:
-    """Kept answers must be right this often for the route to pass 98% within `tries` tries."""
-    return 1 - (1 - ROUTE_SUCCESS) ** (1 / tries)
 
 
 def collect(seed: int, count: int) -> list[dict]:
@@ -107,15 +99,6 @@ def table(rows: list[dict], score, label: str = "right") -> dict[str, dict]:
                        "kept_per_group": {g: sum(r["group"] == g for r in kept) for g in GROUPS},
                        "right_per_group": {g: sum(r["group"] == g and r[label] for r in kept) for g in GROUPS}}
     return out
-
-
-def choose_threshold(by_threshold: dict[str, dict], count: int, tries: int = TRIES) -> float | None:
-    """The rule in the module doc for `tries` tries, or None."""
-    for t in CANDIDATES:
-        row = by_threshold[str(t)]
-        if row["precision"] is not None and row["precision"] >= precision_for(tries) and row["kept"] >= MIN_KEPT * count:
-            return t
-    return None
 
 
 def main() -> None:

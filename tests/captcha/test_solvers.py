@@ -241,8 +241,8 @@ def test_a_ring_read_deeper_than_a_thin_shape_says_nothing():
     hollow = np.zeros((40, 40), np.uint8)
     hollow[:3], hollow[-3:], hollow[:, :3], hollow[:, -3:] = 255, 255, 255, 255
     page = np.full((80, 120), 250.0, np.float32)
-    assert not ring_contrast(page, hollow, inset=5).any()
-    assert ring_contrast(page, np.full((40, 40), 255, np.uint8), inset=5).shape == (41, 81)
+    assert not ring_contrast(page, hollow, insets=(5,)).any()
+    assert ring_contrast(page, np.full((40, 40), 255, np.uint8), insets=(5,)).shape == (41, 81)
 
 
 def test_an_inside_is_eroded_where_the_shape_meets_the_image_edge():

@@ -78,9 +78,9 @@ def _rotation_gate() -> dict | None:
 
 
 def rotation_threshold(tries: int, method: str) -> float:
-    """The rotation answer's threshold for a route with `tries` tries. An answer matched against
-    an upright reference ("reference") uses `THRESHOLDS["image_rotation"]`; one read from a lone
-    picture ("priors") uses the gate fitted on photographs, NEVER where no threshold keeps the
+    """The rotation answer's threshold for a route with `tries` tries, by the `method` that read
+    it. An answer matched against an upright reference (any method but "priors": "reference
+    (over)", ...) uses `THRESHOLDS["image_rotation"]`; one read from a lone picture ("priors") uses the gate fitted on photographs, NEVER where no threshold keeps the
     route's pass rate, and NEVER without a gate fitted for this reader: the picture goes to the
     model or a person rather than to priors whose hit rate nobody measured."""
     if method != "priors":
@@ -224,7 +224,7 @@ class LocalCaptchaSolver:
         degrees, confidence, method = await self._rotation_answer(page, widget)
         check_confidence("image_rotation", confidence, {"degrees": round(degrees, 1), "confidence": round(confidence, 3),
                                                         "method": method},
-                         rotation_threshold(policy.max_attempts, "priors" if method == "priors" else "reference"))
+                         rotation_threshold(policy.max_attempts, method))
         slider = widget.sliders[0]
         track = slider.get("track") or slider["rect"]
         travel = track["width"] - slider["rect"]["width"]

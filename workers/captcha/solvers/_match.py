@@ -66,31 +66,43 @@ def stable_ncc(image: np.ndarray, template: np.ndarray, floor: float = 0.05) -> 
 MIN_RING = 20  # pixels an inside ring needs to say anything
 
 
-def ring_contrast(grey: np.ndarray, mask: np.ndarray, width: int = 3, gap: int = 1, inset: int = 0) -> np.ndarray:
+def ring_contrast(grey: np.ndarray, mask: np.ndarray, width: int = 3, gap: int = 1,
+                  insets: tuple[int, ...] = (0,)) -> np.ndarray:
     """|mean just inside − mean just outside| / their spread, for every placement of `mask`
     (indexed by its top-left corner, like `stable_ncc`). High where a region of that shape is
-    shaded differently from its surroundings, as puzzle holes and drop slots are. `inset`: the
-    inside ring starts that many pixels in from the outline (a hole framed by a light border
-    shows its shading only inside the frame)."""
+    shaded differently from its surroundings, as puzzle holes and drop slots are. `insets`: the
+    inside ring starts that many pixels in from the outline, the highest reading counting (a hole
+    framed by a light border shows its shading only inside the frame); the outside ring is
+    measured once for all of them."""
     kernel = np.ones((3, 3), np.uint8)
     pad = width + gap + 1
     big = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-    top = cv2.erode(big, kernel, iterations=inset) if inset else big
-    inner = ((top > 0) & ~(cv2.erode(big, kernel, iterations=inset + width) > 0)).astype(np.float32)
     rows, cols = grey.shape[0] - mask.shape[0] + 1, grey.shape[1] - mask.shape[1] + 1
-    if inner.sum() < MIN_RING:  # a shape too thin for a ring that deep: no reading, not a false one
-        return np.zeros((rows, cols), np.float32)
-    outer = (cv2.dilate(big, kernel, iterations=width + gap) > 0) & ~(cv2.dilate(big, kernel, iterations=gap) > 0)
+    inners = []
+    for inset in insets:
+        top = cv2.erode(big, kernel, iterations=inset) if inset else big
+        inner = ((top > 0) & ~(cv2.erode(big, kernel, iterations=inset + width) > 0)).astype(np.float32)
+        if inner.sum() >= MIN_RING:  # a shape too thin for a ring that deep: no reading, not a false one
+            inners.append(inner)
+    best = np.zeros((rows, cols), np.float32)
+    if not inners:
+        return best
     padded = cv2.copyMakeBorder(grey.astype(np.float32), pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-    stats = []
-    for ring in (inner, outer.astype(np.float32)):
+    squared = padded * padded
+
+    def stats(ring: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         count = max(float(ring.sum()), 1.0)
         mean = cv2.matchTemplate(padded, ring, cv2.TM_CCORR) / count
-        var = cv2.matchTemplate(padded * padded, ring, cv2.TM_CCORR) / count - mean * mean
-        stats.append((mean, np.maximum(var, 0)))
-    (m_in, v_in), (m_out, v_out) = stats
-    contrast = np.abs(m_in - m_out) / np.sqrt(v_in + v_out + 25.0)  # +25: a JPEG-level noise floor
-    return contrast[:rows, :cols]
+        var = cv2.matchTemplate(squared, ring, cv2.TM_CCORR) / count - mean * mean
+        return mean, np.maximum(var, 0)
+
+    outer = (cv2.dilate(big, kernel, iterations=width + gap) > 0) & ~(cv2.dilate(big, kernel, iterations=gap) > 0)
+    m_out, v_out = stats(outer.astype(np.float32))
+    for inner in inners:
+        m_in, v_in = stats(inner)
+        contrast = np.abs(m_in - m_out) / np.sqrt(v_in + v_out + 25.0)  # +25: a JPEG-level noise floor
+        np.maximum(best, contrast[:rows, :cols], out=best)
+    return best
 
 
 def outline_support(edges: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -195,10 +195,9 @@ def _match_scores(grey: np.ndarray, part: _Piece) -> np.ndarray:
     content = content / (content.max() + 1e-6)
     edge_map = np.log1p(bg_grad)
     edges = stable_ncc(edge_map, outline(part.mask) + 0.5 * content)
-    shading = ring_contrast(grey, part.mask)
     # Only a piece with a body that deep (not a thin or hollow outline) has a ring inside a frame.
-    if cv2.countNonZero(shrink(part.mask, 2 * FRAME_INSET + 1)) >= 0.25 * cv2.countNonZero(part.mask):
-        shading = np.maximum(shading, ring_contrast(grey, part.mask, inset=FRAME_INSET))
+    deep = cv2.countNonZero(shrink(part.mask, 2 * FRAME_INSET + 1)) >= 0.25 * cv2.countNonZero(part.mask)
+    shading = ring_contrast(grey, part.mask, insets=(0, FRAME_INSET) if deep else (0,))
     support = outline_support(edge_map, part.mask)
     return edges + 0.5 * np.tanh(shading / 2) + SUPPORT_WEIGHT * np.tanh(support / 2)
 
