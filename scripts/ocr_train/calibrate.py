@@ -31,9 +31,11 @@ import argparse
 import io
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+from PIL import Image
 
 from scripts.gate_rule import CANDIDATES, MAX_TRIES, MIN_KEPT, choose_threshold, precision_for
 from scripts.ocr_train import calibration_only, heldout
@@ -49,18 +51,24 @@ GROUPS = ("family", "heldout_fonts", "calibration_only")
 LABELS = {"exact": "right", "any_case": "right_any_case"}  # gate target -> row field
 
 
-def collect(seed: int, count: int) -> list[dict]:
-    """Read `count` images (a third of each group) with the gate off."""
-    rng = random.Random(seed)  # noqa: S311 -- reproducible calibration data (captchax draws are not)
+def draw_images(rng: random.Random, count: int) -> Iterator[tuple[str, str, Image.Image, str]]:
+    """`count` (group, source, image, text), a third of each group, each group's sources in turn."""
     names = {"family": list(SOURCES), "heldout_fonts": list(heldout.REDRAWN),
              "calibration_only": list(calibration_only.GENERATORS)}
     draw = {"family": lambda name: SOURCES[name][0](rng), "heldout_fonts": lambda name: heldout.draw(name, rng),
             "calibration_only": lambda name: calibration_only.GENERATORS[name](rng)}
-    rows = []
     for i in range(count):
         group = GROUPS[i % len(GROUPS)]
         name = names[group][(i // len(GROUPS)) % len(names[group])]
         image, text = draw[group](name)
+        yield group, name, image, text
+
+
+def collect(seed: int, count: int) -> list[dict]:
+    """Read `count` images (a third of each group) with the gate off."""
+    rng = random.Random(seed)  # noqa: S311 -- reproducible calibration data (captchax draws are not)
+    rows = []
+    for group, name, image, text in draw_images(rng, count):
         buffer = io.BytesIO()
         image.save(buffer, "PNG")
         reading = read_text(buffer.getvalue())
