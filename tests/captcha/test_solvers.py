@@ -419,6 +419,26 @@ def test_unreadable_images_are_refused(data):
             solve(data)
 
 
+def test_an_image_too_large_is_refused_from_its_header_without_decoding_it(monkeypatch):
+    """A page controls the picture: a 20,000-pixel-wide PNG compresses to a few kilobytes and
+    would take hundreds of megabytes decoded. Its size is read from the header and refused."""
+    import io
+
+    from PIL import Image, ImageFile
+
+    buffer = io.BytesIO()
+    Image.new("L", (20_000, 8), 255).save(buffer, "PNG")
+    assert len(buffer.getvalue()) < 2_000
+
+    def no_decoding(self):
+        raise AssertionError("decoded an image that is too large")
+
+    monkeypatch.setattr(ImageFile.ImageFile, "load", no_decoding)
+    for solve in (solve_ocr, solve_rotation, solve_drag):
+        with pytest.raises(SolverInputError, match="out of range"):
+            solve(buffer.getvalue())
+
+
 def test_text_click_refuses_multi_character_items():
     image, _, _ = synth_shapes.text_click_sample(random.Random(703), "latin")
     with pytest.raises(SolverInputError):

@@ -39,7 +39,8 @@ def open_image(data: bytes) -> Image.Image:
         raise SolverInputError("empty image")
     try:
         image = Image.open(io.BytesIO(data))
-        image.load()
+        if max(image.size) <= MAX_SIDE and min(image.size) >= 4:  # the size is the header's: decode only then
+            image.load()
     except UnidentifiedImageError as exc:
         raise SolverInputError("unreadable image: not a format Pillow knows (PNG, JPEG, GIF, WebP, BMP)") from exc
     except (OSError, ValueError, Image.DecompressionBombError) as exc:

@@ -69,8 +69,8 @@ def read_text(image: bytes, *, charset: str | None = None, length: int | None = 
             raise SolverInputError(f"{name} must be between 1 and 32")
     picture = Image.fromarray(rgb_array(open_image(image)))
     reading = _read(picture, charset=charset, length=length, arithmetic=arithmetic, max_length=max_length)
-    for box in dict.fromkeys(box for box in (text_region(picture), text_cluster(picture)) if box is not None):
-        framed = _read(picture.crop(box), charset=charset, length=length, arithmetic=arithmetic, max_length=max_length)
+    for crop in framings(picture):
+        framed = _read(picture.crop(crop), charset=charset, length=length, arithmetic=arithmetic, max_length=max_length)
         if _rank(framed) > _rank(reading):
             reading = replace(framed, framed=True)
     return reading
@@ -83,23 +83,53 @@ def _rank(reading: OcrReading) -> tuple[int, float]:
     return {"sum": 2, "text": 1}.get(reading.kind, 0), reading.confidence
 
 
+Box = tuple[int, int, int, int]  # left, top, right, bottom, in image pixels
+
 # Framing, decided on the training family only (docs/captcha-ocr.md, "Framing"): ink is a pixel
 # this far (sum of RGB differences) from the border's median colour; the region keeps the rows
 # and columns between the INK_QUANTILE and 1 - INK_QUANTILE of the ink, widened by
-# FRAME_MARGIN of its height on each side; a region this close to the whole image is no framing.
+# FRAME_MARGIN of its height on each side; a crop this close to the whole image is no framing.
 INK_DISTANCE = 90
 INK_QUANTILE = 0.05
 FRAME_MARGIN = 0.18
 WHOLE_IMAGE = 0.8
+FRAMING_SIDE = 1024  # crops are found on a copy at most this long (CAPTCHAs are smaller; a page may send 4096)
 
 
-def text_region(picture: Image.Image) -> tuple[int, int, int, int] | None:
-    """The box (left, top, right, bottom) around most of the image's ink, or None when that is
-    (nearly) the whole image or there is hardly any ink. Stray lines and dots across the image
-    hold little of the ink, so the quantiles cut them off."""
+def framings(picture: Image.Image) -> list[Box]:
+    """The crops `read_text` reads besides the whole image: `text_region`'s and `text_cluster`'s,
+    each once, found on a copy no longer than FRAMING_SIDE and given in `picture`'s pixels."""
+    scale = max(picture.size) / FRAMING_SIDE
+    if scale > 1:
+        picture = picture.resize((max(4, round(picture.width / scale)), max(4, round(picture.height / scale))),
+                                 Image.Resampling.BOX)
+    ink = ink_mask(picture)
+    found = [box for box in (text_region(picture, ink), text_cluster(picture, ink)) if box is not None]
+    if scale > 1:
+        found = [(int(left * scale), int(top * scale), math.ceil(right * scale), math.ceil(bottom * scale))
+                 for left, top, right, bottom in found]
+    return list(dict.fromkeys(found))
+
+
+def ink_mask(picture: Image.Image) -> np.ndarray:
+    """H×W booleans: the pixels INK_DISTANCE or more from the border's median colour."""
     pixels = np.asarray(picture.convert("RGB"), dtype=np.int16)
-    height, width, _ = pixels.shape
-    ink = np.abs(pixels - np.median(border_pixels(pixels), axis=0)).sum(axis=2) > INK_DISTANCE
+    background = np.rint(np.median(border_pixels(pixels), axis=0)).astype(np.int16)
+    return np.abs(pixels - background).sum(axis=2, dtype=np.int16) > INK_DISTANCE
+
+
+def _no_framing(box: Box, ink: np.ndarray) -> bool:
+    """Whether `box` is (nearly) the whole image, so that reading it is reading the image again."""
+    height, width = ink.shape
+    return (box[2] - box[0]) * (box[3] - box[1]) >= WHOLE_IMAGE * width * height
+
+
+def text_region(picture: Image.Image, ink: np.ndarray | None = None) -> Box | None:
+    """The box around most of the image's ink (`ink`: its `ink_mask`, when already made), or
+    None when that is (nearly) the whole image or there is hardly any ink. Stray lines and dots
+    across the image hold little of the ink, so the quantiles cut them off."""
+    ink = ink_mask(picture) if ink is None else ink
+    height, width = ink.shape
     if ink.sum() < 20:
         return None
 
@@ -111,47 +141,55 @@ def text_region(picture: Image.Image) -> tuple[int, int, int, int] | None:
     left, right = span(ink.sum(axis=0))
     margin = max(2, int(FRAME_MARGIN * (bottom - top + 1)))
     box = (max(0, left - margin), max(0, top - margin), min(width, right + 1 + margin), min(height, bottom + 1 + margin))
-    if (box[2] - box[0]) * (box[3] - box[1]) >= WHOLE_IMAGE * width * height:
-        return None
-    return box
+    return None if _no_framing(box, ink) else box
 
 
 # The densest cluster of ink (docs/captcha-ocr.md, "Framing"), decided on our own small-text
-# pictures only: the ink's density in a square window CLUSTER_WINDOW of the image's height on a
-# side; the cluster is where it reaches CLUSTER_LEVEL of its peak, widened by CLUSTER_MARGIN of
-# its height on each side.
+# pictures only: the share of ink in a square window CLUSTER_WINDOW of the image's shorter side
+# on a side; dense where it reaches CLUSTER_LEVEL of its peak. Two dense patches are on one line
+# when their rows overlap by CLUSTER_SAME_LINE of the lower one's height and the gap between them
+# is at most CLUSTER_GAP of the taller one's; the cluster is the densest patch holding the most
+# ink with the patches on its line (followed from patch to patch, so sloping text is kept),
+# widened by CLUSTER_MARGIN of its height on each side. At most CLUSTER_PATCHES patches, those
+# holding the most ink, are looked at (a busy picture has thousands of small ones).
 CLUSTER_WINDOW = 0.12
 CLUSTER_LEVEL = 0.45
+CLUSTER_SAME_LINE = 0.3
+CLUSTER_GAP = 6.0
 CLUSTER_MARGIN = 0.12
+CLUSTER_PATCHES = 400
 
 
-def text_cluster(picture: Image.Image) -> tuple[int, int, int, int] | None:
-    """The box (left, top, right, bottom) around the densest cluster of ink: the dense region
-    that holds the most ink, with the dense regions on its line (glyphs spaced apart), or None when that is (nearly) the whole image or there is hardly any ink. Lines
-    drawn across the picture are thin, so the density stays low along them and they do not
-    stretch the box as they stretch `text_region`'s."""
-    pixels = np.asarray(picture.convert("RGB"), dtype=np.int16)
-    height, width, _ = pixels.shape
-    ink = (np.abs(pixels - np.median(border_pixels(pixels), axis=0)).sum(axis=2) > INK_DISTANCE).astype(np.float32)
+def text_cluster(picture: Image.Image, ink: np.ndarray | None = None) -> Box | None:
+    """The box around the densest cluster of ink (`ink`: the image's `ink_mask`, when already
+    made), or None when that is (nearly) the whole image or there is hardly any ink. Lines drawn
+    across the picture are thin, so the density stays low along them and they do not stretch
+    this box as they stretch `text_region`'s."""
+    ink = (ink_mask(picture) if ink is None else ink).astype(np.float32)
+    height, width = ink.shape
     if ink.sum() < 20:
         return None
-    side = max(3, int(CLUSTER_WINDOW * height) | 1)
+    side = max(3, int(CLUSTER_WINDOW * min(height, width)) | 1)
     density = cv2.blur(ink, (side, side))
     count, labels, stats, _ = cv2.connectedComponentsWithStats((density >= CLUSTER_LEVEL * density.max()).astype(np.uint8), 8)
-    if count <= 1:
-        return None
     mass = np.bincount(labels.ravel(), weights=ink.ravel(), minlength=count)[1:]
-    left, top, w, h = (int(v) for v in stats[1 + int(np.argmax(mass)), :4])
-    right, bottom = left + w, top + h
-    for other in stats[1:]:
-        x, y, ow, oh = (int(v) for v in other[:4])
-        if min(bottom, y + oh) - max(top, y) > 0.3 * min(bottom - top, oh):  # on the same line
-            left, top, right, bottom = min(left, x), min(top, y), max(right, x + ow), max(bottom, y + oh)
+    keep = np.argsort(-mass, kind="stable")[:CLUSTER_PATCHES]  # the densest patch holding the most ink first
+    x, y, w, h = (stats[1:, i][keep].astype(np.int64) for i in range(4))
+    joined = np.zeros(len(keep), dtype=bool)
+    joined[0] = True
+    frontier = [0]
+    while frontier:
+        i = frontier.pop()
+        overlap = np.minimum(y[i] + h[i], y + h) - np.maximum(y[i], y)
+        gap = np.maximum(x - (x[i] + w[i]), x[i] - (x + w))
+        near = ~joined & (overlap > CLUSTER_SAME_LINE * np.minimum(h[i], h)) & (gap <= CLUSTER_GAP * np.maximum(h[i], h))
+        joined |= near
+        frontier.extend(np.flatnonzero(near).tolist())
+    left, top = int(x[joined].min()), int(y[joined].min())
+    right, bottom = int((x + w)[joined].max()), int((y + h)[joined].max())
     margin = max(2, int(CLUSTER_MARGIN * (bottom - top)))
     box = (max(0, left - margin), max(0, top - margin), min(width, right + margin), min(height, bottom + margin))
-    if (box[2] - box[0]) * (box[3] - box[1]) >= WHOLE_IMAGE * width * height:
-        return None
-    return box
+    return None if _no_framing(box, ink) else box
 
 
 def _read(picture: Image.Image, *, charset: str | None, length: int | None, arithmetic: bool | None,
