@@ -24,7 +24,6 @@ import json
 import random
 import statistics
 import time
-from dataclasses import replace
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -61,16 +60,14 @@ def shrink(image: Image.Image, rng: random.Random) -> Image.Image:
 
 
 def readings(image: Image.Image, data: bytes) -> tuple[dict[str, ocr.OcrReading], float]:
-    """The reading of each framing (the better by `ocr._rank`, as `read_text` chooses), and the
+    """The reading of each framing (the better by `ocr._better`, as `read_text` chooses), and the
     seconds `read_text` took: the whole image alone, with the ink region (`read_text` before the
     cluster), and `read_text` itself."""
     kwargs = {"charset": None, "length": None, "arithmetic": None, "max_length": None}
     whole = region = ocr._read(image, **kwargs)
     box = ocr.text_region(image)
     if box is not None:
-        framed = ocr._read(image.crop(box), **kwargs)
-        if ocr._rank(framed) > ocr._rank(whole):
-            region = replace(framed, framed=True)
+        region = ocr._better(whole, ocr._read(image.crop(box), **kwargs))
     start = time.perf_counter()
     both = ocr.read_text(data)
     return {"whole": whole, "region": region, "region_and_cluster": both}, time.perf_counter() - start

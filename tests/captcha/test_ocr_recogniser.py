@@ -309,9 +309,7 @@ def test_crops_of_a_large_picture_are_found_on_a_smaller_copy_and_given_in_its_p
 def test_small_text_among_lines_is_read_from_its_dense_cluster():
     """Read with both framings against the whole image and `text_region` alone (the framing
     before `text_cluster`): the cluster reads what the lines hid from the ink region."""
-    from dataclasses import replace
-
-    from workers.captcha.solvers.ocr import _rank, _read, text_region
+    from workers.captcha.solvers.ocr import _better, _read, text_region
 
     both = region_only = 0
     for seed in range(100, 124):
@@ -320,7 +318,6 @@ def test_small_text_among_lines_is_read_from_its_dense_cluster():
         reading = _read(canvas, charset=None, length=None, arithmetic=None, max_length=None)
         box = text_region(canvas)
         if box is not None:
-            framed = _read(canvas.crop(box), charset=None, length=None, arithmetic=None, max_length=None)
-            reading = replace(framed, framed=True) if _rank(framed) > _rank(reading) else reading
+            reading = _better(reading, _read(canvas.crop(box), charset=None, length=None, arithmetic=None, max_length=None))
         region_only += reading.text == text
     assert both >= region_only + 5, (region_only, both)  # measured: 12 and 21 of 24

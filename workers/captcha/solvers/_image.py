@@ -39,13 +39,14 @@ def open_image(data: bytes) -> Image.Image:
         raise SolverInputError("empty image")
     try:
         image = Image.open(io.BytesIO(data))
-        if max(image.size) <= MAX_SIDE and min(image.size) >= 4:  # the size is the header's: decode only then
+        in_range = max(image.size) <= MAX_SIDE and min(image.size) >= 4  # the header's size: decode only then
+        if in_range:
             image.load()
     except UnidentifiedImageError as exc:
         raise SolverInputError("unreadable image: not a format Pillow knows (PNG, JPEG, GIF, WebP, BMP)") from exc
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
         raise SolverInputError(f"unreadable image: {exc}") from exc
-    if max(image.size) > MAX_SIDE or min(image.size) < 4:
+    if not in_range:
         raise SolverInputError(f"image size {image.size} out of range")
     return image
 

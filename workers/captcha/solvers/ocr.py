@@ -70,17 +70,19 @@ def read_text(image: bytes, *, charset: str | None = None, length: int | None = 
     picture = Image.fromarray(rgb_array(open_image(image)))
     reading = _read(picture, charset=charset, length=length, arithmetic=arithmetic, max_length=max_length)
     for crop in framings(picture):
-        framed = _read(picture.crop(crop), charset=charset, length=length, arithmetic=arithmetic, max_length=max_length)
-        if _rank(framed) > _rank(reading):
-            reading = replace(framed, framed=True)
+        reading = _better(reading, _read(picture.crop(crop), charset=charset, length=length, arithmetic=arithmetic,
+                                         max_length=max_length))
     return reading
 
 
-def _rank(reading: OcrReading) -> tuple[int, float]:
-    """Which framing's reading is the answer: a sum over text, text in Latin letters and digits
-    over any script (ddddocr finds Chinese-looking marks in the noise around small text), then
-    the higher confidence."""
-    return {"sum": 2, "text": 1}.get(reading.kind, 0), reading.confidence
+def _better(reading: OcrReading, framed: OcrReading) -> OcrReading:
+    """The answer between the reading so far and a crop's (marked `framed` when it wins): a sum
+    over text, text in Latin letters and digits over any script (ddddocr finds Chinese-looking
+    marks in the noise around small text), then the higher confidence."""
+    def rank(r: OcrReading) -> tuple[int, float]:
+        return {"sum": 2, "text": 1}.get(r.kind, 0), r.confidence
+
+    return replace(framed, framed=True) if rank(framed) > rank(reading) else reading
 
 
 Box = tuple[int, int, int, int]  # left, top, right, bottom, in image pixels
