@@ -13,7 +13,12 @@ of training and tuning): per generator and kind, pass@1 through the local solver
 `abstained` (answers under the threshold the local route applies with the default tries:
 `workers/captcha/local.py:THRESHOLDS`, and for a lone rotation picture `rotation_threshold`; the
 gate hands those to the model or a person), pass@1 among the answers given and if the gate
-always guessed, the median solve time; for OCR also ddddocr alone on the same images. The
+always guessed, the median solve time; for OCR also ddddocr alone on the same images, and the
+route with the automation's letter case left "unknown" (the default) on a silent page: on a site
+never seen (`letter_case_unknown_new_site`, every challenge at the prior) and with the site's
+verdicts on earlier answers learned along the generator's challenges (`letter_case_learned`,
+workers/captcha/letter_case.py; `pass_at_1` alone is the exact gate's, a site whose case matters
+and says so, comparable with earlier runs). The
 slider's and the rotation's own generators (our tuning families) are reported beside them for
 comparison.
 
@@ -35,6 +40,8 @@ import time
 from _stack import practice_site, setup_django
 
 from workers.automation_settings import CaptchaPolicy
+from workers.captcha import letter_case
+from workers.captcha.letter_case import CaseMemory
 from workers.captcha.local import THRESHOLDS, ocr_threshold, rotation_threshold
 
 LOCAL_TYPES = ["ocr", "slider_puzzle", "drag_end", "icon_click", "text_click", "image_rotation", "oneclick_login"]
@@ -141,7 +148,9 @@ def _ocr_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
     out = {}
     for name, generate in _pick(GENERATORS, chosen).items():
         rng = random.Random(f"third-party:{name}")
-        results, naive_passed, told = [], 0, []
+        results, naive_passed, told, fresh, learned = [], 0, [], [], []
+        memory = CaseMemory()  # one site, its challenges in turn: what the run's store would keep
+        loop = asyncio.new_event_loop()
         for _ in range(samples):
             challenge = generate(rng)
             result = solvers.ocr(challenge.image)
@@ -151,6 +160,8 @@ def _ocr_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
             if not challenge.case_sensitive:  # as if the automation's letter_case said "ignored"
                 any_case = result.confidence_any_case if result.answer else 0.0
                 told.append((accepted, any_case < any_case_threshold, result.elapsed_ms))
+            fresh.append(loop.run_until_complete(_learned(CaseMemory(), name, result, accepted)))
+            learned.append(loop.run_until_complete(_learned(memory, name, result, accepted)))
             naive_passed += challenge.check(naive.classification(challenge.image))
         out[name] = {**_row("ocr", results, THIRD_PARTY_TARGETS["ocr"]),
                      "ddddocr_alone_pass_at_1": round(naive_passed / samples, 3),
@@ -160,7 +171,32 @@ def _ocr_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
             row = _row("ocr", told, THIRD_PARTY_TARGETS["ocr"])
             out[name]["letter_case_ignored"] = {k: row[k] for k in ("pass_at_1", "abstained")} | {
                 "threshold": any_case_threshold}
+        row = _row("ocr", fresh, THIRD_PARTY_TARGETS["ocr"])
+        out[name]["letter_case_unknown_new_site"] = {k: row[k] for k in ("pass_at_1", "abstained")}
+        row = _row("ocr", learned, THIRD_PARTY_TARGETS["ocr"])
+        out[name]["letter_case_learned"] = {k: row[k] for k in ("pass_at_1", "abstained")} | {
+            "pass_at_1_last_half": _row("ocr", learned[samples // 2:], None)["pass_at_1"],
+            "ignored_belief_at_end": round(letter_case.ignored(loop.run_until_complete(memory.weights(name))), 3)}
+        loop.close()
     return "ocr", out
+
+
+async def _learned(memory, site: str, result, accepted: bool) -> tuple[bool, bool, float]:
+    """One challenge as the local route answers it with the letter case left "unknown", the page
+    silent, and the site's verdicts on earlier answers learned (workers/captcha/letter_case.py):
+    the production gate's confidence and threshold (`local.ocr_gate`), the verdict added when it
+    answers. (accepted, abstained, ms) as `_row` takes them."""
+    from workers.captcha.hints import TextHints
+    from workers.captcha.local import ocr_gate
+    from workers.captcha.solvers.ocr_vote import OcrReading
+
+    reading = OcrReading(str(result.answer or ""), result.confidence, confidence_any_case=result.confidence_any_case)
+    confidence, threshold, _ = ocr_gate(reading, TextHints(), CaptchaPolicy(), await memory.weights(site))
+    if confidence < threshold:
+        return accepted, True, result.elapsed_ms
+    memory.expect(site, reading.confidence, reading.any_case)
+    await memory.settle(accepted)
+    return accepted, False, result.elapsed_ms
 
 
 def _judged_rows(kind: str, target: str, generators: dict, own: dict, samples: int, solve, chosen: set[str]) -> dict:

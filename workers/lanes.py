@@ -82,7 +82,8 @@ class Lanes:
         clock.timeout = run.clock.timeout  # one lane at a time pauses the run's limit (the person lock)
         state.update(env=env, clock=clock, guard=None, output=dict(run.output), loops=dict(run.loops),
                      page_steps=[], captchas_solved=set(run.captchas_solved), acting=None, last_action=None,
-                     last_done=None, current_step=None, item=None, item_output={}, within="")
+                     last_done=None, current_step=None, item=None, item_output={}, within="",
+                     case_memory=run.case_memory.fork())
         return LaneState(**state, parent=run, lanes=self)
 
     def halt(self) -> None:

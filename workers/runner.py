@@ -59,6 +59,7 @@ from typing import Any
 from workers import flow as F, steps as S
 from workers.agent import AgentLoop
 from workers.captcha.gate import CaptchaGate
+from workers.captcha.letter_case import CaseMemory
 from workers.durable import Continuation, Parked
 from workers.envs.base import Host, StepExecutor
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
@@ -129,7 +130,9 @@ class Runner:
                    items: list[Item] = (), replay: ReplayStore | None = None, first_index: int = 0) -> RunResult:
         run = RunState(spec, params, secrets, RecordPipe(recorder), recorder, RunClock(), sessions=sessions,
                        host=self.hosts[spec.surface], run_id=run_id, items=list(items), replay_store=replay,
-                       next_index=first_index)
+                       next_index=first_index,
+                       case_memory=CaseMemory(getattr(recorder, "captcha_letter_case", None),
+                                              getattr(recorder, "captcha_letter_case_add", None)))
         work = asyncio.create_task(self._run_on_host(run, resume))
         beat = asyncio.create_task(self._heartbeat(run, work))
         result: RunResult | None = None
@@ -377,6 +380,8 @@ class Runner:
         gate_started = time.time()
 
         class Hooks:
+            letter_case = run.case_memory
+
             def emit(self, attempt) -> None:
                 ok = attempt.outcome in ("passed", "unverified")
                 run.emit(StepRecord(

@@ -67,6 +67,30 @@ def test_the_letter_case_of_text_captchas_is_a_policy_choice_and_a_bad_one_is_a_
     assert not Automation.objects.filter(workspace=personas.workspace, slug="other").exists()
 
 
+def test_what_each_site_taught_about_letter_case_is_shown_to_whoever_may_read_the_automation(
+        editor_client, viewer_client, personas):
+    from tests.factories import WorkspaceFactory
+    from tests.reviews.conftest import make_automation
+    from venus_rpa.automations.letter_case import site_letter_case_add
+    from workers.captcha import letter_case
+
+    steps = [{"kind": "wait_for", "text": "Welcome", "timeout_s": "5"}]
+    assert editor_client.post("/automations/new/", editor_post(steps=steps)).status_code == 302
+    automation = Automation.objects.get(workspace=personas.workspace, slug="sign-in")
+    assert "Learned from the sites" not in editor_client.get("/automations/sign-in/").content.decode()
+    for _ in range(12):  # answers whose case was a coin toss, accepted
+        site_letter_case_add(automation_id=automation.pk, host="shop.test",
+                             loglik=letter_case.evidence(0.4, 0.9, True).tolist(), accepted=True)
+    other = make_automation(WorkspaceFactory(name="Elsewhere"), slug="sign-in")
+    site_letter_case_add(automation_id=other.pk, host="elsewhere.test",
+                         loglik=letter_case.evidence(0.4, 0.9, False).tolist(), accepted=False)
+    for client in (editor_client, viewer_client):
+        page = client.get("/automations/sign-in/").content.decode()
+        assert "<code>shop.test</code>: ignores letter case" in page
+        assert "12 answers accepted, 0 refused" in page
+        assert "elsewhere.test" not in page  # another workspace's automation of the same name
+
+
 def test_step_errors_show_inline_on_their_row(editor_client):
     response = editor_client.post("/automations/new/", editor_post(
         steps=[{"kind": "goto", "url": "/"}, {"kind": "click", "name": "Press it"}, {"kind": "select", "target_text": "A"}],

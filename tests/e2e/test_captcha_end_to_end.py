@@ -116,3 +116,26 @@ def _input_position(practice_url):
     x = (field["x"] + field["width"] / 2 - (box["x"] - margin)) / (box["width"] + 2 * margin)
     y = (field["y"] + field["height"] / 2 - (box["y"] - margin)) / (box["height"] + 2 * margin)
     INPUT_POINT = (round(x * 999), round(y * 999))
+
+
+def test_the_sites_verdicts_on_text_answers_are_learned_across_runs(worker, demo, practice_url):
+    """The letter case left "unknown" and the page silent: each local text answer is weighed by
+    what the site's verdicts taught (workers/captcha/letter_case.py), the verdict seen on the page
+    after the form's submit is stored for the automation and host, and the next run reads it."""
+    from venus_rpa.automations.models import SiteLetterCase
+    from venus_rpa.runs.services import run_start
+    from workers.captcha import letter_case
+
+    automation = gated_demo(demo, practice_url, "ocr", {"solvers": ["local"], "max_attempts": 3})
+    first = wait_for_run(run_start(automation=automation, params=params()).pk, statuses=TERMINAL, timeout=120)
+    assert first.status == "succeeded", first.status_reason
+    answered = [s for s in first.steps.filter(kind="captcha").order_by("index") if s.action["outcome"] != "abstained"]
+    assert answered and answered[0].grounding["letter_case"] == "learned"
+    assert answered[0].grounding["letter_case_ignored_belief"] == round(letter_case.PRIOR_IGNORED, 3)
+    row = SiteLetterCase.objects.get(automation=demo["automation"], host="127.0.0.1")
+    assert row.accepted >= 1 and row.accepted + row.refused == len(answered)
+
+    second = wait_for_run(run_start(automation=automation, params=params()).pk, statuses=TERMINAL, timeout=120)
+    assert second.status == "succeeded", second.status_reason
+    step = second.steps.filter(kind="captcha").order_by("index").first()
+    assert step.grounding["letter_case_ignored_belief"] == round(row.ignored, 3)

@@ -160,3 +160,28 @@ class ReplayPath(models.Model):
 
     def __str__(self) -> str:
         return f"{self.version} {self.step_key}"
+
+
+class SiteLetterCase(models.Model):
+    """What one site's verdicts taught about its text CAPTCHAs, for one automation: the belief
+    that the site accepts an answer in any letter case (workers.captcha.letter_case: log-weights
+    over case ignored or not x the reader's skill on the site; `ignored`, its probability, for
+    people to read).
+    Written only by the worker, after each verdict on a local answer whose case was learned (the
+    automation's `letter_case` left at "unknown" and the page silent); a pinned `letter_case`
+    makes it unused. Per automation, so one workspace's sites never teach another's."""
+
+    automation = models.ForeignKey(Automation, on_delete=models.CASCADE, related_name="site_letter_cases")
+    host = models.CharField(max_length=253)
+    weights = models.JSONField(help_text="Log-weights of the hypotheses (workers.captcha.letter_case).")
+    ignored = models.FloatField(help_text="The probability that the site ignores letter case.")
+    accepted = models.PositiveIntegerField(default=0, help_text="Local answers the site accepted.")
+    refused = models.PositiveIntegerField(default=0, help_text="Local answers the site refused.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["automation", "host"], name="site_letter_case_per_host")]
+        ordering = ["host"]
+
+    def __str__(self) -> str:
+        return f"{self.automation} @ {self.host}"

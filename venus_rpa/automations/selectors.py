@@ -6,7 +6,8 @@ from django.db.models import Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from venus_rpa.accounts.models import Workspace
-from venus_rpa.automations.models import Automation, AutomationVersion, Credential, LoginSession, ReplayPath
+from venus_rpa.automations.models import (Automation, AutomationVersion, Credential, LoginSession, ReplayPath,
+                                         SiteLetterCase)
 
 
 def automation_list(*, workspace: Workspace, archived: bool | None = None, search: str = "") -> QuerySet[Automation]:
@@ -61,3 +62,8 @@ def replay_path_turns(*, version_id: int, step_key: str) -> list | None:
 def replay_path_list(*, automation: Automation) -> QuerySet[ReplayPath]:
     """The cached paths of the automation's current version (what the next run replays)."""
     return ReplayPath.objects.filter(version_id=automation.current_version_id).order_by("step_key")
+
+
+def site_letter_case_list(*, automation: Automation) -> QuerySet[SiteLetterCase]:
+    """What each site's verdicts taught about its text CAPTCHAs' letter case, for the editor."""
+    return SiteLetterCase.objects.filter(automation=automation).order_by("host")[:50]

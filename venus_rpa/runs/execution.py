@@ -20,9 +20,11 @@ from datetime import datetime, timezone as dt_timezone
 
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import InterfaceError, OperationalError, close_old_connections, connection, transaction
+from django.db import (DatabaseError, InterfaceError, OperationalError, close_old_connections, connection,
+                       transaction)
 from django.utils import timezone
 
+from venus_rpa.automations.letter_case import site_letter_case, site_letter_case_add
 from venus_rpa.automations.replay import replay_store_for
 from venus_rpa.automations.sessions import login_sessions_for
 from venus_rpa.runs.events import apublish_run_event, publish_run_changed, publish_run_event, step_event
@@ -151,6 +153,27 @@ class DjangoRecorder(JournalingRecorder):
         if pending is not None:
             self.pending = None
         return pending
+
+    # -- what sites' verdicts taught about their text CAPTCHAs' letter case ---------------
+    # (workers.captcha.letter_case; a store that fails only costs the learning, never the run)
+    async def captcha_letter_case(self, host: str) -> list | None:
+        try:
+            return await self._db(lambda: site_letter_case(automation_id=self._automation_id(), host=host))
+        except DatabaseError:
+            log.warning("run %s: the sites' letter case could not be read", self.run_id, exc_info=True)
+            return None
+
+    async def captcha_letter_case_add(self, host: str, loglik: list, accepted: bool) -> None:
+        try:
+            await self._db(lambda: site_letter_case_add(automation_id=self._automation_id(), host=host, loglik=loglik,
+                                                        accepted=accepted))
+        except DatabaseError:
+            log.warning("run %s: a site's letter-case verdict was not stored", self.run_id, exc_info=True)
+
+    def _automation_id(self) -> int:
+        if not hasattr(self, "_automation"):
+            self._automation = Run.objects.values_list("automation_id", flat=True).get(pk=self.run_id)
+        return self._automation
 
     # -- the agent's question (CallUser) ---------------------------------------------------
     async def ask_user(self, question: str) -> str:

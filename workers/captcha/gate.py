@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 from workers.automation_settings import CaptchaPolicy
 from workers.captcha import act
 from workers.captcha.detect import LOCAL_KINDS, Widget, detect
+from workers.captcha.letter_case import CaseMemory
 from workers.durable import Parked
 from workers.errors import StepError
 from workers.egress import domain_allowed
@@ -97,6 +98,12 @@ class CaptchaGate:
         waiting for their form to be submitted, so they are not answered twice."""
         solved = solved if solved is not None else set()
         widget = await detect(env.page)
+        memory: CaseMemory | None = getattr(hooks, "letter_case", None)
+        if memory is not None and memory.pending is not None:  # a typed answer's verdict, seen on this page
+            if widget is None or widget.rejected:
+                await memory.settle(accepted=widget is None)  # the form went through, or came back refused
+            elif fingerprint(env.page.url, widget) not in solved:
+                memory.drop()  # another challenge, and no word on the last one
         if widget is None:
             return False
         if fingerprint(env.page.url, widget) in solved or any(c["checked"] for c in widget.checkboxes):
@@ -119,7 +126,7 @@ class CaptchaGate:
                 if solver == "model" and self.model is None:
                     break
                 attempt += 1
-                outcome = await self._attempt(env, widget, solver, attempt, hooks, policy)
+                outcome = await self._attempt(env, widget, solver, attempt, hooks, policy, memory, host)
                 if outcome == "abstained":
                     abstained = f"; the {solver} solver abstained"
                     # The same challenge would get the same answer: hand it on, or, when no
@@ -141,14 +148,16 @@ class CaptchaGate:
         return any(r == "human" or (r == "model" and self.model is not None) for r in routes)
 
     async def _attempt(self, env, widget: Widget, solver: str, attempt: int, hooks: CaptchaHooks,
-                       policy: CaptchaPolicy) -> str:
+                       policy: CaptchaPolicy, memory: CaseMemory | None = None, host: str = "") -> str:
         page = env.page
         started = time.perf_counter()
         before = await env.observe()
         detail: dict[str, Any] = {"widget": widget.record()}
+        learning = memory is not None and solver == "local" and widget.kind == "ocr" and policy.letter_case == "unknown"
         try:
             if solver == "local":
-                detail.update(await self.local(env, widget, policy))
+                extra = {"case_weights": await memory.weights(host)} if learning and memory is not None else {}
+                detail.update(await self.local(env, widget, policy, **extra))
             elif solver == "model":
                 detail.update(await self.model(env, widget))
             else:
@@ -168,6 +177,11 @@ class CaptchaGate:
             log.exception("CAPTCHA solver %s crashed", solver)
             detail["error"] = f"{type(exc).__name__}: {exc}"
             outcome = "error"
+        if memory is not None and learning and detail.get("letter_case") == "learned" and \
+                outcome in ("passed", "failed", "unverified"):
+            memory.expect(host, float(detail.get("confidence", 0.0)), float(detail.get("confidence_any_case", 0.0)))
+            if outcome != "unverified":  # the widget gave its verdict at once
+                detail["letter_case_ignored_after"] = round(await memory.settle(accepted=outcome == "passed") or 0.0, 3)
         hooks.emit(CaptchaAttempt(widget.kind, solver, attempt, outcome, (time.perf_counter() - started) * 1000,
                                   detail, before.screenshot, page.url))
         return outcome

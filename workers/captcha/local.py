@@ -22,8 +22,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from workers.automation_settings import CaptchaPolicy
-from workers.captcha import act
+from workers.captcha import act, letter_case
 from workers.captcha.detect import LOCAL_KINDS, Widget, rotation_pair
 from workers.captcha.gate import Abstained
 from workers.captcha.hints import TextHints, text_hints
@@ -92,13 +94,23 @@ def rotation_threshold(tries: int, method: str) -> float:
     return NEVER if found is None else found
 
 
-def ocr_gate(reading: OcrReading, hints: TextHints, policy: CaptchaPolicy) -> tuple[float, float, bool]:
-    """(confidence, threshold, whether case is ignored) for a text CAPTCHA's answer: the
-    automation's `letter_case` wins; "unknown" goes by the page's words (`hints.case_ignored`).
-    Reading nothing is not an answer: confidence 0."""
-    any_case = policy.letter_case == "ignored" or (policy.letter_case == "unknown" and hints.case_ignored is True)
+def ocr_gate(reading: OcrReading, hints: TextHints, policy: CaptchaPolicy,
+             case_weights: np.ndarray | None = None) -> tuple[float, float, str]:
+    """(confidence, threshold, letter case) for a text CAPTCHA's answer: the automation's
+    `letter_case` wins; "unknown" goes by the page's words (`hints.case_ignored`) and, where the
+    page says nothing and the run keeps what each site's verdicts taught (`case_weights`: the
+    belief that this site ignores case, workers/captcha/letter_case.py), by that belief. The
+    letter case returned: "ignored", "matters" or "learned". Reading nothing is not an answer:
+    confidence 0."""
+    decided = {"ignored": True, "matters": False}.get(policy.letter_case, hints.case_ignored)
+    if decided is None and case_weights is not None:
+        confidence, threshold = letter_case.gated(reading.confidence, reading.any_case, case_weights,
+                                                  ocr_threshold(policy.max_attempts),
+                                                  ocr_threshold(policy.max_attempts, any_case=True))
+        return (confidence if reading.text else 0.0), threshold, "learned"
+    any_case = bool(decided)
     confidence = (reading.any_case if any_case else reading.confidence) if reading.text else 0.0
-    return confidence, ocr_threshold(policy.max_attempts, any_case), any_case
+    return confidence, ocr_threshold(policy.max_attempts, any_case), "ignored" if any_case else "matters"
 
 
 def check_confidence(kind: str, confidence: float, detail: dict[str, Any], threshold: float | None = None) -> None:
@@ -124,10 +136,15 @@ def instruction_chars(instruction: str) -> list[str]:
 class LocalCaptchaSolver:
     """Callable route for `CaptchaGate(local=...)`: (env, widget, policy) → what was done."""
 
-    async def __call__(self, env, widget: Widget, policy: CaptchaPolicy | None = None) -> dict[str, Any]:
+    async def __call__(self, env, widget: Widget, policy: CaptchaPolicy | None = None, *,
+                       case_weights: np.ndarray | None = None) -> dict[str, Any]:
+        """`case_weights`: the belief that this site ignores letter case, where the run keeps one
+        (text CAPTCHAs only; workers/captcha/letter_case.py)."""
         # One solver per kind the detector hands to local solving (`_<kind>`, each taking the policy).
         if widget.kind not in LOCAL_KINDS:
             raise StepError(f"no local solver for {widget.kind}")
+        if widget.kind == "ocr":
+            return await self._ocr(env.page, widget, policy or CaptchaPolicy(), case_weights)
         handler = getattr(self, f"_{widget.kind}")
         return await handler(env.page, widget, policy or CaptchaPolicy())
 
@@ -136,7 +153,8 @@ class LocalCaptchaSolver:
         # The solvers are CPU-bound (OpenCV, ONNX): keep the event loop free for other runs.
         return await asyncio.to_thread(fn, *args, **kwargs)
 
-    async def _ocr(self, page, widget: Widget, policy: CaptchaPolicy) -> dict[str, Any]:
+    async def _ocr(self, page, widget: Widget, policy: CaptchaPolicy,
+                   case_weights: np.ndarray | None = None) -> dict[str, Any]:
         from workers.captcha.solvers.ocr import read_text
 
         if not widget.inputs:
@@ -145,9 +163,11 @@ class LocalCaptchaSolver:
         data, _, _ = await act.image_bytes(page, act.main_image(widget))
         reading = await self._run(read_text, data, charset=hints.charset, length=hints.length,
                                   max_length=hints.max_length)
-        confidence, threshold, any_case = ocr_gate(reading, hints, policy)
-        detail = {"answer": reading.text, **reading.record(), "hints": hints.record(),
-                  "letter_case": "ignored" if any_case else "matters"}
+        confidence, threshold, case = ocr_gate(reading, hints, policy, case_weights)
+        detail = {"answer": reading.text, **reading.record(), "hints": hints.record(), "letter_case": case}
+        if case == "learned" and case_weights is not None:  # the site's belief, and the answer's weighed by it
+            detail.update(letter_case_ignored_belief=round(letter_case.ignored(case_weights), 3),
+                          site_confidence=round(confidence, 3))
         check_confidence("ocr", confidence, detail, threshold)
         await act.type_into(page, widget.inputs[0]["rect"], reading.text)
         return detail

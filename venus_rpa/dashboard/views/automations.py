@@ -12,7 +12,8 @@ from venus_rpa.audit.models import AuditAction
 from venus_rpa.audit.selectors import audit_list
 from venus_rpa.automations.checks import slug_problem, slug_propose
 from venus_rpa.automations.models import Automation
-from venus_rpa.automations.selectors import automation_get, automation_list, credential_list
+from venus_rpa.automations.selectors import (automation_get, automation_list, credential_list,
+                                            site_letter_case_list)
 from venus_rpa.automations.services import automation_create, automation_update, definition_validate
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.dashboard import editor, step_lines
@@ -52,6 +53,7 @@ def _editor_context(request: HttpRequest, form: AutomationEditor, automation: Au
         # What a `call` step may run: the workspace's other automations, not archived (a datalist).
         "callable": automation_list(workspace=request.access.workspace, archived=False).exclude(
             pk=getattr(automation, "pk", None)).values("slug", "name")[:500],
+        "letter_cases": site_letter_case_list(automation=automation) if automation else [],
     }
 
 

@@ -1,0 +1,110 @@
+"""The CAPTCHA gate carries a typed text answer's verdict to the site's letter-case belief
+(workers/captcha/gate.py with workers/captcha/letter_case.py): a verdict the widget gives at
+once, or one the page gives after the form's submit (the form back with "the security check failed", or the
+page moved on), and no verdict when another challenge comes without a word on the last one."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+import pytest
+
+from workers.automation_settings import CaptchaPolicy
+from workers.captcha import gate as gate_module, letter_case as L
+from workers.captcha.detect import Widget
+from workers.captcha.gate import CaptchaGate
+
+
+def text_widget(src: str, alerts: list[str] | None = None) -> Widget:
+    return Widget("ocr", {"x": 0, "y": 0, "width": 200, "height": 80}, "Enter the characters",
+                  images=[{"src": src}], inputs=[{"rect": {"x": 0, "y": 50, "width": 100, "height": 20}}],
+                  page_alerts=alerts or [])
+
+
+@dataclass
+class Page:
+    url: str = "https://shop.test/login"
+    shows: list = field(default_factory=list)  # what detect() finds, one entry per look (the last one stays)
+
+    def look(self):
+        return self.shows.pop(0) if len(self.shows) > 1 else self.shows[0]
+
+
+@dataclass
+class Env:
+    page: Page
+
+    async def observe(self):
+        return type("Observation", (), {"screenshot": b""})()
+
+
+class Hooks:
+    def __init__(self, memory: L.CaseMemory) -> None:
+        self.letter_case, self.attempts = memory, []
+
+    def emit(self, attempt) -> None:
+        self.attempts.append(attempt)
+
+
+@pytest.fixture
+def looks(monkeypatch):
+    async def detect(page):
+        return page.look()
+
+    monkeypatch.setattr(gate_module, "detect", detect)
+
+
+def typed(weights_seen: list):
+    async def local(env, widget, policy, case_weights=None):
+        weights_seen.append(case_weights)
+        return {"answer": "xKp7", "confidence": 0.4, "confidence_any_case": 0.9, "letter_case": "learned"}
+    return local
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_the_form_back_with_an_error_is_a_refusal_and_a_page_without_the_widget_an_acceptance(looks):
+    seen: list = []
+    memory, page = L.CaseMemory(), Page()
+    hooks, solved = Hooks(memory), set()
+    gate = CaptchaGate(local=typed(seen), model=None)
+    policy = CaptchaPolicy(solvers=["local"])
+    first = text_widget("/c/1.png")
+    page.shows = [first]  # the widget, still there after typing: no verdict until the submit
+    assert run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=solved)) is False
+    assert hooks.attempts[-1].outcome == "unverified" and memory.pending is not None
+    assert L.ignored(seen[0]) == pytest.approx(L.PRIOR_IGNORED, abs=1e-3)  # the solver weighs by the belief
+    # The same page looked at again before the submit: still waiting.
+    run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=solved))
+    assert memory.pending is not None
+    # The form comes back refused with a new challenge: a refusal; the new one is answered.
+    page.shows = [text_widget("/c/2.png", ["The security check failed, try again"])]
+    assert run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=solved)) is True
+    refused = L.ignored(run(memory.weights("shop.test")))
+    assert refused < L.PRIOR_IGNORED and memory.pending is not None
+    # The page moved on: the second answer was accepted.
+    page.shows = [None]
+    run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=solved))
+    assert memory.pending is None and L.ignored(run(memory.weights("shop.test"))) > refused
+
+
+def test_a_new_challenge_without_a_word_teaches_nothing_and_a_pinned_case_learns_nothing(looks):
+    seen: list = []
+    memory, page = L.CaseMemory(), Page(shows=[text_widget("/c/1.png")])
+    hooks, solved = Hooks(memory), set()
+    gate = CaptchaGate(local=typed(seen), model=None)
+    run(gate.check(Env(page), CaptchaPolicy(solvers=["local"]), allowed_domains=["shop.test"], hooks=hooks,
+                   solved=solved))
+    page.shows = [text_widget("/c/9.png")]  # another challenge, no error on the page
+    run(gate.check(Env(page), CaptchaPolicy(solvers=["local"]), allowed_domains=["shop.test"], hooks=hooks,
+                   solved=solved))
+    assert L.ignored(run(memory.weights("shop.test"))) == pytest.approx(L.PRIOR_IGNORED, abs=1e-3)
+    # The automation's author said case matters: the solver is given no belief, nothing is kept.
+    pinned, seen[:] = L.CaseMemory(), []
+    page.shows = [text_widget("/c/3.png")]
+    run(gate.check(Env(page), CaptchaPolicy(solvers=["local"], letter_case="matters"), allowed_domains=["shop.test"],
+                   hooks=Hooks(pinned), solved=set()))
+    assert seen == [None] and pinned.pending is None

@@ -1,0 +1,82 @@
+"""What a site's verdicts taught about its text CAPTCHAs' letter case, stored per automation and
+host (venus_rpa.automations.letter_case) against the real database: runs of one automation
+answering at once lose none of each other's verdicts, another automation (or workspace) never
+reads them, and a bad value is the prior."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from django.db import connection
+
+from tests.runs.conftest import queue_runs
+from venus_rpa.automations.letter_case import site_letter_case, site_letter_case_add
+from venus_rpa.automations.models import SiteLetterCase
+from venus_rpa.runs.execution import DjangoRecorder
+from workers.captcha import letter_case as L
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ACCEPTED = L.evidence(0.4, 0.9, True).tolist()  # a coin-toss case the site took
+
+
+def test_verdicts_of_runs_at_once_all_count(two_workspaces):
+    automation = two_workspaces["a"]
+    errors: list[BaseException] = []
+
+    def answer():
+        try:
+            for _ in range(5):
+                site_letter_case_add(automation_id=automation.pk, host="shop.test", loglik=ACCEPTED, accepted=True)
+        except BaseException as exc:  # noqa: BLE001 -- reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=answer) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    row = SiteLetterCase.objects.get(automation=automation, host="shop.test")
+    assert (row.accepted, row.refused) == (20, 0)
+    expected = L.prior()
+    for _ in range(20):
+        expected = L.bounded(expected + L.evidence(0.4, 0.9, True))
+    assert row.ignored == pytest.approx(L.ignored(expected), abs=1e-3) and row.ignored > 0.99
+
+
+def test_one_automation_never_reads_anothers_and_a_bad_value_is_bounded(two_workspaces):
+    a, b = two_workspaces["a"], two_workspaces["b"]
+    site_letter_case_add(automation_id=a.pk, host="shop.test", loglik=ACCEPTED, accepted=True)
+    assert site_letter_case(automation_id=a.pk, host="shop.test") is not None
+    assert site_letter_case(automation_id=b.pk, host="shop.test") is None
+    assert site_letter_case(automation_id=a.pk, host="other.test") is None
+    site_letter_case_add(automation_id=b.pk, host="shop.test", loglik=[[1e9] * 3], accepted=False)
+    row = SiteLetterCase.objects.get(automation=b)
+    assert row.ignored == pytest.approx(L.PRIOR_IGNORED, abs=1e-3) and row.refused == 1  # counted, nothing learned
+
+
+def test_the_recorder_reads_and_adds_for_its_runs_automation(two_workspaces):
+    automation = two_workspaces["a"]
+    run = queue_runs(automation, 1)[0]
+
+    async def body():
+        recorder = DjangoRecorder(run.pk)
+        try:
+            memory = L.CaseMemory(recorder.captcha_letter_case, recorder.captcha_letter_case_add)
+            assert L.ignored(await memory.weights("shop.test")) == pytest.approx(L.PRIOR_IGNORED, abs=1e-3)
+            for _ in range(10):
+                memory.expect("shop.test", 0.4, 0.9)
+                await memory.settle(True)
+            # A later run of the automation starts from what this one learned.
+            later = L.CaseMemory(recorder.captcha_letter_case)
+            return L.ignored(await later.weights("shop.test")), L.ignored(await memory.weights("shop.test"))
+        finally:
+            await recorder.close()
+
+    stored, in_run = asyncio.run(body())
+    assert stored == pytest.approx(in_run, abs=1e-3) and stored > 0.9
+    assert SiteLetterCase.objects.get(automation=automation).accepted == 10

@@ -1,0 +1,169 @@
+"""Whether a site's text CAPTCHA ignores letter case, learned from the site's own verdicts.
+
+An automation whose CAPTCHA policy leaves `letter_case` at "unknown", on a page that does not
+say, used to assume that case matters: a reading whose letters are sure but whose case is not
+(x/X, a font whose capitals are small letters drawn large) was handed to the model or a person on
+every run, even on a site that accepts any case. Nobody can tell from the picture which a site
+does; each answer it accepts or refuses says a little. So, per automation and site (host), the
+route keeps a belief and updates it with Bayes' rule after each local answer whose verdict it
+sees (docs/captcha.md, "Letter case learned from the site"):
+
+- the hypotheses: case ignored or not, times the reader's skill on this site (`SKILL`: an offset
+  on the gate's log-odds that the letters are right, normal prior; the gate is fitted on our own
+  data, and one site's drawing may be read better or worse). The site accepts an answer with
+  probability L (the letters right) where case is ignored, L * p_exact / p_any where it matters
+  (`p_exact`, `p_any`: the exact and any-case gates' probabilities). Answers whose case is sure
+  (p_exact = p_any) say nothing of case; accepted answers whose case was a coin toss say much;
+  refusals are partly explained by a lower skill, so misread letters do not teach "case matters"
+  alone.
+- the answer's confidence is the probability that the site accepts it, averaged over the belief,
+  against the threshold between the exact and any-case gates' (each fitted by the same rule,
+  scripts/ocr_train/calibrate.py) by the probability that case is ignored: with that near 0, the
+  exact gate as before; near 1, the any-case gate, as if the automation said "ignored".
+- the prior: case ignored with probability `PRIOR_IGNORED` (0.1), so a site nobody has seen is
+  treated nearly as before the learning.
+
+What a hostile page on an allowed domain can do: accept or refuse answers to move the belief of
+its own host for that automation (no hypothesis ever falls more than `BOUND_NATS` behind, so it
+is unlearned in a few verdicts); the effect is that the solver types, or hands on, a CAPTCHA text
+there. The automation's author can pin `letter_case`, which turns the learning off.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+PRIOR_IGNORED = 0.1  # a site nobody has seen: case assumed to matter, nearly as before the learning
+# The site's own offset on the gate's log-odds that the letters are right (the gate is fitted on
+# our data; on one site the reader may be better or worse): a grid, with a normal prior.
+SKILL = np.arange(-3.0, 2.01, 0.5)
+SKILL_PRIOR_SD = 0.75
+BOUND_NATS = 8.0  # no hypothesis falls further behind the likeliest (3,000 to 1): a site is unlearned in a few verdicts
+P_FLOOR = 0.01  # the gates' probabilities are kept within [P_FLOOR, 1 - P_FLOOR]
+
+
+def prior() -> np.ndarray:
+    """Log-weights over (case ignored: 0 no, 1 yes) x SKILL, before any verdict."""
+    case = np.log([1 - PRIOR_IGNORED, PRIOR_IGNORED])[:, None]
+    return case - 0.5 * (SKILL / SKILL_PRIOR_SD)[None, :] ** 2
+
+
+def bounded(weights: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
+    """Log-weights shifted so the likeliest is 0, none under -BOUND_NATS (a stored value of another
+    shape: the prior)."""
+    try:
+        w = np.asarray(weights, dtype=float)
+    except (TypeError, ValueError):
+        w = np.zeros(0)
+    if w.shape != (2, len(SKILL)) or not np.isfinite(w).all():
+        w = prior()
+    w = w - w.max()
+    return np.maximum(w, -BOUND_NATS)
+
+
+def bounded_loglik(values: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
+    """A verdict's log-likelihoods as the store receives them: of the grid's shape, each within
+    [-BOUND_NATS, 0] (a log-probability), else nothing learned (zeros)."""
+    try:
+        v = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        v = np.zeros(0)
+    if v.shape != (2, len(SKILL)) or not np.isfinite(v).all():
+        return np.zeros((2, len(SKILL)))
+    return np.clip(v, -BOUND_NATS, 0.0)
+
+
+def _clip(p: float) -> float:
+    return max(P_FLOOR, min(1 - P_FLOOR, p))
+
+
+def _accept(p_exact: float, p_any: float) -> np.ndarray:
+    """P(the site accepts the answer) per hypothesis: the letters right with the gate's any-case
+    probability moved by the site's skill; where case matters, also the case, as often as the gates
+    say it is right when the letters are (p_exact / p_any)."""
+    p_any = _clip(p_any)
+    p_exact = _clip(min(p_exact, p_any))
+    letters = 1 / (1 + np.exp(-(math.log(p_any / (1 - p_any)) + SKILL)))
+    return np.stack([letters * (p_exact / p_any), letters])
+
+
+def ignored(weights: np.ndarray) -> float:
+    """The probability that the site ignores case."""
+    w = np.exp(bounded(weights))
+    return float(w[1].sum() / w.sum())
+
+
+def gated(p_exact: float, p_any: float, weights: np.ndarray, t_exact: float, t_any: float) -> tuple[float, float]:
+    """(confidence, threshold) of an answer on a site with these log-weights: the probability that
+    the site accepts it, and the threshold between the exact and any-case gates' by the belief
+    that case is ignored."""
+    w = np.exp(bounded(weights))
+    w /= w.sum()
+    q = float(w[1].sum())
+    return float((w * _accept(p_exact, p_any)).sum()), q * t_any + (1 - q) * t_exact
+
+
+def evidence(p_exact: float, p_any: float, accepted: bool) -> np.ndarray:
+    """Log-likelihoods of the site's verdict on an answer, per hypothesis (added to the weights)."""
+    p = _accept(p_exact, p_any)
+    return np.log(p if accepted else 1 - p)
+
+
+# Where a run keeps the beliefs: `load(host)` -> log-weights or None (never seen) and
+# `add(host, loglik, accepted)`, which must add atomically (two runs of one automation may answer
+# at once). The Django side stores them per automation (venus_rpa.automations.models.SiteLetterCase).
+Load = Callable[[str], Awaitable[list | None]]
+Add = Callable[[str, list, bool], Awaitable[None]]
+
+
+@dataclass
+class Pending:
+    """An answer typed on `host` whose verdict comes with the page's next look (the form's submit)."""
+
+    host: str
+    p_exact: float
+    p_any: float
+
+
+class CaseMemory:
+    """One run's view of the beliefs: read once per host, updated after each verdict (and stored
+    through `add` when the run has a store)."""
+
+    def __init__(self, load: Load | None = None, add: Add | None = None) -> None:
+        self._load, self._add = load, add
+        self._weights: dict[str, np.ndarray] = {}
+        self.pending: Pending | None = None
+
+    def fork(self) -> CaseMemory:
+        """The same store for another lane of the run (its own page, so its own pending answer)."""
+        return CaseMemory(self._load, self._add)
+
+    async def weights(self, host: str) -> np.ndarray:
+        if host not in self._weights:
+            stored = await self._load(host) if self._load is not None else None
+            self._weights[host] = prior() if stored is None else bounded(stored)
+        return self._weights[host]
+
+    def expect(self, host: str, p_exact: float, p_any: float) -> None:
+        """An answer was typed; its verdict is not known yet."""
+        self.pending = Pending(host, p_exact, p_any)
+
+    def drop(self) -> None:
+        """The verdict will not be seen (a new challenge came without one)."""
+        self.pending = None
+
+    async def settle(self, accepted: bool) -> float | None:
+        """The pending answer's verdict: update (and store) the belief. Returns the new
+        probability that the site ignores case (None: nothing was pending)."""
+        pending, self.pending = self.pending, None
+        if pending is None:
+            return None
+        added = evidence(pending.p_exact, pending.p_any, accepted)
+        self._weights[pending.host] = bounded(await self.weights(pending.host) + added)
+        if self._add is not None:
+            await self._add(pending.host, added.round(6).tolist(), accepted)
+        return ignored(self._weights[pending.host])
