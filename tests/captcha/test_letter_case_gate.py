@@ -96,15 +96,56 @@ def test_a_new_challenge_without_a_word_teaches_nothing_and_a_pinned_case_learns
     memory, page = L.CaseMemory(), Page(shows=[text_widget("/c/1.png")])
     hooks, solved = Hooks(memory), set()
     gate = CaptchaGate(local=typed(seen), model=None)
-    run(gate.check(Env(page), CaptchaPolicy(solvers=["local"]), allowed_domains=["shop.test"], hooks=hooks,
-                   solved=solved))
-    page.shows = [text_widget("/c/9.png")]  # another challenge, no error on the page
-    run(gate.check(Env(page), CaptchaPolicy(solvers=["local"]), allowed_domains=["shop.test"], hooks=hooks,
-                   solved=solved))
+    policy = CaptchaPolicy(solvers=["local"])
+    run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=solved))
+    assert memory.pending is not None
+    page.shows = [text_widget("/c/9.png")]  # another challenge, no error on the page: answered by a person
+    run(gate.check(Env(page), CaptchaPolicy(solvers=["local"], letter_case="matters"), allowed_domains=["shop.test"],
+                   hooks=hooks, solved=solved))
+    assert memory.pending is None  # dropped, not settled
     assert L.ignored(run(memory.weights("shop.test"))) == pytest.approx(L.PRIOR_IGNORED, abs=1e-3)
     # The automation's author said case matters: the solver is given no belief, nothing is kept.
-    pinned, seen[:] = L.CaseMemory(), []
-    page.shows = [text_widget("/c/3.png")]
-    run(gate.check(Env(page), CaptchaPolicy(solvers=["local"], letter_case="matters"), allowed_domains=["shop.test"],
-                   hooks=Hooks(pinned), solved=set()))
-    assert seen == [None] and pinned.pending is None
+    assert seen[-1] is None and memory.pending is None
+
+
+def test_an_old_alert_on_the_answered_challenge_is_no_refusal(looks):
+    memory, page = L.CaseMemory(), Page()
+    hooks, solved = Hooks(memory), set()
+    gate = CaptchaGate(local=typed([]), model=None)
+    policy = CaptchaPolicy(solvers=["local"])
+    refused_page = text_widget("/c/2.png", ["The security check failed, try again"])
+    page.shows = [refused_page]  # a fresh challenge after an earlier refusal, the alert still shown
+    assert run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=solved)) is True
+    assert memory.pending is not None
+    run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=solved))  # before the submit
+    assert memory.pending is not None and L.ignored(run(memory.weights("shop.test"))) == pytest.approx(
+        L.PRIOR_IGNORED, abs=1e-3)
+    page.shows = [None]
+    run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=solved))
+    assert L.ignored(run(memory.weights("shop.test"))) > L.PRIOR_IGNORED  # accepted, once
+
+
+@pytest.mark.parametrize(("said", "counted"), [
+    ("Verified", [True]), ("Incorrect, try again", [False]), ("Expired, try again", []),
+])
+def test_a_verdict_the_widget_gives_at_once_counts_once_and_an_expiry_not_at_all(looks, said, counted):
+    from workers.errors import StepError
+
+    memory, page = L.CaseMemory(), Page()
+    first = text_widget("/c/1.png")
+    after = text_widget("/c/1.png")  # the same challenge, the widget now saying something
+    after.status = [said]
+    page.shows = [first, after]
+    hooks = Hooks(memory)
+    gate = CaptchaGate(local=typed([]), model=None)
+    policy = CaptchaPolicy(solvers=["local"], max_attempts=3)
+    if said == "Verified":
+        run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=set()))
+    else:  # the same challenge answered three times, the widget saying the same each time
+        with pytest.raises(StepError):
+            run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=set()))
+    expected = L.prior()
+    for accepted in counted:
+        expected = L.bounded(expected + L.evidence(0.4, 0.9, accepted))
+    assert L.ignored(run(memory.weights("shop.test"))) == pytest.approx(L.ignored(expected), abs=1e-6)
+    assert memory.pending is None

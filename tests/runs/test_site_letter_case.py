@@ -80,3 +80,24 @@ def test_the_recorder_reads_and_adds_for_its_runs_automation(two_workspaces):
     stored, in_run = asyncio.run(body())
     assert stored == pytest.approx(in_run, abs=1e-3) and stored > 0.9
     assert SiteLetterCase.objects.get(automation=automation).accepted == 10
+
+
+def test_an_automation_keeps_at_most_max_hosts_sites_and_a_superseded_execution_writes_nothing(
+        two_workspaces, monkeypatch):
+    from venus_rpa.automations import letter_case as store
+    from workers.journal import Superseded
+
+    automation = two_workspaces["a"]
+    monkeypatch.setattr(store, "MAX_HOSTS", 3)
+    for i in range(5):  # a wildcard domain's subdomains, one after another
+        site_letter_case_add(automation_id=automation.pk, host=f"s{i}.shop.test", loglik=ACCEPTED, accepted=True)
+    assert SiteLetterCase.objects.filter(automation=automation).count() == 3
+    assert site_letter_case_add(automation_id=automation.pk, host="s0.shop.test", loglik=ACCEPTED, accepted=True)
+
+    def superseded():
+        raise Superseded("another execution took the run")
+
+    with pytest.raises(Superseded):
+        site_letter_case_add(automation_id=automation.pk, host="s1.shop.test", loglik=ACCEPTED, accepted=True,
+                             fence=superseded)
+    assert SiteLetterCase.objects.get(automation=automation, host="s1.shop.test").accepted == 1

@@ -65,5 +65,6 @@ def replay_path_list(*, automation: Automation) -> QuerySet[ReplayPath]:
 
 
 def site_letter_case_list(*, automation: Automation) -> QuerySet[SiteLetterCase]:
-    """What each site's verdicts taught about its text CAPTCHAs' letter case, for the editor."""
-    return SiteLetterCase.objects.filter(automation=automation).order_by("host")[:50]
+    """What each site's verdicts taught about its text CAPTCHAs' letter case, for the editor: the
+    50 sites answered most recently."""
+    return SiteLetterCase.objects.filter(automation=automation).order_by("-updated_at", "host")[:50]

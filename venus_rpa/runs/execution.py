@@ -159,15 +159,15 @@ class DjangoRecorder(JournalingRecorder):
     async def captcha_letter_case(self, host: str) -> list | None:
         try:
             return await self._db(lambda: site_letter_case(automation_id=self._automation_id(), host=host))
-        except DatabaseError:
+        except (DatabaseError, Run.DoesNotExist):
             log.warning("run %s: the sites' letter case could not be read", self.run_id, exc_info=True)
             return None
 
     async def captcha_letter_case_add(self, host: str, loglik: list, accepted: bool) -> None:
         try:
             await self._db(lambda: site_letter_case_add(automation_id=self._automation_id(), host=host, loglik=loglik,
-                                                        accepted=accepted))
-        except DatabaseError:
+                                                        accepted=accepted, fence=self._fence))
+        except (DatabaseError, Superseded, Run.DoesNotExist):
             log.warning("run %s: a site's letter-case verdict was not stored", self.run_id, exc_info=True)
 
     def _automation_id(self) -> int:

@@ -35,6 +35,7 @@ from workers.egress import domain_allowed
 log = logging.getLogger(__name__)
 PASSED = re.compile(r"verified|success|passed|you are human|验证成功|验证通过|通过", re.I)
 FAILED = re.compile(r"fail|try again|incorrect|wrong|not match|expired|失败|错误|重试", re.I)
+EXPIRED = re.compile(r"expired|timed? ?out|过期|超时", re.I)  # a refusal that says nothing of the answer
 TEXT_KINDS = {"ocr", "visual_reasoning"}
 
 
@@ -100,9 +101,13 @@ class CaptchaGate:
         widget = await detect(env.page)
         memory: CaseMemory | None = getattr(hooks, "letter_case", None)
         if memory is not None and memory.pending is not None:  # a typed answer's verdict, seen on this page
-            if widget is None or widget.rejected:
-                await memory.settle(accepted=widget is None)  # the form went through, or came back refused
-            elif fingerprint(env.page.url, widget) not in solved:
+            if widget is None:
+                await memory.settle(accepted=True)  # the form went through
+            elif fingerprint(env.page.url, widget) == memory.pending.challenge:
+                pass  # the answered challenge, still waiting for its form's submit (an old alert says nothing)
+            elif widget.rejected:
+                await memory.settle(accepted=False)  # the form came back with a new challenge and an error
+            else:
                 memory.drop()  # another challenge, and no word on the last one
         if widget is None:
             return False
@@ -153,6 +158,7 @@ class CaptchaGate:
         started = time.perf_counter()
         before = await env.observe()
         detail: dict[str, Any] = {"widget": widget.record()}
+        said = ""
         learning = memory is not None and solver == "local" and widget.kind == "ocr" and policy.letter_case == "unknown"
         try:
             if solver == "local":
@@ -162,7 +168,7 @@ class CaptchaGate:
                 detail.update(await self.model(env, widget))
             else:
                 detail.update(await self._human(env, widget, hooks))
-            outcome = await self._verify(page, widget)
+            outcome, said = await self._verify(page, widget)
         except Abstained as exc:
             detail.update(exc.detail)
             detail.update({"abstained": str(exc).removeprefix("abstained: "), "confidence": round(exc.confidence, 3),
@@ -177,39 +183,54 @@ class CaptchaGate:
             log.exception("CAPTCHA solver %s crashed", solver)
             detail["error"] = f"{type(exc).__name__}: {exc}"
             outcome = "error"
-        if memory is not None and learning and detail.get("letter_case") == "learned" and \
-                outcome in ("passed", "failed", "unverified"):
-            memory.expect(host, float(detail.get("confidence", 0.0)), float(detail.get("confidence_any_case", 0.0)))
-            if outcome != "unverified":  # the widget gave its verdict at once
-                detail["letter_case_ignored_after"] = round(await memory.settle(accepted=outcome == "passed") or 0.0, 3)
+        if memory is not None and learning and detail.get("letter_case") == "learned":
+            await self._learn(memory, env.page.url, widget, host, outcome, said, detail)
         hooks.emit(CaptchaAttempt(widget.kind, solver, attempt, outcome, (time.perf_counter() - started) * 1000,
                                   detail, before.screenshot, page.url))
         return outcome
 
-    async def _verify(self, page, widget: Widget) -> str:
-        """passed: the widget says so or is gone; failed: it says so or shows a new challenge;
-        unverified: no verdict yet — the page checks the answer when its form is submitted (and a
-        refusal is then seen on the next observation)."""
+    @staticmethod
+    async def _learn(memory: CaseMemory, url: str, widget: Widget, host: str, outcome: str, said: str,
+                     detail: dict[str, Any]) -> None:
+        """A typed text answer's verdict for the site's letter-case belief: the widget's at once
+        when it gave one that is news (its status changed after the typing, and not "expired"),
+        else the page's after the form's submit (`check`)."""
+        if outcome not in ("passed", "failed", "unverified"):
+            return
+        memory.expect(host, float(detail.get("confidence", 0.0)), float(detail.get("confidence_any_case", 0.0)),
+                      fingerprint(url, widget))
+        if outcome == "unverified":
+            return
+        if said and (said == " ".join(widget.status) or EXPIRED.search(said)):
+            memory.drop()  # an old word, or no word on the answer itself (the widget gone is one)
+            return
+        detail["letter_case_ignored_after"] = round(await memory.settle(accepted=outcome == "passed") or 0.0, 3)
+
+    async def _verify(self, page, widget: Widget) -> tuple[str, str]:
+        """(outcome, what the widget said). passed: the widget says so or is gone; failed: it
+        says so or shows a new challenge; unverified: no verdict yet — the page checks the answer
+        when its form is submitted (and a refusal is then seen on the next observation)."""
         srcs = {i.get("src") for i in widget.images}
         timeout_s = 2.5 if widget.kind == "oneclick_login" else 0.5
         deadline = time.monotonic() + timeout_s
         while True:
             now = await detect(page)
             if now is None:
-                return "passed"
-            text = " ".join(now.status) or now.instruction
+                return "passed", ""
+            said = " ".join(now.status)
+            text = said or now.instruction
             if any(c["checked"] for c in now.checkboxes) and widget.kind == "oneclick_login":
-                return "passed"
-            if now.status and PASSED.search(" ".join(now.status)):
-                return "passed"
-            if now.status and FAILED.search(" ".join(now.status)):
-                return "failed"
+                return "passed", said
+            if now.status and PASSED.search(said):
+                return "passed", said
+            if now.status and FAILED.search(said):
+                return "failed", said
             if srcs and {i.get("src") for i in now.images} - srcs and widget.kind not in TEXT_KINDS:
-                return "failed"  # the widget replaced the challenge
+                return "failed", said  # the widget replaced the challenge
             if time.monotonic() >= deadline:
                 if widget.kind == "oneclick_login" and not PASSED.search(text):
-                    return "failed"
-                return "unverified"
+                    return "failed", said
+                return "unverified", said
             await asyncio.sleep(0.1)
 
     async def _human(self, env, widget: Widget, hooks: CaptchaHooks) -> dict[str, Any]:

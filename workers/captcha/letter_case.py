@@ -31,18 +31,23 @@ there. The automation's author can pin `letter_case`, which turns the learning o
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+log = logging.getLogger(__name__)
 PRIOR_IGNORED = 0.1  # a site nobody has seen: case assumed to matter, nearly as before the learning
+LEARNED = 0.9  # a site believed at least this much to ignore case is taken to (where the exact gate has no threshold)
 # The site's own offset on the gate's log-odds that the letters are right (the gate is fitted on
 # our data; on one site the reader may be better or worse): a grid, with a normal prior.
 SKILL = np.arange(-3.0, 2.01, 0.5)
 SKILL_PRIOR_SD = 0.75
-BOUND_NATS = 8.0  # no hypothesis falls further behind the likeliest (3,000 to 1): a site is unlearned in a few verdicts
+BOUND_NATS = 8.0  # one case hypothesis is at most this far ahead of the other (3,000 to 1): a site is unlearned in a few verdicts
+SKILL_FLOOR = 60.0  # nats: a skill cell's log-weight is kept above -SKILL_FLOOR (finite; e^-60 is nothing)
+NEVER = 1.01  # a threshold above any confidence (workers/captcha/local.py:NEVER): that gate never answers
 P_FLOOR = 0.01  # the gates' probabilities are kept within [P_FLOOR, 1 - P_FLOOR]
 
 
@@ -53,8 +58,10 @@ def prior() -> np.ndarray:
 
 
 def bounded(weights: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
-    """Log-weights shifted so the likeliest is 0, none under -BOUND_NATS (a stored value of another
-    shape: the prior)."""
+    """Log-weights shifted so the likeliest is 0 (a stored value of another shape: the prior).
+    Only the case is bounded: the likelier case hypothesis is at most BOUND_NATS ahead of the
+    other (summed over skill), so a site that changes is unlearned in a few verdicts; the skill
+    cells are only kept finite (SKILL_FLOOR), so evidence about skill never moves the case."""
     try:
         w = np.asarray(weights, dtype=float)
     except (TypeError, ValueError):
@@ -62,19 +69,24 @@ def bounded(weights: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
     if w.shape != (2, len(SKILL)) or not np.isfinite(w).all():
         w = prior()
     w = w - w.max()
-    return np.maximum(w, -BOUND_NATS)
+    case = np.logaddexp.reduce(w, axis=1)
+    behind = case.max() - case.min() - BOUND_NATS
+    if behind > 0:
+        w[int(case.argmin())] += behind
+    w = w - w.max()
+    return np.maximum(w, -SKILL_FLOOR)
 
 
 def bounded_loglik(values: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
     """A verdict's log-likelihoods as the store receives them: of the grid's shape, each within
-    [-BOUND_NATS, 0] (a log-probability), else nothing learned (zeros)."""
+    [-SKILL_FLOOR, 0] (a log-probability), else nothing learned (zeros)."""
     try:
         v = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         v = np.zeros(0)
     if v.shape != (2, len(SKILL)) or not np.isfinite(v).all():
         return np.zeros((2, len(SKILL)))
-    return np.clip(v, -BOUND_NATS, 0.0)
+    return np.clip(v, -SKILL_FLOOR, 0.0)
 
 
 def _clip(p: float) -> float:
@@ -100,11 +112,18 @@ def ignored(weights: np.ndarray) -> float:
 def gated(p_exact: float, p_any: float, weights: np.ndarray, t_exact: float, t_any: float) -> tuple[float, float]:
     """(confidence, threshold) of an answer on a site with these log-weights: the probability that
     the site accepts it, and the threshold between the exact and any-case gates' by the belief
-    that case is ignored."""
+    that case is ignored. Where a gate has no threshold for the tries (`NEVER`), none is made up:
+    without an exact one the route answers only once the site is learned to ignore case
+    (`LEARNED`), with the any-case one; without an any-case one, never."""
     w = np.exp(bounded(weights))
     w /= w.sum()
     q = float(w[1].sum())
-    return float((w * _accept(p_exact, p_any)).sum()), q * t_any + (1 - q) * t_exact
+    confidence = float((w * _accept(p_exact, p_any)).sum())
+    if t_any >= NEVER:
+        return confidence, NEVER
+    if t_exact >= NEVER:
+        return confidence, t_any if q >= LEARNED else NEVER
+    return confidence, q * t_any + (1 - q) * t_exact
 
 
 def evidence(p_exact: float, p_any: float, accepted: bool) -> np.ndarray:
@@ -122,20 +141,24 @@ Add = Callable[[str, list, bool], Awaitable[None]]
 
 @dataclass
 class Pending:
-    """An answer typed on `host` whose verdict comes with the page's next look (the form's submit)."""
+    """An answer typed on `host` whose verdict comes with the page's next look (the form's submit);
+    `challenge`: the challenge it answered (gate.fingerprint)."""
 
     host: str
     p_exact: float
     p_any: float
+    challenge: str = ""
 
 
 class CaseMemory:
     """One run's view of the beliefs: read once per host, updated after each verdict (and stored
-    through `add` when the run has a store)."""
+    through `add` when the run has a store). A challenge's verdict counts once. A store that
+    fails costs the learning, never the run: the prior is used, the verdict kept in the run only."""
 
     def __init__(self, load: Load | None = None, add: Add | None = None) -> None:
         self._load, self._add = load, add
         self._weights: dict[str, np.ndarray] = {}
+        self._counted: set[str] = set()
         self.pending: Pending | None = None
 
     def fork(self) -> CaseMemory:
@@ -144,13 +167,20 @@ class CaseMemory:
 
     async def weights(self, host: str) -> np.ndarray:
         if host not in self._weights:
-            stored = await self._load(host) if self._load is not None else None
+            stored = None
+            if self._load is not None:
+                try:
+                    stored = await self._load(host)
+                except Exception:  # noqa: BLE001 -- the store's failure must not fail the run
+                    log.warning("the letter-case belief of %s could not be read: the prior is used", host,
+                                exc_info=True)
             self._weights[host] = prior() if stored is None else bounded(stored)
         return self._weights[host]
 
-    def expect(self, host: str, p_exact: float, p_any: float) -> None:
-        """An answer was typed; its verdict is not known yet."""
-        self.pending = Pending(host, p_exact, p_any)
+    def expect(self, host: str, p_exact: float, p_any: float, challenge: str = "") -> None:
+        """An answer to `challenge` was typed; its verdict is not known yet (a challenge already
+        counted is not counted again: the same answer typed twice says nothing new)."""
+        self.pending = None if challenge and challenge in self._counted else Pending(host, p_exact, p_any, challenge)
 
     def drop(self) -> None:
         """The verdict will not be seen (a new challenge came without one)."""
@@ -162,8 +192,13 @@ class CaseMemory:
         pending, self.pending = self.pending, None
         if pending is None:
             return None
+        if pending.challenge:
+            self._counted.add(pending.challenge)
         added = evidence(pending.p_exact, pending.p_any, accepted)
         self._weights[pending.host] = bounded(await self.weights(pending.host) + added)
         if self._add is not None:
-            await self._add(pending.host, added.round(6).tolist(), accepted)
+            try:
+                await self._add(pending.host, added.round(6).tolist(), accepted)
+            except Exception:  # noqa: BLE001 -- the store's failure must not fail the run
+                log.warning("a letter-case verdict on %s was not stored", pending.host, exc_info=True)
         return ignored(self._weights[pending.host])

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 # "ocr": the committed gate's threshold for the default 3 tries and an exact answer (`ocr_threshold`).
 THRESHOLDS = {"ocr": 0.55, "slider_puzzle": 0.4, "image_rotation": 0.5, "icon_click": 0.6, "text_click": 0.3}
 log = logging.getLogger(__name__)
-NEVER = 1.01  # above any confidence (and JSON-safe, unlike inf): the route always abstains
+NEVER = letter_case.NEVER  # above any confidence (and JSON-safe, unlike inf): the route always abstains
 
 
 def ocr_threshold(tries: int, any_case: bool = False) -> float:
