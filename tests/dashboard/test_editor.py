@@ -86,7 +86,7 @@ def test_what_each_site_taught_about_letter_case_is_shown_to_whoever_may_read_th
                          loglik=letter_case.evidence(0.4, 0.9, False).tolist(), accepted=False)
     for client in (editor_client, viewer_client):
         page = client.get("/automations/sign-in/").content.decode()
-        assert "<code>shop.test</code>: ignores letter case" in page
+        assert "<code>shop.test</code>: letter case is no obstacle" in page
         assert "12 answers accepted, 0 refused" in page
         assert "elsewhere.test" not in page  # another workspace's automation of the same name
 
