@@ -167,7 +167,7 @@ class LocalCaptchaSolver:
         detail = {"answer": reading.text, **reading.record(), "hints": hints.record(), "letter_case": case}
         if case == "learned" and case_weights is not None:  # the site's belief, and the answer's weighed by it
             detail.update(letter_case_ignored_belief=round(letter_case.ignored(case_weights), 3),
-                          site_confidence=round(confidence, 3))
+                          site_confidence=round(confidence, 3), threshold=round(threshold, 3))
         check_confidence("ocr", confidence, detail, threshold)
         await act.type_into(page, widget.inputs[0]["rect"], reading.text)
         return detail
