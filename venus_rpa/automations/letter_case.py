@@ -39,7 +39,7 @@ def site_letter_case_add(*, automation_id: int, host: str, loglik: list, accepte
                 row = SiteLetterCase.objects.select_for_update().filter(automation_id=automation_id, host=host).first()
                 if row is None and SiteLetterCase.objects.filter(automation_id=automation_id).count() >= MAX_HOSTS:
                     return False
-                weights = letter_case.bounded((letter_case.prior() if row is None else letter_case.bounded(row.weights))
+                weights = letter_case.bounded(letter_case.bounded(None if row is None else row.weights)
                                               + letter_case.bounded_loglik(loglik))
                 fields = {"weights": weights.round(6).tolist(), "ignored": round(letter_case.ignored(weights), 4)}
                 if row is None:

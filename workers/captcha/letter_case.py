@@ -62,11 +62,8 @@ def bounded(weights: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
     Only the case is bounded: the likelier case hypothesis is at most BOUND_NATS ahead of the
     other (summed over skill), so a site that changes is unlearned in a few verdicts; the skill
     cells are only kept finite (SKILL_FLOOR), so evidence about skill never moves the case."""
-    try:
-        w = np.asarray(weights, dtype=float)
-    except (TypeError, ValueError):
-        w = np.zeros(0)
-    if w.shape != (2, len(SKILL)) or not np.isfinite(w).all():
+    w = _grid(weights)
+    if w is None:
         w = prior()
     w = w - w.max()
     case = np.logaddexp.reduce(w, axis=1)
@@ -80,13 +77,23 @@ def bounded(weights: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
 def bounded_loglik(values: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
     """A verdict's log-likelihoods as the store receives them: of the grid's shape, each within
     [-SKILL_FLOOR, 0] (a log-probability), else nothing learned (zeros)."""
+    v = _grid(values)
+    return np.zeros((2, len(SKILL))) if v is None else np.clip(v, -SKILL_FLOOR, 0.0)
+
+
+def _grid(values) -> np.ndarray | None:
+    """`values` as finite numbers of the grid's shape (2 x SKILL), or None."""
     try:
         v = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
-        v = np.zeros(0)
-    if v.shape != (2, len(SKILL)) or not np.isfinite(v).all():
-        return np.zeros((2, len(SKILL)))
-    return np.clip(v, -SKILL_FLOOR, 0.0)
+        return None
+    return v if v.shape == (2, len(SKILL)) and np.isfinite(v).all() else None
+
+
+def _posterior(weights: np.ndarray) -> np.ndarray:
+    """The belief's probabilities over the grid (summing to 1)."""
+    w = np.exp(bounded(weights))
+    return w / w.sum()
 
 
 def _clip(p: float) -> float:
@@ -105,8 +112,7 @@ def _accept(p_exact: float, p_any: float) -> np.ndarray:
 
 def ignored(weights: np.ndarray) -> float:
     """The probability that the site ignores case."""
-    w = np.exp(bounded(weights))
-    return float(w[1].sum() / w.sum())
+    return float(_posterior(weights)[1].sum())
 
 
 def gated(p_exact: float, p_any: float, weights: np.ndarray, t_exact: float, t_any: float) -> tuple[float, float]:
@@ -115,8 +121,7 @@ def gated(p_exact: float, p_any: float, weights: np.ndarray, t_exact: float, t_a
     that case is ignored. Where a gate has no threshold for the tries (`NEVER`), none is made up:
     without an exact one the route answers only once the site is learned to ignore case
     (`LEARNED`), with the any-case one; without an any-case one, never."""
-    w = np.exp(bounded(weights))
-    w /= w.sum()
+    w = _posterior(weights)
     q = float(w[1].sum())
     confidence = float((w * _accept(p_exact, p_any)).sum())
     if t_any >= NEVER:
