@@ -17,8 +17,9 @@ always guessed, the median solve time; for OCR also ddddocr alone on the same im
 route with the automation's letter case left "unknown" (the default) on a silent page: on a site
 never seen (`letter_case_unknown_new_site`, every challenge at the prior) and with the site's
 verdicts on earlier answers learned along the generator's challenges (`letter_case_learned`,
-workers/captcha/letter_case.py; `pass_at_1` alone is the exact gate's, a site whose case matters
-and says so, comparable with earlier runs). The
+workers/captcha/letter_case.py), and with the answers' format learned too (`site_learned`,
+workers/captcha/answer_format.py: the production route); `pass_at_1` alone is the exact gate's,
+a site whose case matters and says so, comparable with earlier runs. The
 slider's and the rotation's own generators (our tuning families) are reported beside them for
 comparison.
 
@@ -40,9 +41,9 @@ import time
 from _stack import practice_site, setup_django
 
 from workers.automation_settings import CaptchaPolicy
-from workers.captcha import letter_case
-from workers.captcha.letter_case import CaseMemory
+from workers.captcha import answer_format, letter_case
 from workers.captcha.local import THRESHOLDS, ocr_threshold, rotation_threshold
+from workers.captcha.site_memory import SiteMemory
 
 LOCAL_TYPES = ["ocr", "slider_puzzle", "drag_end", "icon_click", "text_click", "image_rotation", "oneclick_login"]
 THIRD_PARTY_TARGETS = {"ocr": 0.85, "slider": 0.97, "rotation": 0.85, "median_ms": 300}
@@ -148,8 +149,9 @@ def _ocr_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
     out = {}
     for name, generate in _pick(GENERATORS, chosen).items():
         rng = random.Random(f"third-party:{name}")
-        results, naive_passed, told, fresh, learned = [], 0, [], [], []
-        memory = CaseMemory()  # one site, its challenges in turn: what the run's store would keep
+        results, naive_passed, told, fresh, learned, site = [], 0, [], [], [], []
+        memory = SiteMemory()  # one site, its challenges in turn: what the run's store would keep
+        both = SiteMemory()  # the same, learning the answers' format too (the production route)
         loop = asyncio.new_event_loop()
         for _ in range(samples):
             challenge = generate(rng)
@@ -160,8 +162,9 @@ def _ocr_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
             if not challenge.case_sensitive:  # as if the automation's letter_case said "ignored"
                 any_case = result.confidence_any_case if result.answer else 0.0
                 told.append((accepted, any_case < any_case_threshold, result.elapsed_ms))
-            fresh.append(loop.run_until_complete(_learned(CaseMemory(), name, result, accepted)))
-            learned.append(loop.run_until_complete(_learned(memory, name, result, accepted)))
+            fresh.append(loop.run_until_complete(_learned(SiteMemory(), name, challenge, result)))
+            learned.append(loop.run_until_complete(_learned(memory, name, challenge, result, formats=False)))
+            site.append(loop.run_until_complete(_learned(both, name, challenge, result)))
             naive_passed += challenge.check(naive.classification(challenge.image))
         out[name] = {**_row("ocr", results, THIRD_PARTY_TARGETS["ocr"]),
                      "ddddocr_alone_pass_at_1": round(naive_passed / samples, 3),
@@ -177,26 +180,48 @@ def _ocr_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
         out[name]["letter_case_learned"] = {k: row[k] for k in ("pass_at_1", "abstained")} | {
             "pass_at_1_last_half": _row("ocr", learned[samples // 2:], None)["pass_at_1"],
             "ignored_belief_at_end": round(letter_case.ignored(loop.run_until_complete(memory.weights(name))), 3)}
+        row = _row("ocr", site, THIRD_PARTY_TARGETS["ocr"])
+        out[name]["site_learned"] = {k: row[k] for k in ("pass_at_1", "abstained", "median_ms")} | {
+            "pass_at_1_when_answered": row["pass_at_1_when_answered"],
+            "pass_at_1_last_half": _row("ocr", site[samples // 2:], None)["pass_at_1"],
+            "ignored_belief_at_end": round(letter_case.ignored(loop.run_until_complete(both.weights(name))), 3),
+            "format_at_end": answer_format.describe(answer_format.hints(loop.run_until_complete(both.format(name))))}
         loop.close()
     return "ocr", out
 
 
-async def _learned(memory, site: str, result, accepted: bool) -> tuple[bool, bool, float]:
-    """One challenge as the local route answers it with the letter case left "unknown", the page
-    silent, and the site's verdicts on earlier answers learned (workers/captcha/letter_case.py):
-    the production gate's confidence and threshold (`local.ocr_gate`), the verdict added when it
-    answers. (accepted, abstained, ms) as `_row` takes them."""
+async def _learned(memory: SiteMemory, site: str, challenge, result, *, formats: bool = True) -> tuple[bool, bool, float]:
+    """One challenge as the local route answers it with the letter case left "unknown" and the
+    page silent, what the site's verdicts on earlier answers taught being used
+    (workers/captcha/site_memory.py): the letter case, and with `formats` the answers' format
+    (read again under it: `local.read_for_site`, the production route's reading and gate), the
+    verdict added when it answers. (accepted, abstained, ms) as `_row` takes them."""
     from workers.captcha.hints import TextHints
-    from workers.captcha.local import ocr_gate
+    from workers.captcha.local import read_for_site
+    from workers.captcha.solvers.ocr import read_text
     from workers.captcha.solvers.ocr_vote import OcrReading
 
-    reading = OcrReading(str(result.answer or ""), result.confidence, confidence_any_case=result.confidence_any_case)
-    confidence, threshold, _ = ocr_gate(reading, TextHints(), CaptchaPolicy(), await memory.weights(site))
-    if confidence < threshold:
-        return accepted, True, result.elapsed_ms
-    memory.expect(site, reading.confidence, reading.any_case)
+    spent: list[float] = []  # the reads the route makes, as production makes them
+
+    async def read(hints: TextHints) -> OcrReading:
+        if hints == TextHints():  # what the benchmark read already
+            spent.append(result.elapsed_ms)
+            return OcrReading(str(result.answer or ""), result.confidence,
+                              confidence_any_case=result.confidence_any_case)
+        started = time.perf_counter()
+        reading = read_text(challenge.image, charset=hints.charset, length=hints.length, max_length=hints.max_length)
+        spent.append((time.perf_counter() - started) * 1000)
+        return reading
+
+    answer = await read_for_site(read, TextHints(), CaptchaPolicy(), await memory.weights(site),
+                                 await memory.format(site) if formats else None)
+    accepted = challenge.check(answer.reading.text)
+    if answer.confidence < answer.threshold:
+        return accepted, True, sum(spent)
+    memory.expect(site, answer.reading.confidence, answer.reading.any_case, answer=answer.reading.text,
+                  case=answer.case == "learned", applied=answer.applied)
     await memory.settle(accepted)
-    return accepted, False, result.elapsed_ms
+    return accepted, False, sum(spent)
 
 
 def _judged_rows(kind: str, target: str, generators: dict, own: dict, samples: int, solve, chosen: set[str]) -> dict:

@@ -83,7 +83,7 @@ class Lanes:
         state.update(env=env, clock=clock, guard=None, output=dict(run.output), loops=dict(run.loops),
                      page_steps=[], captchas_solved=set(run.captchas_solved), acting=None, last_action=None,
                      last_done=None, current_step=None, item=None, item_output={}, within="",
-                     case_memory=run.case_memory.fork())
+                     site_memory=run.site_memory.fork())
         return LaneState(**state, parent=run, lanes=self)
 
     def halt(self) -> None:

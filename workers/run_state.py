@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from workers import steps as S
-from workers.captcha.letter_case import CaseMemory
+from workers.captcha.site_memory import SiteMemory
 from workers.durable import Continuation
 from workers.gates.guard import ActionGuard
 from workers.gates.review import ReviewDecision, ReviewQuestion
@@ -241,7 +241,7 @@ class RunState:
     step_looks: list[str] = field(default_factory=list)  # agent turns whose step judges disagree (workers.step_judge)
     within: str = ""  # the called automation(s) the current position runs in (workers.flow.Flow.within)
     # What the sites' verdicts taught about their text CAPTCHAs' letter case (workers.captcha.letter_case)
-    case_memory: CaseMemory = field(default_factory=CaseMemory)
+    site_memory: SiteMemory = field(default_factory=SiteMemory)
 
     def emit(self, record: StepRecord) -> StepRecord:
         record.index = self.next_index

@@ -59,7 +59,7 @@ from typing import Any
 from workers import flow as F, steps as S
 from workers.agent import AgentLoop
 from workers.captcha.gate import CaptchaGate
-from workers.captcha.letter_case import CaseMemory
+from workers.captcha.site_memory import SiteMemory
 from workers.durable import Continuation, Parked
 from workers.envs.base import Host, StepExecutor
 from workers.errors import ConfigurationError, EnvironmentLost, StepError
@@ -131,8 +131,8 @@ class Runner:
         run = RunState(spec, params, secrets, RecordPipe(recorder), recorder, RunClock(), sessions=sessions,
                        host=self.hosts[spec.surface], run_id=run_id, items=list(items), replay_store=replay,
                        next_index=first_index,
-                       case_memory=CaseMemory(getattr(recorder, "captcha_letter_case", None),
-                                              getattr(recorder, "captcha_letter_case_add", None)))
+                       site_memory=SiteMemory(getattr(recorder, "captcha_site", None),
+                                              getattr(recorder, "captcha_site_add", None)))
         work = asyncio.create_task(self._run_on_host(run, resume))
         beat = asyncio.create_task(self._heartbeat(run, work))
         result: RunResult | None = None
@@ -380,7 +380,7 @@ class Runner:
         gate_started = time.time()
 
         class Hooks:
-            letter_case = run.case_memory
+            site_memory = run.site_memory
 
             def emit(self, attempt) -> None:
                 ok = attempt.outcome in ("passed", "unverified")

@@ -12,6 +12,7 @@ import pytest
 
 from workers.automation_settings import CaptchaPolicy
 from workers.captcha import letter_case as L
+from workers.captcha.site_memory import SiteMemory
 from workers.captcha.hints import TextHints
 from workers.captcha.local import ocr_gate, ocr_threshold
 from workers.captcha.solvers.ocr_vote import OcrReading
@@ -19,12 +20,12 @@ from workers.captcha.solvers.ocr_vote import OcrReading
 T_EXACT, T_ANY = 0.55, 0.20
 
 
-def _site(ignores_case: bool, answers: int, seed: int = 1, letters_right: float = 0.85) -> L.CaseMemory:
+def _site(ignores_case: bool, answers: int, seed: int = 1, letters_right: float = 0.85) -> SiteMemory:
     """A site whose answers come in two kinds: case sure (p_exact = p_any) or a coin toss (half).
     Its verdicts are drawn as the site would give them: the letters right `letters_right` of the
     time; where case matters, a coin-toss case is right half the time."""
     rng = random.Random(seed)
-    memory = L.CaseMemory()
+    memory = SiteMemory()
     for _ in range(answers):
         sure = rng.random() < 0.5
         p_any, p_exact = 0.85, 0.85 if sure else 0.42
@@ -36,7 +37,7 @@ def _site(ignores_case: bool, answers: int, seed: int = 1, letters_right: float 
 
 
 
-def _ignored(memory: L.CaseMemory) -> float:
+def _ignored(memory: SiteMemory) -> float:
     return L.ignored(asyncio.run(memory.weights("site.test")))
 
 
@@ -50,7 +51,7 @@ def test_a_site_that_accepts_coin_toss_cases_is_learned_and_one_that_refuses_the
 
 
 def test_misread_letters_alone_do_not_teach_that_case_matters():
-    memory = L.CaseMemory()
+    memory = SiteMemory()
     for _ in range(50):  # answers whose case is sure, refused: the letters were wrong
         memory.expect("site.test", 0.8, 0.8)
         asyncio.run(memory.settle(False))
@@ -101,10 +102,10 @@ def test_what_a_store_sends_is_bounded_and_a_bad_value_is_the_prior():
 def test_lanes_share_the_store_but_not_the_pending_answer():
     seen: list = []
 
-    async def add(host, loglik, accepted):
+    async def add(host, loglik, accepted, answer, applied):
         seen.append((host, accepted))
 
-    memory = L.CaseMemory(add=add)
+    memory = SiteMemory(add=add)
     lane = memory.fork()
     memory.expect("a.test", 0.4, 0.9)
     assert lane.pending is None
@@ -132,17 +133,17 @@ def test_a_store_that_fails_costs_the_learning_not_the_run():
     async def load(host):
         raise ConnectionError("the database is gone")
 
-    async def add(host, loglik, accepted):
+    async def add(host, loglik, accepted, answer, applied):
         raise ConnectionError("the database is gone")
 
-    memory = L.CaseMemory(load, add)
+    memory = SiteMemory(load, add)
     assert L.ignored(asyncio.run(memory.weights("site.test"))) == pytest.approx(L.PRIOR_IGNORED, abs=1e-3)
     memory.expect("site.test", 0.4, 0.9)
     assert asyncio.run(memory.settle(True)) > L.PRIOR_IGNORED  # kept in the run
 
 
 def test_a_challenge_counts_once():
-    memory = L.CaseMemory()
+    memory = SiteMemory()
     memory.expect("site.test", 0.4, 0.9, "challenge-1")
     once = asyncio.run(memory.settle(True))
     memory.expect("site.test", 0.4, 0.9, "challenge-1")  # the same answer typed again
@@ -150,5 +151,5 @@ def test_a_challenge_counts_once():
     assert _ignored_of(memory) == pytest.approx(once)
 
 
-def _ignored_of(memory: L.CaseMemory) -> float:
+def _ignored_of(memory: SiteMemory) -> float:
     return L.ignored(asyncio.run(memory.weights("site.test")))

@@ -14,6 +14,7 @@ from workers.automation_settings import CaptchaPolicy
 from workers.captcha import gate as gate_module, letter_case as L
 from workers.captcha.detect import Widget
 from workers.captcha.gate import CaptchaGate
+from workers.captcha.site_memory import SiteMemory
 
 
 def text_widget(src: str, alerts: list[str] | None = None) -> Widget:
@@ -40,8 +41,8 @@ class Env:
 
 
 class Hooks:
-    def __init__(self, memory: L.CaseMemory) -> None:
-        self.letter_case, self.attempts = memory, []
+    def __init__(self, memory: SiteMemory) -> None:
+        self.site_memory, self.attempts = memory, []
 
     def emit(self, attempt) -> None:
         self.attempts.append(attempt)
@@ -56,9 +57,10 @@ def looks(monkeypatch):
 
 
 def typed(weights_seen: list):
-    async def local(env, widget, policy, case_weights=None):
+    async def local(env, widget, policy, case_weights=None, site_format=None):
         weights_seen.append(case_weights)
-        return {"answer": "xKp7", "confidence": 0.4, "confidence_any_case": 0.9, "letter_case": "learned"}
+        return {"answer": "xKp7", "confidence": 0.4, "confidence_any_case": 0.9,
+                "letter_case": "matters" if case_weights is None else "learned"}
     return local
 
 
@@ -68,7 +70,7 @@ def run(coro):
 
 def test_the_form_back_with_an_error_is_a_refusal_and_a_page_without_the_widget_an_acceptance(looks):
     seen: list = []
-    memory, page = L.CaseMemory(), Page()
+    memory, page = SiteMemory(), Page()
     hooks, solved = Hooks(memory), set()
     gate = CaptchaGate(local=typed(seen), model=None)
     policy = CaptchaPolicy(solvers=["local"])
@@ -93,7 +95,7 @@ def test_the_form_back_with_an_error_is_a_refusal_and_a_page_without_the_widget_
 
 def test_a_new_challenge_without_a_word_teaches_nothing_and_a_pinned_case_learns_nothing(looks):
     seen: list = []
-    memory, page = L.CaseMemory(), Page(shows=[text_widget("/c/1.png")])
+    memory, page = SiteMemory(), Page(shows=[text_widget("/c/1.png")])
     hooks, solved = Hooks(memory), set()
     gate = CaptchaGate(local=typed(seen), model=None)
     policy = CaptchaPolicy(solvers=["local"])
@@ -102,14 +104,18 @@ def test_a_new_challenge_without_a_word_teaches_nothing_and_a_pinned_case_learns
     page.shows = [text_widget("/c/9.png")]  # another challenge, no error on the page: answered by a person
     run(gate.check(Env(page), CaptchaPolicy(solvers=["local"], letter_case="matters"), allowed_domains=["shop.test"],
                    hooks=hooks, solved=solved))
-    assert memory.pending is None  # dropped, not settled
+    assert memory.pending is not None and memory.pending.challenge.endswith("/c/9.png")  # the first dropped, not settled
     assert L.ignored(run(memory.weights("shop.test"))) == pytest.approx(L.PRIOR_IGNORED, abs=1e-3)
-    # The automation's author said case matters: the solver is given no belief, nothing is kept.
-    assert seen[-1] is None and memory.pending is None
+    # The automation's author said case matters: the solver is given no belief, and the answer's
+    # verdict teaches its format only, never the case.
+    assert seen[-1] is None and memory.pending is not None and not memory.pending.case
+    assert run(memory.settle(True)) is None
+    assert L.ignored(run(memory.weights("shop.test"))) == pytest.approx(L.PRIOR_IGNORED, abs=1e-3)
+    assert run(memory.format("shop.test"))["lengths"] == {"4": 1.0}
 
 
 def test_an_old_alert_on_the_answered_challenge_is_no_refusal(looks):
-    memory, page = L.CaseMemory(), Page()
+    memory, page = SiteMemory(), Page()
     hooks, solved = Hooks(memory), set()
     gate = CaptchaGate(local=typed([]), model=None)
     policy = CaptchaPolicy(solvers=["local"])
@@ -131,7 +137,7 @@ def test_an_old_alert_on_the_answered_challenge_is_no_refusal(looks):
 def test_a_verdict_the_widget_gives_at_once_counts_once_and_an_expiry_not_at_all(looks, said, counted):
     from workers.errors import StepError
 
-    memory, page = L.CaseMemory(), Page()
+    memory, page = SiteMemory(), Page()
     first = text_widget("/c/1.png")
     after = text_widget("/c/1.png")  # the same challenge, the widget now saying something
     after.status = [said]

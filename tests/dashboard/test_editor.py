@@ -78,15 +78,16 @@ def test_what_each_site_taught_about_letter_case_is_shown_to_whoever_may_read_th
     assert editor_client.post("/automations/new/", editor_post(steps=steps)).status_code == 302
     automation = Automation.objects.get(workspace=personas.workspace, slug="sign-in")
     assert "Learned from the sites" not in editor_client.get("/automations/sign-in/").content.decode()
-    for _ in range(12):  # answers whose case was a coin toss, accepted
+    for i in range(12):  # answers whose case was a coin toss, accepted: four digits each
         site_letter_case_add(automation_id=automation.pk, host="shop.test",
-                             loglik=letter_case.evidence(0.4, 0.9, True).tolist(), accepted=True)
+                             loglik=letter_case.evidence(0.4, 0.9, True).tolist(), accepted=True,
+                             answer=f"{1000 + 731 * i}"[:4])
     other = make_automation(WorkspaceFactory(name="Elsewhere"), slug="sign-in")
     site_letter_case_add(automation_id=other.pk, host="elsewhere.test",
                          loglik=letter_case.evidence(0.4, 0.9, False).tolist(), accepted=False)
     for client in (editor_client, viewer_client):
         page = client.get("/automations/sign-in/").content.decode()
-        assert "<code>shop.test</code>: letter case is no obstacle" in page
+        assert "<code>shop.test</code>: letter case is no obstacle; answers read as 4 characters, digits only" in page
         assert "12 answers accepted, 0 refused" in page
         assert "elsewhere.test" not in page  # another workspace's automation of the same name
 

@@ -16,6 +16,7 @@ from venus_rpa.automations.letter_case import site_letter_case, site_letter_case
 from venus_rpa.automations.models import SiteLetterCase
 from venus_rpa.runs.execution import DjangoRecorder
 from workers.captcha import letter_case as L
+from workers.captcha.site_memory import SiteMemory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ACCEPTED = L.evidence(0.4, 0.9, True).tolist()  # a coin-toss case the site took
@@ -66,13 +67,13 @@ def test_the_recorder_reads_and_adds_for_its_runs_automation(two_workspaces):
     async def body():
         recorder = DjangoRecorder(run.pk)
         try:
-            memory = L.CaseMemory(recorder.captcha_letter_case, recorder.captcha_letter_case_add)
+            memory = SiteMemory(recorder.captcha_site, recorder.captcha_site_add)
             assert L.ignored(await memory.weights("shop.test")) == pytest.approx(L.PRIOR_IGNORED, abs=1e-3)
             for _ in range(10):
                 memory.expect("shop.test", 0.4, 0.9)
                 await memory.settle(True)
             # A later run of the automation starts from what this one learned.
-            later = L.CaseMemory(recorder.captcha_letter_case)
+            later = SiteMemory(recorder.captcha_site)
             return L.ignored(await later.weights("shop.test")), L.ignored(await memory.weights("shop.test"))
         finally:
             await recorder.close()
@@ -101,3 +102,49 @@ def test_an_automation_keeps_at_most_max_hosts_sites_and_a_superseded_execution_
         site_letter_case_add(automation_id=automation.pk, host="s1.shop.test", loglik=ACCEPTED, accepted=True,
                              fence=superseded)
     assert SiteLetterCase.objects.get(automation=automation, host="s1.shop.test").accepted == 1
+
+
+def test_the_answers_format_is_stored_under_the_lock_and_read_by_a_later_run(two_workspaces):
+    from workers.captcha import answer_format as F
+
+    automation = two_workspaces["a"]
+    run = queue_runs(automation, 1)[0]
+    errors: list[BaseException] = []
+
+    def answer(digit: int):
+        try:
+            for _ in range(5):  # a pinned letter case: no case evidence, the format only
+                site_letter_case_add(automation_id=automation.pk, host="shop.test", loglik=None, accepted=True,
+                                     answer=f"{digit}{digit}4{digit}", applied=False)
+        except BaseException as exc:  # noqa: BLE001 -- reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=answer, args=(d,)) for d in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    row = SiteLetterCase.objects.get(automation=automation, host="shop.test")
+    expected = sum(F.DECAY ** k for k in range(20))
+    assert row.answer_format["answers"] == pytest.approx(expected)  # all 20 counted
+    assert row.ignored == pytest.approx(L.PRIOR_IGNORED, abs=1e-3) and row.accepted == 20
+    assert row.format_learned == "4 characters, only 01234"  # five digits drawn, each seen often
+
+    async def body():
+        recorder = DjangoRecorder(run.pk)
+        try:
+            later = SiteMemory(recorder.captcha_site, recorder.captcha_site_add)
+            learned = F.hints(await later.format("shop.test"))
+            for _ in range(F.FORGET_AFTER):  # refused answers read under the format: it is forgotten
+                later.expect("shop.test", 0.9, 0.9, answer="9949", case=False, applied=True)
+                await later.settle(False)
+            return learned, F.hints(await SiteMemory(recorder.captcha_site).format("shop.test"))
+        finally:
+            await recorder.close()
+
+    learned, after = asyncio.run(body())
+    assert learned.length == 4 and not after
+    assert SiteLetterCase.objects.get(automation=automation).refused == F.FORGET_AFTER

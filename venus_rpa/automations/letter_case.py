@@ -1,9 +1,9 @@
-"""The worker's store of what sites taught about their text CAPTCHAs' letter case
-(`SiteLetterCase`; the belief and its updates are workers/captcha/letter_case.py's).
+"""The worker's store of what sites taught about their text CAPTCHAs (`SiteLetterCase`): the
+belief that a site ignores letter case (workers/captcha/letter_case.py) and the format of its
+accepted answers (workers/captcha/answer_format.py).
 
-Read once per run and site; each verdict's log-likelihoods are added under the row's lock (two
-runs of one automation may answer at once: neither loses the other's), bounded as the runtime
-bounds them.
+Read once per run and site; each verdict is added under the row's lock (two runs of one
+automation may answer at once: neither loses the other's), bounded as the runtime bounds it.
 """
 
 from __future__ import annotations
@@ -13,20 +13,24 @@ from collections.abc import Callable
 from django.db import IntegrityError, transaction
 
 from venus_rpa.automations.models import SiteLetterCase
-from workers.captcha import letter_case
+from workers.captcha import answer_format, letter_case
 
 MAX_HOSTS = 200
 
 
-def site_letter_case(*, automation_id: int, host: str) -> list | None:
-    """The stored log-weights for `host`, or None when its verdicts never taught anything."""
-    return SiteLetterCase.objects.filter(automation_id=automation_id, host=host[:253]).values_list(
-        "weights", flat=True).first()
+def site_letter_case(*, automation_id: int, host: str) -> dict | None:
+    """What `host` taught ({"weights": log-weights, "format": counts}), or None when nothing."""
+    row = SiteLetterCase.objects.filter(automation_id=automation_id, host=host[:253]).values(
+        "weights", "answer_format").first()
+    return None if row is None else {"weights": row["weights"], "format": row["answer_format"]}
 
 
-def site_letter_case_add(*, automation_id: int, host: str, loglik: list, accepted: bool,
+def site_letter_case_add(*, automation_id: int, host: str, loglik: list | None, accepted: bool,
+                         answer: str = "", applied: bool = False,
                          fence: Callable[[], None] | None = None) -> bool:
-    """Add a verdict's log-likelihoods to `host`'s belief (to the prior when it has none).
+    """Add a verdict to `host`'s row (created from nothing learned when it has none): `loglik`,
+    the letter-case evidence (None: the answer's case was not learned, the belief stays), and
+    `answer` (`applied`: read under the learned format) for the answers' format.
     `fence`: called first in the transaction (the run still this execution's: a superseded one
     writes nothing). An automation keeps at most MAX_HOSTS sites: a verdict from one more is not
     kept (a site on a wildcard domain cannot bury the others). Returns whether it was kept."""
@@ -39,9 +43,13 @@ def site_letter_case_add(*, automation_id: int, host: str, loglik: list, accepte
                 row = SiteLetterCase.objects.select_for_update().filter(automation_id=automation_id, host=host).first()
                 if row is None and SiteLetterCase.objects.filter(automation_id=automation_id).count() >= MAX_HOSTS:
                     return False
-                weights = letter_case.bounded(letter_case.bounded(None if row is None else row.weights)
-                                              + letter_case.bounded_loglik(loglik))
-                fields = {"weights": weights.round(6).tolist(), "ignored": round(letter_case.ignored(weights), 4)}
+                weights = letter_case.bounded(None if row is None else row.weights)
+                if loglik is not None:
+                    weights = letter_case.bounded(weights + letter_case.bounded_loglik(loglik))
+                learned = answer_format.learn(None if row is None else row.answer_format, str(answer)[:64],
+                                              accepted, bool(applied))
+                fields = {"weights": weights.round(6).tolist(), "ignored": round(letter_case.ignored(weights), 4),
+                          "answer_format": learned}
                 if row is None:
                     SiteLetterCase.objects.create(automation_id=automation_id, host=host, accepted=int(accepted),
                                                   refused=int(not accepted), **fields)

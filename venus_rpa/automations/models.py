@@ -166,10 +166,12 @@ class SiteLetterCase(models.Model):
     """What one site's verdicts taught about its text CAPTCHAs, for one automation: the belief
     that the site accepts an answer in any letter case (workers.captcha.letter_case: log-weights
     over case ignored or not x the reader's skill on the site; `ignored`, its probability, for
-    people to read).
-    Written only by the worker, after each verdict on a local answer whose case was learned (the
-    automation's `letter_case` left at "unknown" and the page silent); a pinned `letter_case`
-    makes it unused. Per automation, so one workspace's sites never teach another's."""
+    people to read), and the format of its accepted answers (workers.captcha.answer_format:
+    decayed counts of their lengths and characters).
+    Written only by the worker, after each verdict on a local text answer; the case belief moves
+    only on answers whose case was learned (the automation's `letter_case` left at "unknown" and
+    the page silent: a pinned `letter_case` makes it unused). Per automation, so one workspace's
+    sites never teach another's."""
 
     automation = models.ForeignKey(Automation, on_delete=models.CASCADE, related_name="site_letter_cases")
     host = models.CharField(max_length=253)
@@ -177,6 +179,9 @@ class SiteLetterCase(models.Model):
     ignored = models.FloatField(help_text="The probability that the site ignores letter case.")
     accepted = models.PositiveIntegerField(default=0, help_text="Local answers the site accepted.")
     refused = models.PositiveIntegerField(default=0, help_text="Local answers the site refused.")
+    answer_format = models.JSONField(default=dict, blank=True,
+                                     help_text="Counts of the accepted answers' lengths and characters "
+                                               "(workers.captcha.answer_format).")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -185,3 +190,10 @@ class SiteLetterCase(models.Model):
 
     def __str__(self) -> str:
         return f"{self.automation} @ {self.host}"
+
+    @property
+    def format_learned(self) -> str:
+        """The answers' format its local answers are read under, in words ("" when none yet)."""
+        from workers.captcha import answer_format
+
+        return answer_format.describe(answer_format.hints(self.answer_format))

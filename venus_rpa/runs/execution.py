@@ -154,21 +154,23 @@ class DjangoRecorder(JournalingRecorder):
             self.pending = None
         return pending
 
-    # -- what sites' verdicts taught about their text CAPTCHAs' letter case ---------------
-    # (workers.captcha.letter_case; a store that fails only costs the learning, never the run)
-    async def captcha_letter_case(self, host: str) -> list | None:
+    # -- what sites' verdicts taught about their text CAPTCHAs: letter case, answers' format ----
+    # (workers.captcha.site_memory; a store that fails only costs the learning, never the run)
+    async def captcha_site(self, host: str) -> dict | None:
         try:
             return await self._db(lambda: site_letter_case(automation_id=self._automation_id(), host=host))
         except (DatabaseError, Run.DoesNotExist):
-            log.warning("run %s: the sites' letter case could not be read", self.run_id, exc_info=True)
+            log.warning("run %s: what the sites taught could not be read", self.run_id, exc_info=True)
             return None
 
-    async def captcha_letter_case_add(self, host: str, loglik: list, accepted: bool) -> None:
+    async def captcha_site_add(self, host: str, loglik: list | None, accepted: bool, answer: str = "",
+                               applied: bool = False) -> None:
         try:
             await self._db(lambda: site_letter_case_add(automation_id=self._automation_id(), host=host, loglik=loglik,
-                                                        accepted=accepted, fence=self._fence))
+                                                        accepted=accepted, answer=answer, applied=applied,
+                                                        fence=self._fence))
         except (DatabaseError, Superseded, Run.DoesNotExist):
-            log.warning("run %s: a site's letter-case verdict was not stored", self.run_id, exc_info=True)
+            log.warning("run %s: a site's CAPTCHA verdict was not stored", self.run_id, exc_info=True)
 
     def _automation_id(self) -> int:
         if not hasattr(self, "_automation"):

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from workers.automation_settings import CaptchaPolicy
 from workers.captcha import act
 from workers.captcha.detect import LOCAL_KINDS, Widget, detect
-from workers.captcha.letter_case import CaseMemory
+from workers.captcha.site_memory import SiteMemory
 from workers.durable import Parked
 from workers.errors import StepError
 from workers.egress import domain_allowed
@@ -99,7 +99,7 @@ class CaptchaGate:
         waiting for their form to be submitted, so they are not answered twice."""
         solved = solved if solved is not None else set()
         widget = await detect(env.page)
-        memory: CaseMemory | None = getattr(hooks, "letter_case", None)
+        memory: SiteMemory | None = getattr(hooks, "site_memory", None)
         if memory is not None and memory.pending is not None:  # a typed answer's verdict, seen on this page
             if widget is None:
                 await memory.settle(accepted=True)  # the form went through
@@ -153,16 +153,22 @@ class CaptchaGate:
         return any(r == "human" or (r == "model" and self.model is not None) for r in routes)
 
     async def _attempt(self, env, widget: Widget, solver: str, attempt: int, hooks: CaptchaHooks,
-                       policy: CaptchaPolicy, memory: CaseMemory | None = None, host: str = "") -> str:
+                       policy: CaptchaPolicy, memory: SiteMemory | None = None, host: str = "") -> str:
         page = env.page
         started = time.perf_counter()
         before = await env.observe()
         detail: dict[str, Any] = {"widget": widget.record()}
         said = ""
-        learning = memory is not None and solver == "local" and widget.kind == "ocr" and policy.letter_case == "unknown"
+        # A local text answer learns from the site's verdicts: the answers' format always, the
+        # letter case where the automation leaves it "unknown" (workers/captcha/site_memory.py).
+        learning = memory is not None and solver == "local" and widget.kind == "ocr"
         try:
             if solver == "local":
-                extra = {"case_weights": await memory.weights(host)} if learning and memory is not None else {}
+                extra = {}
+                if learning and memory is not None:
+                    extra["site_format"] = await memory.format(host)
+                    if policy.letter_case == "unknown":
+                        extra["case_weights"] = await memory.weights(host)
                 detail.update(await self.local(env, widget, policy, **extra))
             elif solver == "model":
                 detail.update(await self.model(env, widget))
@@ -183,28 +189,33 @@ class CaptchaGate:
             log.exception("CAPTCHA solver %s crashed", solver)
             detail["error"] = f"{type(exc).__name__}: {exc}"
             outcome = "error"
-        if memory is not None and learning and detail.get("letter_case") == "learned":
+        if memory is not None and learning and detail.get("answer"):
             await self._learn(memory, env.page.url, widget, host, outcome, said, detail)
         hooks.emit(CaptchaAttempt(widget.kind, solver, attempt, outcome, (time.perf_counter() - started) * 1000,
                                   detail, before.screenshot, page.url))
         return outcome
 
     @staticmethod
-    async def _learn(memory: CaseMemory, url: str, widget: Widget, host: str, outcome: str, said: str,
+    async def _learn(memory: SiteMemory, url: str, widget: Widget, host: str, outcome: str, said: str,
                      detail: dict[str, Any]) -> None:
-        """A typed text answer's verdict for the site's letter-case belief: the widget's at once
-        when it gave one that is news (its status changed after the typing, and not "expired"),
-        else the page's after the form's submit (`check`)."""
+        """A typed text answer's verdict for what the site teaches (its answers' format, and its
+        letter case where that was learned): the widget's at once when it gave one that is news
+        (its status changed after the typing, and not "expired"), else the page's after the
+        form's submit (`check`)."""
         if outcome not in ("passed", "failed", "unverified"):
             return
+        case = detail.get("letter_case") == "learned"
         memory.expect(host, float(detail.get("confidence", 0.0)), float(detail.get("confidence_any_case", 0.0)),
-                      fingerprint(url, widget))
+                      fingerprint(url, widget), answer=str(detail.get("answer", "")), case=case,
+                      applied=bool(detail.get("format_applied")))
         if outcome == "unverified":
             return
         if said and (said == " ".join(widget.status) or EXPIRED.search(said)):
             memory.drop()  # an old word, or no word on the answer itself (the widget gone is one)
             return
-        detail["letter_case_ignored_after"] = round(await memory.settle(accepted=outcome == "passed") or 0.0, 3)
+        after = await memory.settle(accepted=outcome == "passed")
+        if case:
+            detail["letter_case_ignored_after"] = round(after or 0.0, 3)
 
     async def _verify(self, page, widget: Widget) -> tuple[str, str]:
         """(outcome, what the widget said). passed: the widget says so or is gone; failed: it

@@ -31,14 +31,11 @@ there. The automation's author can pin `letter_case`, which turns the learning o
 
 from __future__ import annotations
 
-import logging
 import math
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
 
-log = logging.getLogger(__name__)
 PRIOR_IGNORED = 0.1  # a site nobody has seen: case assumed to matter, nearly as before the learning
 LEARNED = 0.9  # a site believed at least this much to ignore case is taken to (where the exact gate has no threshold)
 # The site's own offset on the gate's log-odds that the letters are right (the gate is fitted on
@@ -135,75 +132,3 @@ def evidence(p_exact: float, p_any: float, accepted: bool) -> np.ndarray:
     """Log-likelihoods of the site's verdict on an answer, per hypothesis (added to the weights)."""
     p = _accept(p_exact, p_any)
     return np.log(p if accepted else 1 - p)
-
-
-# Where a run keeps the beliefs: `load(host)` -> log-weights or None (never seen) and
-# `add(host, loglik, accepted)`, which must add atomically (two runs of one automation may answer
-# at once). The Django side stores them per automation (venus_rpa.automations.models.SiteLetterCase).
-Load = Callable[[str], Awaitable[list | None]]
-Add = Callable[[str, list, bool], Awaitable[None]]
-
-
-@dataclass
-class Pending:
-    """An answer typed on `host` whose verdict comes with the page's next look (the form's submit);
-    `challenge`: the challenge it answered (gate.fingerprint)."""
-
-    host: str
-    p_exact: float
-    p_any: float
-    challenge: str = ""
-
-
-class CaseMemory:
-    """One run's view of the beliefs: read once per host, updated after each verdict (and stored
-    through `add` when the run has a store). A challenge's verdict counts once. A store that
-    fails costs the learning, never the run: the prior is used, the verdict kept in the run only."""
-
-    def __init__(self, load: Load | None = None, add: Add | None = None) -> None:
-        self._load, self._add = load, add
-        self._weights: dict[str, np.ndarray] = {}
-        self._counted: set[str] = set()
-        self.pending: Pending | None = None
-
-    def fork(self) -> CaseMemory:
-        """The same store for another lane of the run (its own page, so its own pending answer)."""
-        return CaseMemory(self._load, self._add)
-
-    async def weights(self, host: str) -> np.ndarray:
-        if host not in self._weights:
-            stored = None
-            if self._load is not None:
-                try:
-                    stored = await self._load(host)
-                except Exception:  # noqa: BLE001 -- the store's failure must not fail the run
-                    log.warning("the letter-case belief of %s could not be read: the prior is used", host,
-                                exc_info=True)
-            self._weights[host] = prior() if stored is None else bounded(stored)
-        return self._weights[host]
-
-    def expect(self, host: str, p_exact: float, p_any: float, challenge: str = "") -> None:
-        """An answer to `challenge` was typed; its verdict is not known yet (a challenge already
-        counted is not counted again: the same answer typed twice says nothing new)."""
-        self.pending = None if challenge and challenge in self._counted else Pending(host, p_exact, p_any, challenge)
-
-    def drop(self) -> None:
-        """The verdict will not be seen (a new challenge came without one)."""
-        self.pending = None
-
-    async def settle(self, accepted: bool) -> float | None:
-        """The pending answer's verdict: update (and store) the belief. Returns the new
-        probability that the site ignores case (None: nothing was pending)."""
-        pending, self.pending = self.pending, None
-        if pending is None:
-            return None
-        if pending.challenge:
-            self._counted.add(pending.challenge)
-        added = evidence(pending.p_exact, pending.p_any, accepted)
-        self._weights[pending.host] = bounded(await self.weights(pending.host) + added)
-        if self._add is not None:
-            try:
-                await self._add(pending.host, added.round(6).tolist(), accepted)
-            except Exception:  # noqa: BLE001 -- the store's failure must not fail the run
-                log.warning("a letter-case verdict on %s was not stored", pending.host, exc_info=True)
-        return ignored(self._weights[pending.host])

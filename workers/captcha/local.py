@@ -19,13 +19,15 @@ import hashlib
 import json
 import logging
 import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from workers.automation_settings import CaptchaPolicy
-from workers.captcha import act, letter_case
+from workers.captcha import act, answer_format, letter_case
 from workers.captcha.detect import LOCAL_KINDS, Widget, rotation_pair
 from workers.captcha.gate import Abstained
 from workers.captcha.hints import TextHints, text_hints
@@ -113,6 +115,40 @@ def ocr_gate(reading: OcrReading, hints: TextHints, policy: CaptchaPolicy,
     return confidence, ocr_threshold(policy.max_attempts, any_case), "ignored" if any_case else "matters"
 
 
+@dataclass(frozen=True)
+class SiteReading:
+    """A text CAPTCHA's answer as the local route gives it on one site: the reading, its
+    confidence and threshold (`ocr_gate`), the letter case, the format learned from the site's
+    accepted answers and whether the reading was made under it."""
+
+    reading: OcrReading
+    confidence: float
+    threshold: float
+    case: str
+    learned: answer_format.Learned
+    applied: bool
+
+
+async def read_for_site(read: Callable[[TextHints], Awaitable[OcrReading]], page: TextHints, policy: CaptchaPolicy,
+                        case_weights: np.ndarray | None = None, site_format: dict | None = None) -> SiteReading:
+    """Read a text CAPTCHA (`read(hints)`) under the page's hints completed by what the site's
+    accepted answers show of its format (workers/captcha/answer_format.py). A reading under the
+    learned format that the gate finds unsure is read again under the page's hints alone, and
+    that reading is the answer when the gate keeps it: a site that changed its format is not
+    handed on for ever."""
+    learned = answer_format.hints(site_format) if site_format is not None else answer_format.Learned()
+    hints = answer_format.merged(page, learned)
+    applied = hints != page
+    reading = await read(hints)
+    confidence, threshold, case = ocr_gate(reading, hints, policy, case_weights)
+    if applied and confidence < threshold:
+        plain = await read(page)
+        plain_confidence, plain_threshold, plain_case = ocr_gate(plain, page, policy, case_weights)
+        if plain_confidence >= plain_threshold:
+            return SiteReading(plain, plain_confidence, plain_threshold, plain_case, learned, False)
+    return SiteReading(reading, confidence, threshold, case, learned, applied)
+
+
 def check_confidence(kind: str, confidence: float, detail: dict[str, Any], threshold: float | None = None) -> None:
     """Raise `Abstained` when `confidence` is under `kind`'s threshold, or `threshold` when
     given (before any action)."""
@@ -137,14 +173,15 @@ class LocalCaptchaSolver:
     """Callable route for `CaptchaGate(local=...)`: (env, widget, policy) → what was done."""
 
     async def __call__(self, env, widget: Widget, policy: CaptchaPolicy | None = None, *,
-                       case_weights: np.ndarray | None = None) -> dict[str, Any]:
-        """`case_weights`: the belief that this site ignores letter case, where the run keeps one
-        (text CAPTCHAs only; workers/captcha/letter_case.py)."""
+                       case_weights: np.ndarray | None = None, site_format: dict | None = None) -> dict[str, Any]:
+        """`case_weights`: the belief that this site ignores letter case, where the run keeps one;
+        `site_format`: the counts of the site's accepted answers (text CAPTCHAs only;
+        workers/captcha/site_memory.py)."""
         # One solver per kind the detector hands to local solving (`_<kind>`, each taking the policy).
         if widget.kind not in LOCAL_KINDS:
             raise StepError(f"no local solver for {widget.kind}")
         if widget.kind == "ocr":
-            return await self._ocr(env.page, widget, policy or CaptchaPolicy(), case_weights)
+            return await self._ocr(env.page, widget, policy or CaptchaPolicy(), case_weights, site_format)
         handler = getattr(self, f"_{widget.kind}")
         return await handler(env.page, widget, policy or CaptchaPolicy())
 
@@ -153,19 +190,25 @@ class LocalCaptchaSolver:
         # The solvers are CPU-bound (OpenCV, ONNX): keep the event loop free for other runs.
         return await asyncio.to_thread(fn, *args, **kwargs)
 
-    async def _ocr(self, page, widget: Widget, policy: CaptchaPolicy,
-                   case_weights: np.ndarray | None = None) -> dict[str, Any]:
+    async def _ocr(self, page, widget: Widget, policy: CaptchaPolicy, case_weights: np.ndarray | None = None,
+                   site_format: dict | None = None) -> dict[str, Any]:
         from workers.captcha.solvers.ocr import read_text
 
         if not widget.inputs:
             raise StepError("the text CAPTCHA has no input field")
         hints = text_hints(widget.instruction, widget.inputs[0])
         data, _, _ = await act.image_bytes(page, act.main_image(widget))
-        reading = await self._run(read_text, data, charset=hints.charset, length=hints.length,
-                                  max_length=hints.max_length)
-        confidence, threshold, case = ocr_gate(reading, hints, policy, case_weights)
-        detail = {"answer": reading.text, **reading.record(), "hints": hints.record(), "letter_case": case}
-        if case == "learned" and case_weights is not None:  # the site's belief, and the answer's weighed by it
+
+        async def read(under: TextHints) -> OcrReading:
+            return await self._run(read_text, data, charset=under.charset, length=under.length,
+                                   max_length=under.max_length)
+
+        answer = await read_for_site(read, hints, policy, case_weights, site_format)
+        reading, confidence, threshold = answer.reading, answer.confidence, answer.threshold
+        detail = {"answer": reading.text, **reading.record(), "hints": hints.record(), "letter_case": answer.case}
+        if answer.learned:  # what the site's accepted answers show of its format, and whether it was read under it
+            detail.update(format_learned=answer.learned.record(), format_applied=answer.applied)
+        if answer.case == "learned" and case_weights is not None:  # the site's belief, and the answer's weighed by it
             detail.update(letter_case_ignored_belief=round(letter_case.ignored(case_weights), 3),
                           site_confidence=round(confidence, 3), threshold=round(threshold, 3))
         check_confidence("ocr", confidence, detail, threshold)

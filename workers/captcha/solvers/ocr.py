@@ -219,8 +219,10 @@ def _read(picture: Image.Image, *, charset: str | None, length: int | None, arit
     best, vote, candidates = choose(ours_text, dddd_text, fold(ours_logp, ours_classes, allowed),
                                     fold(logp, classes, allowed))
     text = ours_text if best.lower() == ours_text.lower() else _recase(ours_logp, ours_classes, best)
-    text = consistent_case(uniform_case(text, ours_logp, ours_classes)) if charset is None else _apply_case(text, charset)
     case_given = charset is not None and not any(c.swapcase() in charset for c in charset if c.isalpha())
+    # A charset with both cases of its letters says nothing of case: the text takes one case as without one.
+    case_free = charset is None or all(c.swapcase() in charset for c in charset if c.isalpha())
+    text = consistent_case(uniform_case(text, ours_logp, ours_classes)) if case_free else _apply_case(text, charset)
     features = tuple(gate_features(text, candidates, CASE_SURE if case_given else
                                    case_margin(text, ours_logp, ours_classes)))
     # Reading nothing is not an answer, however sure both readers are that nothing is there.
