@@ -18,7 +18,9 @@ route with the automation's letter case left "unknown" (the default) on a silent
 never seen (`letter_case_unknown_new_site`, every challenge at the prior) and with the site's
 verdicts on earlier answers learned along the generator's challenges (`letter_case_learned`,
 workers/captcha/letter_case.py), and with the answers' format learned too (`site_learned`,
-workers/captcha/answer_format.py: the production route); `pass_at_1` alone is the exact gate's,
+workers/captcha/answer_format.py: the production route; `site_learned_with_people`, the same
+with a person answering what the route hands on, whose answers teach the format too);
+`pass_at_1` alone is the exact gate's,
 a site whose case matters and says so, comparable with earlier runs. The
 slider's and the rotation's own generators (our tuning families) are reported beside them for
 comparison.
@@ -152,6 +154,7 @@ def _ocr_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
         results, naive_passed, told, fresh, learned, site = [], 0, [], [], [], []
         memory = SiteMemory()  # one site, its challenges in turn: what the run's store would keep
         both = SiteMemory()  # the same, learning the answers' format too (the production route)
+        helped, with_people = SiteMemory(), []  # the same, a person answering what the route hands on
         loop = asyncio.new_event_loop()
         for _ in range(samples):
             challenge = generate(rng)
@@ -165,6 +168,7 @@ def _ocr_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
             fresh.append(loop.run_until_complete(_learned(SiteMemory(), name, challenge, result)))
             learned.append(loop.run_until_complete(_learned(memory, name, challenge, result, formats=False)))
             site.append(loop.run_until_complete(_learned(both, name, challenge, result)))
+            with_people.append(loop.run_until_complete(_learned(helped, name, challenge, result, people=True)))
             naive_passed += challenge.check(naive.classification(challenge.image))
         out[name] = {**_row("ocr", results, THIRD_PARTY_TARGETS["ocr"]),
                      "ddddocr_alone_pass_at_1": round(naive_passed / samples, 3),
@@ -186,16 +190,23 @@ def _ocr_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
             "pass_at_1_last_half": _row("ocr", site[samples // 2:], None)["pass_at_1"],
             "ignored_belief_at_end": round(letter_case.ignored(loop.run_until_complete(both.weights(name))), 3),
             "format_at_end": answer_format.describe(answer_format.hints(loop.run_until_complete(both.format(name))))}
+        row = _row("ocr", with_people, THIRD_PARTY_TARGETS["ocr"])
+        out[name]["site_learned_with_people"] = {k: row[k] for k in ("pass_at_1", "abstained")} | {
+            "pass_at_1_last_half": _row("ocr", with_people[samples // 2:], None)["pass_at_1"],
+            "format_at_end": answer_format.describe(answer_format.hints(loop.run_until_complete(helped.format(name))))}
         loop.close()
     return "ocr", out
 
 
-async def _learned(memory: SiteMemory, site: str, challenge, result, *, formats: bool = True) -> tuple[bool, bool, float]:
+async def _learned(memory: SiteMemory, site: str, challenge, result, *, formats: bool = True,
+                   people: bool = False) -> tuple[bool, bool, float]:
     """One challenge as the local route answers it with the letter case left "unknown" and the
     page silent, what the site's verdicts on earlier answers taught being used
     (workers/captcha/site_memory.py): the letter case, and with `formats` the answers' format
     (read again under it: `local.read_for_site`, the production route's reading and gate), the
-    verdict added when it answers. (accepted, abstained, ms) as `_row` takes them."""
+    verdict added when it answers; with `people`, a challenge handed on is answered by a person
+    (its text, as the gate's human route types it), whose accepted answer teaches the format
+    only. (accepted, abstained, ms) as `_row` takes them: a person's answer counts as abstained."""
     from workers.captcha.hints import TextHints
     from workers.captcha.local import read_for_site
     from workers.captcha.solvers.ocr import read_text
@@ -217,6 +228,10 @@ async def _learned(memory: SiteMemory, site: str, challenge, result, *, formats:
                                  await memory.format(site) if formats else None)
     accepted = challenge.check(answer.reading.text)
     if answer.confidence < answer.threshold:
+        if people:
+            typed = "".join(challenge.text.split())
+            memory.expect(site, 0.0, 0.0, answer=typed, case=False)
+            await memory.settle(challenge.check(typed))
         return accepted, True, sum(spent)
     memory.expect(site, answer.reading.confidence, answer.reading.any_case, answer=answer.reading.text,
                   case=answer.case == "learned", applied=answer.applied)

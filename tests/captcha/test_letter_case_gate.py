@@ -155,3 +155,36 @@ def test_a_verdict_the_widget_gives_at_once_counts_once_and_an_expiry_not_at_all
         expected = L.bounded(expected + L.evidence(0.4, 0.9, accepted))
     assert L.ignored(run(memory.weights("shop.test"))) == pytest.approx(L.ignored(expected), abs=1e-6)
     assert memory.pending is None
+
+
+def test_a_persons_accepted_answer_teaches_the_format_and_is_not_recorded(looks, monkeypatch):
+    from workers.captcha import act
+
+    async def shot(env, rect, *, margin, quality):
+        return b"", {"x": 0, "y": 0, "width": 200, "height": 80}
+
+    async def type_into(page, rect, text):
+        page.typed = text
+
+    monkeypatch.setattr(act, "widget_shot", shot)
+    monkeypatch.setattr(act, "type_into", type_into)
+    memory, page = SiteMemory(), Page()
+    hooks = Hooks(memory)
+
+    async def ask_captcha(**kwargs):
+        return {"text": " 4 8 2 1 "}
+
+    hooks.ask_captcha = ask_captcha
+    gate = CaptchaGate(local=None, model=None)
+    for i in range(6):  # a person answers each challenge; the page then moves on (accepted)
+        page.shows = [text_widget(f"/c/{i}.png")]
+        run(gate.check(Env(page), CaptchaPolicy(solvers=["human"]), allowed_domains=["shop.test"], hooks=hooks,
+                       solved=set()))
+        assert page.typed == " 4 8 2 1 " and memory.pending is not None and not memory.pending.case
+        page.shows = [None]
+        run(gate.check(Env(page), CaptchaPolicy(solvers=["human"]), allowed_domains=["shop.test"], hooks=hooks))
+    from workers.captcha import answer_format
+
+    assert answer_format.hints(run(memory.format("shop.test"))).length == 4
+    assert L.ignored(run(memory.weights("shop.test"))) == pytest.approx(L.PRIOR_IGNORED, abs=1e-3)
+    assert all("4 8 2 1" not in repr(a.detail) and "_typed" not in a.detail for a in hooks.attempts)

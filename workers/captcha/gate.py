@@ -161,6 +161,7 @@ class CaptchaGate:
         said = ""
         # A local text answer learns from the site's verdicts: the answers' format always, the
         # letter case where the automation leaves it "unknown" (workers/captcha/site_memory.py).
+        # A person's typed answer teaches the format only.
         learning = memory is not None and solver == "local" and widget.kind == "ocr"
         try:
             if solver == "local":
@@ -189,25 +190,27 @@ class CaptchaGate:
             log.exception("CAPTCHA solver %s crashed", solver)
             detail["error"] = f"{type(exc).__name__}: {exc}"
             outcome = "error"
+        typed = str(detail.pop("_typed", ""))  # a person's answer: learned from, not recorded
         if memory is not None and learning and detail.get("answer"):
-            await self._learn(memory, env.page.url, widget, host, outcome, said, detail)
+            await self._learn(memory, env.page.url, widget, host, outcome, said, detail, str(detail["answer"]),
+                              case=detail.get("letter_case") == "learned", applied=bool(detail.get("format_applied")))
+        elif memory is not None and solver == "human" and widget.kind == "ocr" and typed:
+            await self._learn(memory, env.page.url, widget, host, outcome, said, detail, "".join(typed.split()))
         hooks.emit(CaptchaAttempt(widget.kind, solver, attempt, outcome, (time.perf_counter() - started) * 1000,
                                   detail, before.screenshot, page.url))
         return outcome
 
     @staticmethod
     async def _learn(memory: SiteMemory, url: str, widget: Widget, host: str, outcome: str, said: str,
-                     detail: dict[str, Any]) -> None:
+                     detail: dict[str, Any], answer: str, *, case: bool = False, applied: bool = False) -> None:
         """A typed text answer's verdict for what the site teaches (its answers' format, and its
         letter case where that was learned): the widget's at once when it gave one that is news
         (its status changed after the typing, and not "expired"), else the page's after the
         form's submit (`check`)."""
         if outcome not in ("passed", "failed", "unverified"):
             return
-        case = detail.get("letter_case") == "learned"
         memory.expect(host, float(detail.get("confidence", 0.0)), float(detail.get("confidence_any_case", 0.0)),
-                      fingerprint(url, widget), answer=str(detail.get("answer", "")), case=case,
-                      applied=bool(detail.get("format_applied")))
+                      fingerprint(url, widget), answer=answer, case=case, applied=applied)
         if outcome == "unverified":
             return
         if said and (said == " ".join(widget.status) or EXPIRED.search(said)):
@@ -258,7 +261,7 @@ class CaptchaGate:
             button = act.confirm_button(widget)
             if button:
                 await page.mouse.click(*act.centre(button["rect"]))
-            return {"replayed": "text"}
+            return {"replayed": "text", "_typed": answer["text"]}
         points = [(clip["x"] + x, clip["y"] + y) for x, y in answer.get("clicks", [])]
         if widget.kind in ("slider_puzzle", "drag_end", "image_rotation") and len(points) == 2:
             await act.human_drag(page, points[0], points[1])
