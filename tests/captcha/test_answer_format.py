@@ -61,7 +61,12 @@ def test_a_changed_format_is_followed_and_refusals_of_answers_read_under_it_forg
         state = F.learn(state, "12345", False, True)
         assert state["misses"] == i + 1 and F.hints(state).length == 5
     assert F.learn(state, "12345", False, False) == state  # a refusal of an answer read without it: no miss
-    assert F.learn(state, "12345", False, True) == F.empty()
+    halved = F.learn(state, "12345", False, True)
+    assert halved["misses"] == 0 and halved["answers"] == pytest.approx(state["answers"] / 2)
+    assert F.hints(halved).length == 5  # one length needs few answers: it stays until more refusals
+    for _ in range(4 * F.FORGET_AFTER):
+        halved = F.learn(halved, "12345", False, True)
+    assert not F.hints(halved)
     assert F.learn(F.learn(state, "1234", True, True), "1", False, True)["misses"] == 1  # an acceptance resets
 
 
@@ -71,6 +76,8 @@ def test_what_is_stored_is_bounded_and_answers_outside_latin_letters_and_digits_
     assert F.bounded({"answers": float("nan"), "lengths": {}, "chars": {}, "misses": 0}) == F.empty()
     assert F.bounded({"answers": 5, "lengths": {"99": 5}, "chars": {}, "misses": 0}) == F.empty()
     assert F.bounded({"answers": 5, "lengths": {"4": 5}, "chars": {}, "misses": 99}) == F.empty()
+    assert F.bounded({"answers": 5, "lengths": {"²": 5}, "chars": {}, "misses": 0}) == F.empty()
+    assert F.bounded({"answers": 10 ** 400, "lengths": {}, "chars": {}, "misses": 0}) == F.empty()
     good = _site(string.digits, (4,), 6)
     assert F.bounded({**good, "extra": "x" * 10_000}) == good
     assert F.learn(good, "七八九十", True, False) == good

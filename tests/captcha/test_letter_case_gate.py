@@ -175,14 +175,18 @@ def test_a_persons_accepted_answer_teaches_the_format_and_is_not_recorded(looks,
         return {"text": " 4 8 2 1 "}
 
     hooks.ask_captcha = ask_captcha
-    gate = CaptchaGate(local=None, model=None)
+    gate = CaptchaGate(local=None, model=None)  # the local route is in the policy, not on this worker
+    policy = CaptchaPolicy(solvers=["local", "human"])
+    for allowed, solvers in ((["other.test"], ["local", "human"]), (["shop.test"], ["human"])):
+        page.shows = [text_widget("/c/x.png")]  # a host the local route may not answer on, or a policy without it
+        run(gate.check(Env(page), CaptchaPolicy(solvers=solvers), allowed_domains=allowed, hooks=hooks, solved=set()))
+        assert page.typed == " 4 8 2 1 " and memory.pending is None  # typed, nothing learned
     for i in range(6):  # a person answers each challenge; the page then moves on (accepted)
         page.shows = [text_widget(f"/c/{i}.png")]
-        run(gate.check(Env(page), CaptchaPolicy(solvers=["human"]), allowed_domains=["shop.test"], hooks=hooks,
-                       solved=set()))
+        run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=set()))
         assert page.typed == " 4 8 2 1 " and memory.pending is not None and not memory.pending.case
         page.shows = [None]
-        run(gate.check(Env(page), CaptchaPolicy(solvers=["human"]), allowed_domains=["shop.test"], hooks=hooks))
+        run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks))
     from workers.captcha import answer_format
 
     assert answer_format.hints(run(memory.format("shop.test"))).length == 4

@@ -93,6 +93,16 @@ def test_ocr_does_not_take_digit_codes_for_sums():
     cases = [synth.ocr_sample(rng, alphabet="23456789") for _ in range(20)]
     wrong = [(text, solve_ocr(img)) for img, text in cases if len(solve_ocr(img)) != len(text)]
     assert len(wrong) <= 2, wrong
+    under_digits = [(text, solve_ocr(img, charset="0123456789")) for img, text in cases]
+    assert sum(len(read) != len(text) for text, read in under_digits) <= 2, under_digits
+
+
+def test_a_digits_only_charset_does_not_hide_a_sum():
+    # A numeric input, or a site whose accepted answers were all numbers (answer_format.py):
+    # the answer of a sum is digits too.
+    rng = random.Random(104)
+    cases = [synth.arithmetic_sample(rng) for _ in range(12)]
+    assert sum(solve_ocr(image, charset="0123456789") == answer for image, answer in cases) >= 9
 
 
 def test_ocr_can_be_told_to_skip_or_force_arithmetic():

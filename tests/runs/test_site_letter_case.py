@@ -138,7 +138,7 @@ def test_the_answers_format_is_stored_under_the_lock_and_read_by_a_later_run(two
         try:
             later = SiteMemory(recorder.captcha_site, recorder.captcha_site_add)
             learned = F.hints(await later.format("shop.test"))
-            for _ in range(F.FORGET_AFTER):  # refused answers read under the format: it is forgotten
+            for _ in range(3 * F.FORGET_AFTER):  # refused answers read under the format: it lapses
                 later.expect("shop.test", 0.9, 0.9, answer="9949", case=False, applied=True)
                 await later.settle(False)
             return learned, F.hints(await SiteMemory(recorder.captcha_site).format("shop.test"))
@@ -147,4 +147,14 @@ def test_the_answers_format_is_stored_under_the_lock_and_read_by_a_later_run(two
 
     learned, after = asyncio.run(body())
     assert learned.length == 4 and not after
-    assert SiteLetterCase.objects.get(automation=automation).refused == F.FORGET_AFTER
+    assert SiteLetterCase.objects.get(automation=automation).refused == 3 * F.FORGET_AFTER
+
+
+def test_a_verdict_that_teaches_nothing_writes_nothing(two_workspaces):
+    automation = two_workspaces["a"]
+    # a refused answer read without the learned format, its case not learned: no row, no slot taken
+    assert not site_letter_case_add(automation_id=automation.pk, host="shop.test", loglik=None, accepted=False,
+                                    answer="48x1", applied=False)
+    assert not site_letter_case_add(automation_id=automation.pk, host="shop.test", loglik=None, accepted=True,
+                                    answer="")
+    assert not SiteLetterCase.objects.filter(automation=automation).exists()

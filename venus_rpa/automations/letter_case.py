@@ -33,7 +33,8 @@ def site_letter_case_add(*, automation_id: int, host: str, loglik: list | None, 
     `answer` (`applied`: read under the learned format) for the answers' format.
     `fence`: called first in the transaction (the run still this execution's: a superseded one
     writes nothing). An automation keeps at most MAX_HOSTS sites: a verdict from one more is not
-    kept (a site on a wildcard domain cannot bury the others). Returns whether it was kept."""
+    kept (a site on a wildcard domain cannot bury the others), nor one that teaches nothing (no
+    case evidence, the format unchanged). Returns whether it was kept."""
     host = host[:253]
     for _ in range(2):  # a second time when another run created the row meanwhile
         try:
@@ -46,8 +47,10 @@ def site_letter_case_add(*, automation_id: int, host: str, loglik: list | None, 
                 weights = letter_case.bounded(None if row is None else row.weights)
                 if loglik is not None:
                     weights = letter_case.bounded(weights + letter_case.bounded_loglik(loglik))
-                learned = answer_format.learn(None if row is None else row.answer_format, str(answer)[:64],
-                                              accepted, bool(applied))
+                before = answer_format.bounded(None if row is None else row.answer_format)
+                learned = answer_format.learn(before, str(answer)[:64], accepted, bool(applied))
+                if loglik is None and learned == before:  # a verdict that teaches nothing: nothing written
+                    return False
                 fields = {"weights": weights.round(6).tolist(), "ignored": round(letter_case.ignored(weights), 4),
                           "answer_format": learned}
                 if row is None:

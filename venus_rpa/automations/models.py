@@ -168,8 +168,8 @@ class SiteLetterCase(models.Model):
     over case ignored or not x the reader's skill on the site; `ignored`, its probability, for
     people to read), and the format of its accepted answers (workers.captcha.answer_format:
     decayed counts of their lengths and characters).
-    Written only by the worker, after each verdict on a local text answer; the case belief moves
-    only on answers whose case was learned (the automation's `letter_case` left at "unknown" and
+    Written only by the worker, after each verdict on a local text answer (and on a person's,
+    which teaches the format only); the case belief moves only on answers whose case was learned (the automation's `letter_case` left at "unknown" and
     the page silent: a pinned `letter_case` makes it unused). Per automation, so one workspace's
     sites never teach another's."""
 
@@ -177,8 +177,8 @@ class SiteLetterCase(models.Model):
     host = models.CharField(max_length=253)
     weights = models.JSONField(help_text="Log-weights of the hypotheses (workers.captcha.letter_case).")
     ignored = models.FloatField(help_text="The probability that the site ignores letter case.")
-    accepted = models.PositiveIntegerField(default=0, help_text="Local answers the site accepted.")
-    refused = models.PositiveIntegerField(default=0, help_text="Local answers the site refused.")
+    accepted = models.PositiveIntegerField(default=0, help_text="Answers the site accepted (local, or a person's).")
+    refused = models.PositiveIntegerField(default=0, help_text="Answers the site refused (local, or a person's).")
     answer_format = models.JSONField(default=dict, blank=True,
                                      help_text="Counts of the accepted answers' lengths and characters "
                                                "(workers.captcha.answer_format).")
@@ -190,6 +190,14 @@ class SiteLetterCase(models.Model):
 
     def __str__(self) -> str:
         return f"{self.automation} @ {self.host}"
+
+    @property
+    def case_learned(self) -> bool:
+        """Whether its verdicts moved the letter-case belief from the prior (answers whose case
+        was sure, or a pinned `letter_case`, move nothing)."""
+        from workers.captcha import letter_case
+
+        return abs(self.ignored - letter_case.PRIOR_IGNORED) > 1e-3
 
     @property
     def format_learned(self) -> str:

@@ -18,7 +18,9 @@ under what they show, as it reads under what a page says (`hints.text_hints`):
 Each accepted answer weighs the older ones by DECAY, so a site that changes its format is
 followed; and an answer read under the learned format that the gate finds unsure is read again
 without it (workers/captcha/local.py), so a changed format does not make the route abstain for
-ever. FORGET_AFTER refusals in a row of answers read under the learned format forget it.
+ever. FORGET_AFTER refusals in a row of answers read under the learned format halve the counts
+(a reader often wrong on a site refuses in runs too: what needs the most answers lapses first,
+the rest after more refusals).
 
 What a hostile page on an allowed domain can do: accept answers of a format of its choosing, so
 that its own host's challenges, for that automation, are read under that format: a wrong format
@@ -42,7 +44,8 @@ CLASS_MIN_CHARS = 40.0  # characters (decayed) seen before digits or letters are
 CLASS_SHARE = 0.005  # digits (or letters) weigh at most this share of the characters: the site draws none
 CHAR_EXPECTED = 10.0  # characters seen per character drawn before the unseen ones are ruled out
 SEEN = 0.05  # a character's decayed weight from which it counts as seen (once, about 150 answers ago)
-FORGET_AFTER = 5  # refusals in a row of answers read under the learned format: it is forgotten
+FORGET_AFTER = 5  # refusals in a row of answers read under the learned format: the counts are halved
+FORGET_FACTOR = 0.5
 FOLDED = string.ascii_lowercase + string.digits
 MAX_LENGTH = 32
 
@@ -70,7 +73,7 @@ def empty() -> dict[str, Any]:
 def _weight(value: Any) -> float | None:
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     return number if math.isfinite(number) and 0.0 <= number <= 1e6 else None
 
@@ -87,7 +90,7 @@ def bounded(stored: Any) -> dict[str, Any]:
             not isinstance(misses, int) or isinstance(misses, bool) or not 0 <= misses < FORGET_AFTER:
         return empty()
     clean_lengths = {k: _weight(v) for k, v in lengths.items()
-                     if isinstance(k, str) and k.isdigit() and 1 <= int(k) <= MAX_LENGTH}
+                     if isinstance(k, str) and k.isascii() and k.isdigit() and 1 <= int(k) <= MAX_LENGTH}
     clean_chars = {k: _weight(v) for k, v in chars.items() if isinstance(k, str) and len(k) == 1 and k in FOLDED}
     if None in clean_lengths.values() or None in clean_chars.values() or \
             len(clean_lengths) != len(lengths) or len(clean_chars) != len(chars):
@@ -112,8 +115,10 @@ def learn(state: Any, answer: str, accepted: bool, applied: bool) -> dict[str, A
         return {"answers": state["answers"] * DECAY + 1.0, "lengths": lengths, "chars": chars, "misses": 0}
     if not applied:
         return state
-    if state["misses"] + 1 >= FORGET_AFTER:
-        return empty()
+    if state["misses"] + 1 >= FORGET_AFTER:  # halved: the rules that need the most answers lapse first
+        return {"answers": state["answers"] * FORGET_FACTOR, "misses": 0,
+                "lengths": {k: v * FORGET_FACTOR for k, v in state["lengths"].items()},
+                "chars": {k: v * FORGET_FACTOR for k, v in state["chars"].items()}}
     return {**state, "misses": state["misses"] + 1}
 
 

@@ -131,7 +131,7 @@ class CaptchaGate:
                 if solver == "model" and self.model is None:
                     break
                 attempt += 1
-                outcome = await self._attempt(env, widget, solver, attempt, hooks, policy, memory, host)
+                outcome = await self._attempt(env, widget, solver, attempt, hooks, policy, memory, host, authorised)
                 if outcome == "abstained":
                     abstained = f"; the {solver} solver abstained"
                     # The same challenge would get the same answer: hand it on, or, when no
@@ -153,7 +153,8 @@ class CaptchaGate:
         return any(r == "human" or (r == "model" and self.model is not None) for r in routes)
 
     async def _attempt(self, env, widget: Widget, solver: str, attempt: int, hooks: CaptchaHooks,
-                       policy: CaptchaPolicy, memory: SiteMemory | None = None, host: str = "") -> str:
+                       policy: CaptchaPolicy, memory: SiteMemory | None = None, host: str = "",
+                       authorised: bool = False) -> str:
         page = env.page
         started = time.perf_counter()
         before = await env.observe()
@@ -190,12 +191,15 @@ class CaptchaGate:
             log.exception("CAPTCHA solver %s crashed", solver)
             detail["error"] = f"{type(exc).__name__}: {exc}"
             outcome = "error"
-        typed = str(detail.pop("_typed", ""))  # a person's answer: learned from, not recorded
+        typed = "".join(str(detail.pop("_typed", "")).split())  # a person's answer: learned from, not recorded
         if memory is not None and learning and detail.get("answer"):
-            await self._learn(memory, env.page.url, widget, host, outcome, said, detail, str(detail["answer"]),
+            # A sum's value teaches no format (the site's challenges are not its answers).
+            answer = "" if detail.get("read_as") == "sum" else str(detail["answer"])
+            await self._learn(memory, env.page.url, widget, host, outcome, said, detail, answer,
                               case=detail.get("letter_case") == "learned", applied=bool(detail.get("format_applied")))
-        elif memory is not None and solver == "human" and widget.kind == "ocr" and typed:
-            await self._learn(memory, env.page.url, widget, host, outcome, said, detail, "".join(typed.split()))
+        elif memory is not None and solver == "human" and widget.kind == "ocr" and typed and host and \
+                authorised and "local" in policy.solvers:  # only where the local route may answer
+            await self._learn(memory, env.page.url, widget, host, outcome, said, detail, typed)
         hooks.emit(CaptchaAttempt(widget.kind, solver, attempt, outcome, (time.perf_counter() - started) * 1000,
                                   detail, before.screenshot, page.url))
         return outcome

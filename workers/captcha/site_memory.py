@@ -70,8 +70,12 @@ class SiteMemory:
                 log.warning("what %s taught could not be read: nothing learned is used", host, exc_info=True)
         stored = stored if isinstance(stored, dict) else {}
         weights = stored.get("weights")
-        self._weights[host] = letter_case.prior() if weights is None else letter_case.bounded(weights)
-        self._formats[host] = answer_format.bounded(stored.get("format"))
+        try:
+            self._weights[host] = letter_case.prior() if weights is None else letter_case.bounded(weights)
+            self._formats[host] = answer_format.bounded(stored.get("format"))
+        except Exception:  # noqa: BLE001 -- a stored value nobody foresaw is nothing learned, never a failed run
+            log.warning("what %s taught is unreadable: nothing learned is used", host, exc_info=True)
+            self._weights[host], self._formats[host] = letter_case.prior(), answer_format.empty()
 
     async def weights(self, host: str) -> np.ndarray:
         """The belief that `host` ignores letter case (log-weights, letter_case.py)."""

@@ -11,7 +11,8 @@ readers' candidates.
   that it is right ignoring letter case (for sites that ignore it). Without the committed
   weights, ddddocr reads alone.
 - The answer has no whitespace. With `charset`, only those characters come back, and letters
-  take the case they have in `charset`. Without `charset`: Latin letters and digits, unless
+  take the case they have in `charset` (a charset with both cases of its letters leaves the case
+  to the reading, as without one). Without `charset`: Latin letters and digits, unless
   the image reads as mostly Chinese (then ddddocr alone, any character); the case is our
   recogniser's, made consistent across letters whose two cases look alike (c/C, o/O, ...).
 - With `length`, the decoders return the most probable reading with exactly that many
@@ -24,7 +25,9 @@ readers' candidates.
   A sum wins over text and Latin text over any other script; between two of a kind, the higher
   confidence.
 - Arithmetic ("3+4=?", "12 × 3 =", "7减2等于?") is detected when the reading looks like one
-  (`arithmetic=None`, only without a charset) or forced with `arithmetic=True`; the answer is
+  (`arithmetic=None`, without a charset or with digits only: a sum's answer is digits, so a
+  numeric input or a site whose answers were all numbers does not hide it) or forced with
+  `arithmetic=True`; the answer is
   then the result as text, computed by a small parser, never `eval`.
 Limits: docs/captcha-ocr.md lists the measured rates per generator.
 """
@@ -50,6 +53,7 @@ from workers.captcha.solvers.ocr_vote import confidence as vote_confidence
 
 ARITHMETIC_MAX_GAP = 6.0  # nats; sums measured at 0-5.5, other texts at 13 and up
 ASCII_ALNUM = string.ascii_letters + string.digits
+DIGITS = frozenset(string.digits)
 ARITHMETIC_CHARS = "0123456789+-x×*÷/=?？加减乘除等于"
 _OPERATORS = {"+": "+", "加": "+", "-": "-", "减": "-", "—": "-", "x": "*", "X": "*", "×": "*", "*": "*",
               "乘": "*", "÷": "/", "/": "/", "除": "/"}
@@ -199,7 +203,7 @@ def _read(picture: Image.Image, *, charset: str | None, length: int | None, arit
     """Both readers on one framing of the image (see `read_text`)."""
     logp = np.log(_models.ocr_probabilities(picture) + 1e-12)
     classes = _models.charset()
-    if arithmetic or (arithmetic is None and charset is None):
+    if arithmetic or (arithmetic is None and (charset is None or set(charset) <= DIGITS)):
         found = _arithmetic_value(logp, classes, forced=bool(arithmetic))
         if found is not None:
             value, reading = found
