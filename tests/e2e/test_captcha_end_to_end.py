@@ -121,7 +121,8 @@ def _input_position(practice_url):
 def test_the_sites_verdicts_on_text_answers_are_learned_across_runs(worker, demo, practice_url):
     """The letter case left "unknown" and the page silent: each local text answer is weighed by
     what the site's verdicts taught (workers/captcha/letter_case.py), the verdict seen on the page
-    after the form's submit is stored for the automation and host, and the next run reads it."""
+    after the form's submit is stored for the automation and host (the case belief and the
+    answers' format), and the next run reads it."""
     from venus_rpa.automations.models import SiteLetterCase
     from venus_rpa.runs.services import run_start
     from workers.captcha import letter_case
@@ -134,6 +135,9 @@ def test_the_sites_verdicts_on_text_answers_are_learned_across_runs(worker, demo
     assert answered[0].grounding["letter_case_ignored_belief"] == round(letter_case.PRIOR_IGNORED, 3)
     row = SiteLetterCase.objects.get(automation=demo["automation"], host="127.0.0.1")
     assert row.accepted >= 1 and row.accepted + row.refused == len(answered)
+    # The accepted answer (the last: the run went on) is counted for the answers' format
+    # (workers/captcha/answer_format.py), whatever the letter case.
+    assert row.answer_format["lengths"].get(str(len(answered[-1].grounding["answer"]))) == 1.0
 
     second = wait_for_run(run_start(automation=automation, params=params()).pk, statuses=TERMINAL, timeout=120)
     assert second.status == "succeeded", second.status_reason
