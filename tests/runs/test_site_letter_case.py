@@ -22,25 +22,31 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ACCEPTED = L.evidence(0.4, 0.9, True).tolist()  # a coin-toss case the site took
 
 
-def test_verdicts_of_runs_at_once_all_count(two_workspaces):
-    automation = two_workspaces["a"]
+def _four_runs_at_once(**verdict) -> None:
+    """Four threads (four runs of one automation) each adding five verdicts; `answer` may hold
+    "{n}", the thread's number."""
     errors: list[BaseException] = []
 
-    def answer():
+    def answer(n: int):
         try:
             for _ in range(5):
-                site_letter_case_add(automation_id=automation.pk, host="shop.test", loglik=ACCEPTED, accepted=True)
+                site_letter_case_add(**{**verdict, "answer": verdict.get("answer", "").format(n=n)})
         except BaseException as exc:  # noqa: BLE001 -- reported below
             errors.append(exc)
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=answer) for _ in range(4)]
+    threads = [threading.Thread(target=answer, args=(n,)) for n in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_verdicts_of_runs_at_once_all_count(two_workspaces):
+    automation = two_workspaces["a"]
+    _four_runs_at_once(automation_id=automation.pk, host="shop.test", loglik=ACCEPTED, accepted=True)
     row = SiteLetterCase.objects.get(automation=automation, host="shop.test")
     assert (row.accepted, row.refused) == (20, 0)
     expected = L.prior()
@@ -109,24 +115,9 @@ def test_the_answers_format_is_stored_under_the_lock_and_read_by_a_later_run(two
 
     automation = two_workspaces["a"]
     run = queue_runs(automation, 1)[0]
-    errors: list[BaseException] = []
-
-    def answer(digit: int):
-        try:
-            for _ in range(5):  # a pinned letter case: no case evidence, the format only
-                site_letter_case_add(automation_id=automation.pk, host="shop.test", loglik=None, accepted=True,
-                                     answer=f"{digit}{digit}4{digit}", applied=False)
-        except BaseException as exc:  # noqa: BLE001 -- reported below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=answer, args=(d,)) for d in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    # a pinned letter case: no case evidence, the format only
+    _four_runs_at_once(automation_id=automation.pk, host="shop.test", loglik=None, accepted=True,
+                       answer="{n}{n}4{n}", applied=False)
     row = SiteLetterCase.objects.get(automation=automation, host="shop.test")
     expected = sum(F.DECAY ** k for k in range(20))
     assert row.answer_format["answers"] == pytest.approx(expected)  # all 20 counted
