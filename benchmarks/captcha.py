@@ -220,7 +220,8 @@ async def _learned(memory: SiteMemory, site: str, challenge, result, *, formats:
             return OcrReading(str(result.answer or ""), result.confidence,
                               confidence_any_case=result.confidence_any_case)
         started = time.perf_counter()
-        reading = read_text(challenge.image, charset=hints.charset, length=hints.length, max_length=hints.max_length)
+        reading = read_text(challenge.image, charset=hints.charset, length=hints.length, max_length=hints.max_length,
+                            arithmetic=hints.arithmetic)
         spent.append((time.perf_counter() - started) * 1000)
         return reading
 
@@ -230,11 +231,11 @@ async def _learned(memory: SiteMemory, site: str, challenge, result, *, formats:
     if answer.confidence < answer.threshold:
         if people:
             typed = "".join(challenge.text.split())
-            memory.expect(site, 0.0, 0.0, answer=typed, case=False)
+            memory.expect(site, 0.0, 0.0, answer=typed, case=False, kind=None)
             await memory.settle(challenge.check(typed))
         return accepted, True, sum(spent)
     memory.expect(site, answer.reading.confidence, answer.reading.any_case, answer=answer.reading.text,
-                  case=answer.case == "learned", applied=answer.applied)
+                  case=answer.case == "learned", applied=answer.applied, kind=answer.reading.kind)
     await memory.settle(accepted)
     return accepted, False, sum(spent)
 

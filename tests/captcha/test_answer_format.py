@@ -70,6 +70,21 @@ def test_a_changed_format_is_followed_and_refusals_of_answers_read_under_it_forg
     assert F.learn(F.learn(state, "1234", True, True), "1", False, True)["misses"] == 1  # an acceptance resets
 
 
+def test_a_site_whose_local_answers_were_codes_is_not_read_for_sums_and_one_sum_undoes_it():
+    state = F.empty()
+    for i in range(5):  # six-digit codes the local route read as text, accepted
+        state = F.learn(state, f"18{i}513", True, False, "text")
+    assert F.hints(state).codes and F.merged(TextHints(), F.hints(state)).arithmetic is False
+    assert F.merged(TextHints(arithmetic=True), F.hints(state)).arithmetic is True  # the page wins
+    summed = F.learn(state, "21", True, False, "sum")  # a sum read and accepted: the site draws sums
+    assert not F.hints(summed).codes and summed["lengths"] == state["lengths"]  # its value teaches no length
+    people = F.empty()
+    for i in range(9):  # a person's answers say nothing of sums (their digits may be a sum's value)
+        people = F.learn(people, f"{i}{i}", True, False, None)
+    assert not F.hints(people).codes and F.hints(people).length == 2
+    assert F.describe(F.Learned(codes=True)) == "codes, not sums"
+
+
 def test_what_is_stored_is_bounded_and_answers_outside_latin_letters_and_digits_teach_nothing():
     assert F.bounded("nonsense") == F.empty()
     assert F.bounded({"answers": 5, "lengths": {"4": 5}, "chars": {"é": 3}, "misses": 0}) == F.empty()
@@ -78,6 +93,8 @@ def test_what_is_stored_is_bounded_and_answers_outside_latin_letters_and_digits_
     assert F.bounded({"answers": 5, "lengths": {"4": 5}, "chars": {}, "misses": 99}) == F.empty()
     assert F.bounded({"answers": 5, "lengths": {"²": 5}, "chars": {}, "misses": 0}) == F.empty()
     assert F.bounded({"answers": 10 ** 400, "lengths": {}, "chars": {}, "misses": 0}) == F.empty()
+    assert F.bounded({"answers": 1.0, "lengths": {}, "chars": {}, "misses": 0, "sums": "x"}) == F.empty()
+    assert F.bounded({"answers": 1.0, "lengths": {}, "chars": {}, "misses": 0})["texts"] == 0.0  # an older row
     good = _site(string.digits, (4,), 6)
     assert F.bounded({**good, "extra": "x" * 10_000}) == good
     assert F.learn(good, "七八九十", True, False) == good
@@ -123,7 +140,7 @@ def test_the_memory_learns_from_answers_whose_case_is_pinned_and_a_failing_store
     async def load(host):
         raise ConnectionError("the database is gone")
 
-    async def add(host, loglik, accepted, answer, applied):
+    async def add(host, loglik, accepted, answer, applied, kind):
         stored.append((host, loglik, accepted, answer, applied))
         raise ConnectionError("the database is gone")
 
@@ -131,7 +148,7 @@ def test_the_memory_learns_from_answers_whose_case_is_pinned_and_a_failing_store
     for i in range(12):
         memory.expect("shop.test", 0.9, 0.9, f"challenge-{i}", answer=f"{i % 10}" * 4, case=False)
         assert asyncio.run(memory.settle(True)) is None  # no letter-case evidence from a pinned case
-    assert F.hints(asyncio.run(memory.format("shop.test"))) == F.Learned(string.digits, 4)
+    assert F.hints(asyncio.run(memory.format("shop.test"))) == F.Learned(string.digits, 4, codes=True)
     assert stored[0] == ("shop.test", None, True, "0000", False)
 
 
@@ -142,7 +159,7 @@ def test_a_forked_lane_reads_the_same_store(answers):
     async def load(host):
         return rows.get(host)
 
-    async def add(host, loglik, accepted, answer, applied):
+    async def add(host, loglik, accepted, answer, applied, kind):
         rows[host] = {"weights": None, "format": F.learn((rows.get(host) or {}).get("format"), answer, accepted, applied)}
 
     memory = SiteMemory(load, add)

@@ -102,7 +102,7 @@ def test_what_a_store_sends_is_bounded_and_a_bad_value_is_the_prior():
 def test_lanes_share_the_store_but_not_the_pending_answer():
     seen: list = []
 
-    async def add(host, loglik, accepted, answer, applied):
+    async def add(host, loglik, accepted, answer, applied, kind):
         seen.append((host, accepted))
 
     memory = SiteMemory(add=add)
@@ -133,7 +133,7 @@ def test_a_store_that_fails_costs_the_learning_not_the_run():
     async def load(host):
         raise ConnectionError("the database is gone")
 
-    async def add(host, loglik, accepted, answer, applied):
+    async def add(host, loglik, accepted, answer, applied, kind):
         raise ConnectionError("the database is gone")
 
     memory = SiteMemory(load, add)

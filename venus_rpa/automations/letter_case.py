@@ -26,11 +26,12 @@ def site_letter_case(*, automation_id: int, host: str) -> dict | None:
 
 
 def site_letter_case_add(*, automation_id: int, host: str, loglik: list | None, accepted: bool,
-                         answer: str = "", applied: bool = False,
+                         answer: str = "", applied: bool = False, kind: str | None = None,
                          fence: Callable[[], None] | None = None) -> bool:
     """Add a verdict to `host`'s row (created from nothing learned when it has none): `loglik`,
     the letter-case evidence (None: the answer's case was not learned, the belief stays), and
-    `answer` (`applied`: read under the learned format) for the answers' format.
+    `answer` (`applied`: read under the learned format; `kind`: read as "text" or "sum", None: a
+    person's answer) for the answers' format.
     `fence`: called first in the transaction (the run still this execution's: a superseded one
     writes nothing). An automation keeps at most MAX_HOSTS sites: a verdict from one more is not
     kept (a site on a wildcard domain cannot bury the others), nor one that teaches nothing (no
@@ -48,7 +49,8 @@ def site_letter_case_add(*, automation_id: int, host: str, loglik: list | None, 
                 if loglik is not None:
                     weights = letter_case.bounded(weights + letter_case.bounded_loglik(loglik))
                 before = answer_format.bounded(None if row is None else row.answer_format)
-                learned = answer_format.learn(before, str(answer)[:64], accepted, bool(applied))
+                learned = answer_format.learn(before, str(answer)[:64], accepted, bool(applied),
+                                              kind if kind in ("text", "sum") else None)
                 if loglik is None and learned == before:  # a verdict that teaches nothing: nothing written
                     return False
                 fields = {"weights": weights.round(6).tolist(), "ignored": round(letter_case.ignored(weights), 4),

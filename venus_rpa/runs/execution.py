@@ -164,10 +164,10 @@ class DjangoRecorder(JournalingRecorder):
             return None
 
     async def captcha_site_add(self, host: str, loglik: list | None, accepted: bool, answer: str = "",
-                               applied: bool = False) -> None:
+                               applied: bool = False, kind: str | None = None) -> None:
         try:
             await self._db(lambda: site_letter_case_add(automation_id=self._automation_id(), host=host, loglik=loglik,
-                                                        accepted=accepted, answer=answer, applied=applied,
+                                                        accepted=accepted, answer=answer, applied=applied, kind=kind,
                                                         fence=self._fence))
         except (DatabaseError, Superseded, Run.DoesNotExist):
             log.warning("run %s: a site's CAPTCHA verdict was not stored", self.run_id, exc_info=True)

@@ -13,7 +13,11 @@ under what they show, as it reads under what a page says (`hints.text_hints`):
 - no digits (or no letters), once CLASS_MIN_CHARS characters were seen and that class weighs at
   most CLASS_SHARE of them;
 - only the characters seen, once each character the site draws would have been seen about
-  CHAR_EXPECTED times if the site drew the unseen ones as often (a character seen once is kept).
+  CHAR_EXPECTED times if the site drew the unseen ones as often (a character seen once is kept);
+- codes, not sums, once MIN_ANSWERS of the local route's accepted answers were read as text and
+  none as a sum (`texts`, `sums`): a code of digits can look like "18-7513" to the sum detector,
+  and on such a site it is then not looked for. A person's answer says nothing of this (its
+  digits may be a sum's value); a sum's value teaches no length or character.
 
 Each accepted answer weighs the older ones by DECAY, so a site that changes its format is
 followed; and an answer read under the learned format that the gate finds unsure is read again
@@ -57,17 +61,18 @@ class Learned:
 
     charset: str | None = None
     length: int | None = None
+    codes: bool = False  # the site's challenges are codes, never sums
 
     def __bool__(self) -> bool:
-        return self.charset is not None or self.length is not None
+        return self.charset is not None or self.length is not None or self.codes
 
     def record(self) -> dict[str, Any]:
-        return {"charset": self.charset, "length": self.length}
+        return {"charset": self.charset, "length": self.length, "codes": self.codes}
 
 
 def empty() -> dict[str, Any]:
     """A site nothing was learned from."""
-    return {"answers": 0.0, "lengths": {}, "chars": {}, "misses": 0}
+    return {"answers": 0.0, "lengths": {}, "chars": {}, "misses": 0, "texts": 0.0, "sums": 0.0}
 
 
 def _weight(value: Any) -> float | None:
@@ -83,10 +88,10 @@ def bounded(stored: Any) -> dict[str, Any]:
     older shape) is nothing learned, and stray keys are dropped."""
     if not isinstance(stored, dict):
         return empty()
-    answers = _weight(stored.get("answers"))
+    answers, texts, sums = (_weight(stored.get(k, 0.0)) for k in ("answers", "texts", "sums"))
     lengths, chars = stored.get("lengths"), stored.get("chars")
     misses = stored.get("misses", 0)
-    if answers is None or not isinstance(lengths, dict) or not isinstance(chars, dict) or \
+    if answers is None or texts is None or sums is None or not isinstance(lengths, dict) or not isinstance(chars, dict) or \
             not isinstance(misses, int) or isinstance(misses, bool) or not 0 <= misses < FORGET_AFTER:
         return empty()
     clean_lengths = {k: _weight(v) for k, v in lengths.items()
@@ -95,16 +100,20 @@ def bounded(stored: Any) -> dict[str, Any]:
     if None in clean_lengths.values() or None in clean_chars.values() or \
             len(clean_lengths) != len(lengths) or len(clean_chars) != len(chars):
         return empty()
-    return {"answers": answers, "lengths": clean_lengths, "chars": clean_chars, "misses": misses}
+    return {"answers": answers, "lengths": clean_lengths, "chars": clean_chars, "misses": misses,
+            "texts": texts, "sums": sums}
 
 
-def learn(state: Any, answer: str, accepted: bool, applied: bool) -> dict[str, Any]:
+def learn(state: Any, answer: str, accepted: bool, applied: bool, kind: str | None = None) -> dict[str, Any]:
     """The format after the site's verdict on `answer` (`applied`: read under the learned
-    format). An accepted answer of Latin letters and digits is counted; a refused one read under
-    the format counts towards forgetting it; anything else changes nothing."""
+    format; `kind`: how the local route read it, "text" or "sum", None for a person's answer).
+    An accepted answer of Latin letters and digits is counted, a sum's only as a sum; a refused
+    one read under the format counts towards forgetting it; anything else changes nothing."""
     state = bounded(state)
     folded = answer.lower()
     if accepted:
+        if kind == "sum":
+            return {**state, "sums": state["sums"] * DECAY + 1.0, "texts": state["texts"] * DECAY, "misses": 0}
         if not folded or len(folded) > MAX_LENGTH or any(c not in FOLDED for c in folded):
             return state
         lengths = {k: v * DECAY for k, v in state["lengths"].items()}
@@ -112,11 +121,16 @@ def learn(state: Any, answer: str, accepted: bool, applied: bool) -> dict[str, A
         lengths[str(len(folded))] = lengths.get(str(len(folded)), 0.0) + 1.0
         for c in folded:
             chars[c] = chars.get(c, 0.0) + 1.0
-        return {"answers": state["answers"] * DECAY + 1.0, "lengths": lengths, "chars": chars, "misses": 0}
+        texts, sums = state["texts"], state["sums"]
+        if kind == "text":
+            texts, sums = texts * DECAY + 1.0, sums * DECAY
+        return {"answers": state["answers"] * DECAY + 1.0, "lengths": lengths, "chars": chars, "misses": 0,
+                "texts": texts, "sums": sums}
     if not applied:
         return state
     if state["misses"] + 1 >= FORGET_AFTER:  # halved: the rules that need the most answers lapse first
-        return {"answers": state["answers"] * FORGET_FACTOR, "misses": 0,
+        return {"answers": state["answers"] * FORGET_FACTOR, "misses": 0, "texts": state["texts"] * FORGET_FACTOR,
+                "sums": state["sums"],
                 "lengths": {k: v * FORGET_FACTOR for k, v in state["lengths"].items()},
                 "chars": {k: v * FORGET_FACTOR for k, v in state["chars"].items()}}
     return {**state, "misses": state["misses"] + 1}
@@ -125,8 +139,9 @@ def learn(state: Any, answer: str, accepted: bool, applied: bool) -> dict[str, A
 def hints(state: Any) -> Learned:
     """What the site's accepted answers show of its format (nothing before MIN_ANSWERS)."""
     state = bounded(state)
+    codes = state["texts"] >= MIN_ANSWERS and state["sums"] <= CLASS_SHARE * state["texts"]
     if state["answers"] < MIN_ANSWERS:
-        return Learned()
+        return Learned(codes=codes)
     length = None
     if state["lengths"]:
         mode, weight = max(state["lengths"].items(), key=lambda kv: kv[1])
@@ -145,7 +160,7 @@ def hints(state: Any) -> Learned:
     if not allowed:  # nothing left (a site whose answers were all ruled out): no charset
         allowed = set(FOLDED)
     charset = None if allowed == set(FOLDED) else "".join(sorted(allowed | {c.upper() for c in allowed if c.isalpha()}))
-    return Learned(charset, length)
+    return Learned(charset, length, codes)
 
 
 def merged(page: TextHints, learned: Learned) -> TextHints:
@@ -155,12 +170,13 @@ def merged(page: TextHints, learned: Learned) -> TextHints:
     if length is None and learned.length is not None and (page.max_length is None or learned.length <= page.max_length):
         length = learned.length
     return TextHints(charset=page.charset if page.charset is not None else learned.charset, length=length,
-                     max_length=page.max_length if length is None else None, case_ignored=page.case_ignored)
+                     max_length=page.max_length if length is None else None, case_ignored=page.case_ignored,
+                     arithmetic=False if learned.codes and page.arithmetic is None else page.arithmetic)
 
 
 def describe(learned: Learned) -> str:
     """The learned format in words, for people ("" when nothing is learned)."""
-    parts = []
+    parts = ["codes, not sums"] if learned.codes and learned.charset is None and learned.length is None else []
     if learned.length is not None:
         parts.append(f"{learned.length} characters")
     if learned.charset is not None:

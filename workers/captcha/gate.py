@@ -193,20 +193,20 @@ class CaptchaGate:
             outcome = "error"
         typed = "".join(str(detail.pop("_typed", "")).split())  # a person's answer: learned from, not recorded
         if memory is not None and learning and detail.get("answer"):
-            # A sum's value teaches no format (the site's challenges are not its answers).
-            answer = "" if detail.get("read_as") == "sum" else str(detail["answer"])
-            await self._learn(memory, env.page.url, widget, host, outcome, said, detail, answer,
-                              case=detail.get("letter_case") == "learned", applied=bool(detail.get("format_applied")))
+            await self._learn(memory, env.page.url, widget, host, outcome, said, detail, str(detail["answer"]),
+                              case=detail.get("letter_case") == "learned", applied=bool(detail.get("format_applied")),
+                              kind=str(detail.get("read_as", "text")))
         elif memory is not None and solver == "human" and widget.kind == "ocr" and typed and host and \
                 authorised and "local" in policy.solvers:  # only where the local route may answer
-            await self._learn(memory, env.page.url, widget, host, outcome, said, detail, typed)
+            await self._learn(memory, env.page.url, widget, host, outcome, said, detail, typed, kind=None)
         hooks.emit(CaptchaAttempt(widget.kind, solver, attempt, outcome, (time.perf_counter() - started) * 1000,
                                   detail, before.screenshot, page.url))
         return outcome
 
     @staticmethod
     async def _learn(memory: SiteMemory, url: str, widget: Widget, host: str, outcome: str, said: str,
-                     detail: dict[str, Any], answer: str, *, case: bool = False, applied: bool = False) -> None:
+                     detail: dict[str, Any], answer: str, *, case: bool = False, applied: bool = False,
+                     kind: str | None = "text") -> None:
         """A typed text answer's verdict for what the site teaches (its answers' format, and its
         letter case where that was learned): the widget's at once when it gave one that is news
         (its status changed after the typing, and not "expired"), else the page's after the
@@ -214,7 +214,7 @@ class CaptchaGate:
         if outcome not in ("passed", "failed", "unverified"):
             return
         memory.expect(host, float(detail.get("confidence", 0.0)), float(detail.get("confidence_any_case", 0.0)),
-                      fingerprint(url, widget), answer=answer, case=case, applied=applied)
+                      fingerprint(url, widget), answer=answer, case=case, applied=applied, kind=kind)
         if outcome == "unverified":
             return
         if said and (said == " ".join(widget.status) or EXPIRED.search(said)):

@@ -41,12 +41,15 @@ _PATTERN = re.compile(r"^\^?(\[[^\]]+\]|\\d|\\w)(?:\{(\d+)(?:,(\d*))?\}|\+|\*)?\
 
 @dataclass(frozen=True)
 class TextHints:
-    """Characters the answer may contain (None: any) and its length (exact or at most)."""
+    """Characters the answer may contain (None: any) and its length (exact or at most);
+    `arithmetic` False where the challenges are known to be codes, never sums (None: a sum is
+    recognised when the picture reads as one)."""
 
     charset: str | None = None
     length: int | None = None
     max_length: int | None = None
     case_ignored: bool | None = None
+    arithmetic: bool | None = None
 
     def record(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}

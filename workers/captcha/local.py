@@ -201,13 +201,13 @@ class LocalCaptchaSolver:
 
         async def read(under: TextHints) -> OcrReading:
             return await self._run(read_text, data, charset=under.charset, length=under.length,
-                                   max_length=under.max_length)
+                                   max_length=under.max_length, arithmetic=under.arithmetic)
 
         answer = await read_for_site(read, hints, policy, case_weights, site_format)
         reading, confidence, threshold = answer.reading, answer.confidence, answer.threshold
-        detail = {"answer": reading.text, **reading.record(), "hints": hints.record(), "letter_case": answer.case}
-        if reading.kind != "text":  # a sum's value or another script: its answers teach no format
-            detail["read_as"] = reading.kind
+        # read_as: "text", or "sum" (its value teaches no length or characters) or "any" (another script)
+        detail = {"answer": reading.text, **reading.record(), "hints": hints.record(), "letter_case": answer.case,
+                  "read_as": reading.kind}
         if answer.learned:  # what the site's accepted answers show of its format, and whether it was read under it
             detail.update(format_learned=answer.learned.record(), format_applied=answer.applied)
         if answer.case == "learned" and case_weights is not None:  # the site's belief, and the answer's weighed by it

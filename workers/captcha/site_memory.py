@@ -24,19 +24,20 @@ from workers.captcha import answer_format, letter_case
 log = logging.getLogger(__name__)
 
 # The store: `load(host)` -> {"weights": log-weights or None, "format": counts or None} or None
-# (never seen), and `add(host, loglik, accepted, answer, applied)`, which must add atomically (two
-# runs of one automation may answer at once): `loglik` the letter-case evidence (None: the
-# answer's case was not learned), `answer` and `applied` (read under the learned format) for
-# answer_format.learn.
+# (never seen), and `add(host, loglik, accepted, answer, applied, kind)`, which must add
+# atomically (two runs of one automation may answer at once): `loglik` the letter-case evidence
+# (None: the answer's case was not learned), `answer`, `applied` (read under the learned format)
+# and `kind` (read as "text" or "sum"; None: a person's) for answer_format.learn.
 Load = Callable[[str], Awaitable[dict | None]]
-Add = Callable[[str, list | None, bool, str, bool], Awaitable[None]]
+Add = Callable[[str, list | None, bool, str, bool, str | None], Awaitable[None]]
 
 
 @dataclass
 class Pending:
     """An answer typed on `host` whose verdict comes with the page's next look (the form's submit);
     `challenge`: the challenge it answered (gate.fingerprint); `case`: whether its letter case was
-    learned (the verdict then moves the letter-case belief); `applied`: read under the learned format."""
+    learned (the verdict then moves the letter-case belief); `applied`: read under the learned
+    format; `kind`: how the local route read it ("text", "sum"; None: a person's answer)."""
 
     host: str
     p_exact: float
@@ -45,6 +46,7 @@ class Pending:
     answer: str = ""
     case: bool = True
     applied: bool = False
+    kind: str | None = "text"
 
 
 class SiteMemory:
@@ -90,11 +92,11 @@ class SiteMemory:
         return self._formats[host]
 
     def expect(self, host: str, p_exact: float, p_any: float, challenge: str = "", *, answer: str = "",
-               case: bool = True, applied: bool = False) -> None:
+               case: bool = True, applied: bool = False, kind: str | None = "text") -> None:
         """An answer to `challenge` was typed; its verdict is not known yet (a challenge already
         counted is not counted again: the same answer typed twice says nothing new)."""
         self.pending = None if challenge and challenge in self._counted else \
-            Pending(host, p_exact, p_any, challenge, answer, case, applied)
+            Pending(host, p_exact, p_any, challenge, answer, case, applied, kind)
 
     def drop(self) -> None:
         """The verdict will not be seen (a new challenge came without one)."""
@@ -113,11 +115,12 @@ class SiteMemory:
         added = letter_case.evidence(pending.p_exact, pending.p_any, accepted) if pending.case else None
         if added is not None:
             self._weights[host] = letter_case.bounded(await self.weights(host) + added)
-        self._formats[host] = answer_format.learn(await self.format(host), pending.answer, accepted, pending.applied)
+        self._formats[host] = answer_format.learn(await self.format(host), pending.answer, accepted, pending.applied,
+                                                  pending.kind)
         if self._add is not None:
             try:
                 await self._add(host, None if added is None else added.round(6).tolist(), accepted, pending.answer,
-                                pending.applied)
+                                pending.applied, pending.kind)
             except Exception:  # noqa: BLE001 -- the store's failure must not fail the run
                 log.warning("a CAPTCHA verdict on %s was not stored", host, exc_info=True)
         return None if added is None else letter_case.ignored(self._weights[host])
