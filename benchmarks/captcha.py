@@ -180,22 +180,30 @@ def _ocr_rows(samples: int, chosen: set[str]) -> tuple[str, dict]:
                 "threshold": any_case_threshold}
         row = _row("ocr", fresh, THIRD_PARTY_TARGETS["ocr"])
         out[name]["letter_case_unknown_new_site"] = {k: row[k] for k in ("pass_at_1", "abstained")}
-        row = _row("ocr", learned, THIRD_PARTY_TARGETS["ocr"])
-        out[name]["letter_case_learned"] = {k: row[k] for k in ("pass_at_1", "abstained")} | {
-            "pass_at_1_last_half": _row("ocr", learned[samples // 2:], None)["pass_at_1"],
-            "ignored_belief_at_end": round(letter_case.ignored(loop.run_until_complete(memory.weights(name))), 3)}
-        row = _row("ocr", site, THIRD_PARTY_TARGETS["ocr"])
-        out[name]["site_learned"] = {k: row[k] for k in ("pass_at_1", "abstained", "median_ms")} | {
-            "pass_at_1_when_answered": row["pass_at_1_when_answered"],
-            "pass_at_1_last_half": _row("ocr", site[samples // 2:], None)["pass_at_1"],
-            "ignored_belief_at_end": round(letter_case.ignored(loop.run_until_complete(both.weights(name))), 3),
-            "format_at_end": answer_format.describe(answer_format.hints(loop.run_until_complete(both.format(name))))}
-        row = _row("ocr", with_people, THIRD_PARTY_TARGETS["ocr"])
-        out[name]["site_learned_with_people"] = {k: row[k] for k in ("pass_at_1", "abstained")} | {
-            "pass_at_1_last_half": _row("ocr", with_people[samples // 2:], None)["pass_at_1"],
-            "format_at_end": answer_format.describe(answer_format.hints(loop.run_until_complete(helped.format(name))))}
+        def at_end(kept: SiteMemory, *what: str) -> dict:
+            """What `kept` learned of the generator by its last challenge."""
+            found = {}
+            if "belief" in what:
+                found["ignored_belief_at_end"] = round(letter_case.ignored(loop.run_until_complete(kept.weights(name))), 3)
+            if "format" in what:
+                found["format_at_end"] = answer_format.describe(answer_format.hints(
+                    loop.run_until_complete(kept.format(name))))
+            return found
+
+        out[name]["letter_case_learned"] = _route_row(learned) | at_end(memory, "belief")
+        out[name]["site_learned"] = _route_row(site, "median_ms", "pass_at_1_when_answered") | at_end(
+            both, "belief", "format")
+        out[name]["site_learned_with_people"] = _route_row(with_people) | at_end(helped, "format")
         loop.close()
     return "ocr", out
+
+
+def _route_row(results: list[tuple[bool, bool, float]], *keys: str) -> dict:
+    """A learning route's row: pass@1, abstentions, `keys` of `_row`, and pass@1 over the last half
+    of the challenges (what it comes to once learned)."""
+    row = _row("ocr", results, THIRD_PARTY_TARGETS["ocr"])
+    return {k: row[k] for k in ("pass_at_1", "abstained", *keys)} | {
+        "pass_at_1_last_half": _row("ocr", results[len(results) // 2:], None)["pass_at_1"]}
 
 
 async def _learned(memory: SiteMemory, site: str, challenge, result, *, formats: bool = True,

@@ -169,9 +169,9 @@ class SiteLetterCase(models.Model):
     people to read), and the format of its accepted answers (workers.captcha.answer_format:
     decayed counts of their lengths and characters).
     Written only by the worker, after each verdict on a local text answer (and on a person's,
-    which teaches the format only); the case belief moves only on answers whose case was learned (the automation's `letter_case` left at "unknown" and
-    the page silent: a pinned `letter_case` makes it unused). Per automation, so one workspace's
-    sites never teach another's."""
+    which teaches the format only); the case belief moves only on answers whose case was learned
+    (the automation's `letter_case` left at "unknown" and the page silent: a pinned
+    `letter_case` makes it unused). Per automation, so one workspace's sites never teach another's."""
 
     automation = models.ForeignKey(Automation, on_delete=models.CASCADE, related_name="site_letter_cases")
     host = models.CharField(max_length=253)

@@ -8,8 +8,8 @@ keeps decayed counts of the accepted answers' lengths and characters (letters fo
 case: letter case is workers/captcha/letter_case.py's) and reads the site's next challenges
 under what they show, as it reads under what a page says (`hints.text_hints`):
 
-- one length, once five answers were accepted (MIN_ANSWERS, their decayed weight) and the other lengths together weigh at most
-  LENGTH_SHARE of them;
+- one length, once five answers were accepted (MIN_ANSWERS, their decayed weight) and the other
+  lengths together weigh at most LENGTH_SHARE of them;
 - no digits (or no letters), once CLASS_MIN_CHARS characters were seen and that class weighs at
   most CLASS_SHARE of them;
 - only the characters seen, once each character the site draws would have been seen about
@@ -91,7 +91,7 @@ def bounded(stored: Any) -> dict[str, Any]:
     answers, texts, sums = (_weight(stored.get(k, 0.0)) for k in ("answers", "texts", "sums"))
     lengths, chars = stored.get("lengths"), stored.get("chars")
     misses = stored.get("misses", 0)
-    if answers is None or texts is None or sums is None or not isinstance(lengths, dict) or not isinstance(chars, dict) or \
+    if None in (answers, texts, sums) or not isinstance(lengths, dict) or not isinstance(chars, dict) or \
             not isinstance(misses, int) or isinstance(misses, bool) or not 0 <= misses < FORGET_AFTER:
         return empty()
     clean_lengths = {k: _weight(v) for k, v in lengths.items()
@@ -102,6 +102,10 @@ def bounded(stored: Any) -> dict[str, Any]:
         return empty()
     return {"answers": answers, "lengths": clean_lengths, "chars": clean_chars, "misses": misses,
             "texts": texts, "sums": sums}
+
+
+def _times(counts: dict[str, float], factor: float) -> dict[str, float]:
+    return {k: v * factor for k, v in counts.items()}
 
 
 def learn(state: Any, answer: str, accepted: bool, applied: bool, kind: str | None = None) -> dict[str, Any]:
@@ -116,8 +120,7 @@ def learn(state: Any, answer: str, accepted: bool, applied: bool, kind: str | No
             return {**state, "sums": state["sums"] * DECAY + 1.0, "texts": state["texts"] * DECAY, "misses": 0}
         if not folded or len(folded) > MAX_LENGTH or any(c not in FOLDED for c in folded):
             return state
-        lengths = {k: v * DECAY for k, v in state["lengths"].items()}
-        chars = {k: v * DECAY for k, v in state["chars"].items()}
+        lengths, chars = _times(state["lengths"], DECAY), _times(state["chars"], DECAY)
         lengths[str(len(folded))] = lengths.get(str(len(folded)), 0.0) + 1.0
         for c in folded:
             chars[c] = chars.get(c, 0.0) + 1.0
@@ -131,8 +134,7 @@ def learn(state: Any, answer: str, accepted: bool, applied: bool, kind: str | No
     if state["misses"] + 1 >= FORGET_AFTER:  # halved: the rules that need the most answers lapse first
         return {"answers": state["answers"] * FORGET_FACTOR, "misses": 0, "texts": state["texts"] * FORGET_FACTOR,
                 "sums": state["sums"],
-                "lengths": {k: v * FORGET_FACTOR for k, v in state["lengths"].items()},
-                "chars": {k: v * FORGET_FACTOR for k, v in state["chars"].items()}}
+                "lengths": _times(state["lengths"], FORGET_FACTOR), "chars": _times(state["chars"], FORGET_FACTOR)}
     return {**state, "misses": state["misses"] + 1}
 
 
