@@ -1,7 +1,8 @@
 """The CAPTCHA gate carries a typed text answer's verdict to the site's letter-case belief
 (workers/captcha/gate.py with workers/captcha/letter_case.py): a verdict the widget gives at
 once, or one the page gives after the form's submit (the form back with "the security check failed", or the
-page moved on), and no verdict when another challenge comes without a word on the last one."""
+page moved on, to a page without a challenge or to another page with one of its own), and no
+verdict when another challenge comes on the same page without a word on the last one."""
 
 from __future__ import annotations
 
@@ -192,3 +193,28 @@ def test_a_persons_accepted_answer_teaches_the_format_and_is_not_recorded(looks,
     assert answer_format.hints(run(memory.format("shop.test"))).length == 4
     assert L.ignored(run(memory.weights("shop.test"))) == pytest.approx(L.PRIOR_IGNORED, abs=1e-3)
     assert all("4 8 2 1" not in repr(a.detail) and "_typed" not in a.detail for a in hooks.attempts)
+
+
+@pytest.mark.parametrize("next_url, settled", [
+    ("https://shop.test/checkout/confirm", True),  # the form went through: the next page asks again
+    ("https://pay.shop.test/login", True),  # another site
+    ("https://shop.test/login?attempt=2", False),  # the same page, sent back without a word
+    ("https://shop.test/login/#captcha", False),
+])
+def test_a_new_challenge_on_another_page_is_an_acceptance(looks, next_url, settled):
+    seen: list = []
+    memory, page = SiteMemory(), Page(shows=[text_widget("/c/1.png")])
+    hooks, solved = Hooks(memory), set()
+    gate = CaptchaGate(local=typed(seen), model=None)
+    policy = CaptchaPolicy(solvers=["local"])
+    run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=solved))
+    assert memory.pending is not None and memory.pending.page == "https://shop.test/login"
+    page.url, page.shows = next_url, [text_widget("/c/2.png")]  # no error on the page
+    run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=solved))
+    belief = L.ignored(run(memory.weights("shop.test")))
+    if settled:
+        assert belief > L.PRIOR_IGNORED + 0.01  # accepted: an answer read in the wrong case passed
+        assert run(memory.format("shop.test"))["lengths"] == {"4": 1.0}
+    else:
+        assert belief == pytest.approx(L.PRIOR_IGNORED, abs=1e-3)
+    assert memory.pending is not None and memory.pending.challenge.endswith("/c/2.png")  # the new one answered

@@ -53,6 +53,17 @@ class CaptchaAttempt:
     url: str = ""
 
 
+def moved_on(before: str, now: str) -> bool:
+    """Whether the page at `now` is another page than the one at `before` (another site, or another
+    path on it; the query and the fragment aside, since a form sent back with its error often
+    differs only there). A multi-page flow with a challenge on each page shows a new challenge
+    without a word on the last answer: the page having moved on is the word."""
+    if not before or not now:
+        return False
+    a, b = urlsplit(before), urlsplit(now)
+    return (a.hostname, a.port, a.path.rstrip("/")) != (b.hostname, b.port, b.path.rstrip("/"))
+
+
 def fingerprint(url: str, widget: Widget) -> str:
     """Identifies one challenge: a new challenge has new images or a new instruction."""
     images = ",".join(sorted(i.get("src", "") for i in widget.images))
@@ -107,8 +118,10 @@ class CaptchaGate:
                 pass  # the answered challenge, still waiting for its form's submit (an old alert says nothing)
             elif widget.rejected:
                 await memory.settle(accepted=False)  # the form came back with a new challenge and an error
+            elif moved_on(memory.pending.page, env.page.url):
+                await memory.settle(accepted=True)  # the form went through to a page with a challenge of its own
             else:
-                memory.drop()  # another challenge, and no word on the last one
+                memory.drop()  # another challenge on the same page, and no word on the last one
         if widget is None:
             return False
         if fingerprint(env.page.url, widget) in solved or any(c["checked"] for c in widget.checkboxes):
@@ -214,7 +227,7 @@ class CaptchaGate:
         if outcome not in ("passed", "failed", "unverified"):
             return
         memory.expect(host, float(detail.get("confidence", 0.0)), float(detail.get("confidence_any_case", 0.0)),
-                      fingerprint(url, widget), answer=answer, case=case, applied=applied, kind=kind)
+                      fingerprint(url, widget), answer=answer, case=case, applied=applied, kind=kind, page=url)
         if outcome == "unverified":
             return
         if said and (said == " ".join(widget.status) or EXPIRED.search(said)):

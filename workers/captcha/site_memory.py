@@ -37,7 +37,8 @@ class Pending:
     """An answer typed on `host` whose verdict comes with the page's next look (the form's submit);
     `challenge`: the challenge it answered (gate.fingerprint); `case`: whether its letter case was
     learned (the verdict then moves the letter-case belief); `applied`: read under the learned
-    format; `kind`: how the local route read it ("text", "sum"; None: a person's answer)."""
+    format; `kind`: how the local route read it ("text", "sum"; None: a person's answer); `page`:
+    the address of the page it was typed on."""
 
     host: str
     p_exact: float
@@ -47,6 +48,7 @@ class Pending:
     case: bool = True
     applied: bool = False
     kind: str | None = "text"
+    page: str = ""
 
 
 class SiteMemory:
@@ -92,14 +94,14 @@ class SiteMemory:
         return self._formats[host]
 
     def expect(self, host: str, p_exact: float, p_any: float, challenge: str = "", *, answer: str = "",
-               case: bool = True, applied: bool = False, kind: str | None = "text") -> None:
+               case: bool = True, applied: bool = False, kind: str | None = "text", page: str = "") -> None:
         """An answer to `challenge` was typed; its verdict is not known yet (a challenge already
         counted is not counted again: the same answer typed twice says nothing new)."""
         self.pending = None if challenge and challenge in self._counted else \
-            Pending(host, p_exact, p_any, challenge, answer, case, applied, kind)
+            Pending(host, p_exact, p_any, challenge, answer, case, applied, kind, page)
 
     def drop(self) -> None:
-        """The verdict will not be seen (a new challenge came without one)."""
+        """The verdict will not be seen (a new challenge came on the same page without one)."""
         self.pending = None
 
     async def settle(self, accepted: bool) -> float | None:
