@@ -103,10 +103,13 @@ class LaneRunner:
                 if not done and deadline is not None:
                     log.warning("%d lane(s) still going %gs after the lanes were halted; not waiting for them",
                                 len(pending), LANE_STOP_S)
+                    lanes.abandon()
                     break
         except asyncio.CancelledError:
             lanes.halt()
-            await asyncio.wait(lanes.tasks, timeout=LANE_STOP_S)
+            _, still = await asyncio.wait(lanes.tasks, timeout=LANE_STOP_S)
+            if still:
+                lanes.abandon()
             raise
         return [_outcome(task) for task in lanes.tasks]
 

@@ -22,7 +22,9 @@ Contract (driven by `workers.lane_runner.LaneRunner` for the run loop):
   platform's own (the lane's item failed in doubt), a stopping failure, then a park. A superseded
   run (workers.journal) or a cancelled block (the run's time limit, a cancel) halts every lane at
   once; a lane still going `LANE_STOP_S` later is not waited for (its context is closed under
-  it), so the run ends in bounded time.
+  it), so the run ends in bounded time. A lane given up on is mute from then on: its step and
+  item records are dropped and it files no review (`Lanes.abandon`), so nothing of it lands
+  after the run's result.
 - A lane whose page or browser is gone takes no more items (the others go on with them).
 - A lane whose context cannot be opened (no spare slot now: `Host.new_lane` answers None) is not
   waited for: the run goes on with the lanes it has. Waiting for the person lock does not count
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections import deque
 from collections.abc import Awaitable
 from typing import Any
@@ -41,6 +44,8 @@ from workers.durable import Parked
 from workers.errors import StepError
 from workers.items import DONE, Item
 from workers.run_state import RunClock, RunState
+
+log = logging.getLogger(__name__)
 
 
 class LaneHeld(StepError):
@@ -66,6 +71,7 @@ class Lanes:
         self.stopped = False  # a failed item stops the block (stop_on_failure)
         self.halted = False  # the run was taken from this execution, or the block cancelled: no lane takes another item
         self.tasks: list[asyncio.Task] = []  # the lanes' tasks (halt)
+        self.abandoned = False  # lanes still going were given up on (abandon): they record nothing more
         self._person = asyncio.Lock()
 
     def take(self) -> Item | None:
@@ -94,6 +100,11 @@ class Lanes:
         for task in self.tasks:
             if task is not current:
                 task.cancel()
+
+    def abandon(self) -> None:
+        """The lanes still going are given up on (LANE_STOP_S after a halt): whatever they do from
+        now on is not recorded, since the run's result is built without them."""
+        self.halted = self.abandoned = True
 
     async def take_person(self, lane: LaneState) -> None:
         """Wait until no other lane waits for a person; LaneHeld once the run is parking. The
@@ -160,12 +171,21 @@ class LaneState(RunState):
                     or (browser_lost is not None and browser_lost(getattr(self.env, "context", None))))
 
     def emit(self, record):
-        assert self.parent is not None  # noqa: S101 -- a lane always has its run
+        assert self.parent is not None and self.lanes is not None  # noqa: S101 -- a lane always has its run
+        if self.lanes.abandoned:
+            log.warning("a lane given up on went on: its record of %r is dropped", record.name)
+            return record
         self.next_index = self.parent.next_index
         try:
             return super().emit(record)
         finally:
             self.parent.next_index = self.next_index
+
+    def item_event(self, item: Item, status: str, **kwargs: Any) -> None:
+        if self.lanes is not None and self.lanes.abandoned:
+            log.warning("a lane given up on went on: item %s's status %r is not recorded", item.number, status)
+            return
+        super().item_event(item, status, **kwargs)
 
     async def wait_for_person(self, ask: Awaitable[Any], *budgets) -> Any:
         assert self.lanes is not None  # noqa: S101 -- a lane always has its lanes
@@ -193,6 +213,8 @@ class LaneReviews:
 
     async def open_review(self, question) -> str:
         assert self.lane.lanes is not None  # noqa: S101 -- a lane always has its lanes
+        if self.lane.lanes.abandoned:
+            raise asyncio.CancelledError("this lane was given up on; it files no review")
         await self.lane.lanes.take_person(self.lane)
         try:
             return await self.lane.recorder.open_review(question)

@@ -33,8 +33,9 @@ def fast_sweep(settings):
     return settings
 
 
-def fault_worker(*, name: str, log_path):
-    """A real worker on this directory's queue (tests.helpers.worker.celery_worker)."""
+def fault_worker(*, name: str, log_path, env: dict | None = None):
+    """A real worker on this directory's queue (tests.helpers.worker.celery_worker), with `env`."""
     from tests.helpers.worker import celery_worker
 
-    return celery_worker(queues=QUEUE, name=name, log_path=log_path, extra_env={"VENUS_AGENT_QUEUE": QUEUE})
+    return celery_worker(queues=QUEUE, name=name, log_path=log_path,
+                         extra_env={"VENUS_AGENT_QUEUE": QUEUE, **(env or {})})

@@ -2,7 +2,8 @@
 lanes take no other item, a lane that misses its cancellation is not waited for past
 `LANE_STOP_S`, and the waits a click makes keep a cancellation that arrives as the navigation
 commits (Python 3.11's `asyncio.wait_for` loses it), and closing a context the browser does not
-answer for ends. No browser: the lanes are plain tasks."""
+answer for ends. A lane given up on records nothing more and files no review. No browser: the
+lanes are plain tasks."""
 
 from __future__ import annotations
 
@@ -193,3 +194,51 @@ def test_closing_a_context_the_browser_does_not_answer_for_is_bounded(monkeypatc
         took = asyncio.run(main())
     assert 0.3 <= took < 2
     assert "did not close within 0.3s" in caplog.text
+
+
+def test_a_lane_given_up_on_records_nothing_more_and_files_no_review(monkeypatch):
+    from workers.lanes import LaneReviews, LaneState
+    from workers.run_state import StepRecord
+
+    monkeypatch.setattr(lane_runner, "LANE_STOP_S", 0.2)
+    put: list = []
+
+    class Recorder:
+        async def open_review(self, question):
+            put.append(("review", question))
+            return "review-1"
+
+    async def main():
+        lanes = Lanes(Run(2))
+        parent = type("Parent", (), {"next_index": 5})()
+        lane = LaneState.__new__(LaneState)  # only what emit, item_event and the guard's reviews read
+        lane.parent, lane.lanes, lane.next_index, lane.recorder = parent, lanes, 5, Recorder()
+        lane.pipe = type("Pipe", (), {"put": staticmethod(put.append)})()
+        lane.item, lane.within, lane.item_output = None, "", {}
+        lane.secrets = type("Box", (), {"scrub": staticmethod(lambda t: t)})()
+        item = lanes.take()
+        lane.item_event(item, "running")  # recorded while the lanes run
+        release = asyncio.Event()
+
+        async def deaf():
+            while not release.is_set():
+                try:
+                    await release.wait()
+                except asyncio.CancelledError:
+                    continue
+            lane.emit(StepRecord(index=0, kind="click", name="late click", action={}, status="succeeded"))
+            lane.item_event(item, "succeeded")
+            await LaneReviews(lane).open_review("pay 10 EUR?")
+
+        lanes.tasks = [asyncio.create_task(deaf())]
+        await asyncio.sleep(0.01)  # the lane is under way
+        lanes.halt()
+        await LaneRunner._ended(lanes)
+        release.set()
+        await asyncio.sleep(0.05)
+        return lanes, lanes.tasks[0], parent
+
+    lanes, task, parent = asyncio.run(main())
+    assert lanes.abandoned and task.cancelled()  # its review was refused: the lane stopped there
+    assert len(put) == 1 and put[0].status == "running"  # the item's first status only
+    assert parent.next_index == 5  # no index taken by a dropped record
