@@ -26,7 +26,8 @@ readers' candidates.
   confidence.
 - Arithmetic ("3+4=?", "12 × 3 =", "7减2等于?") is detected when the reading looks like one
   (`arithmetic=None`, without a charset or with digits only: a sum's answer is digits, so a
-  numeric input or a site whose answers were all numbers does not hide it) or forced with
+  numeric input or a site whose answers were all numbers does not hide it, and unless our
+  recogniser reads more digits than the sum reading has characters) or forced with
   `arithmetic=True`; the answer is
   then the result as text, computed by a small parser, never `eval`.
 Limits: docs/captcha-ocr.md lists the measured rates per generator.
@@ -82,10 +83,15 @@ def read_text(image: bytes, *, charset: str | None = None, length: int | None = 
 def _better(reading: OcrReading, framed: OcrReading) -> OcrReading:
     """The answer between the reading so far and a crop's (marked `framed` when it wins): a sum
     over text, text in Latin letters and digits over any script (ddddocr finds Chinese-looking
-    marks in the noise around small text), then the higher confidence."""
+    marks in the noise around small text), then the higher confidence. A crop's sum does not win
+    over a text with more digits than the sum has characters: the crop cut a code of digits
+    (the same test as `_digits_left_out`, on the whole picture's reading)."""
     def rank(r: OcrReading) -> tuple[int, float]:
         return {"sum": 2, "text": 1}.get(r.kind, 0), r.confidence
 
+    if framed.kind == "sum" and reading.kind == "text" and \
+            sum(c.isdigit() for c in reading.text) > len(framed.candidates[0].text):
+        return reading
     return replace(framed, framed=True) if rank(framed) > rank(reading) else reading
 
 
@@ -203,8 +209,13 @@ def _read(picture: Image.Image, *, charset: str | None, length: int | None, arit
     """Both readers on one framing of the image (see `read_text`)."""
     logp = np.log(_models.ocr_probabilities(picture) + 1e-12)
     classes = _models.charset()
+    ours_logp: np.ndarray | None = None
     if arithmetic or (arithmetic is None and (charset is None or set(charset) <= DIGITS)):
         found = _arithmetic_value(logp, classes, forced=bool(arithmetic))
+        if found is not None and not arithmetic and recogniser.available():
+            ours_logp = np.log(recogniser.probabilities(picture) + 1e-12)
+            if _digits_left_out(found[1], ours_logp):
+                found = None
         if found is not None:
             value, reading = found
             p = math.exp(text_logprob(*fold(logp, classes, ARITHMETIC_CHARS), reading))
@@ -217,7 +228,8 @@ def _read(picture: Image.Image, *, charset: str | None, length: int | None, arit
         p = math.exp(text_logprob(*fold(logp, classes, allowed or "".join(set(dddd_text))), dddd_text))
         return OcrReading(_apply_case(dddd_text, charset), p if dddd_text else 0.0,
                           [Candidate("ddddocr", dddd_text, 0.0, p)], kind="any" if allowed is None else "text")
-    ours_logp = np.log(recogniser.probabilities(picture) + 1e-12)
+    if ours_logp is None:
+        ours_logp = np.log(recogniser.probabilities(picture) + 1e-12)
     ours_classes = recogniser.classes()
     ours_text = decode(ours_logp, ours_classes, allowed=allowed, grammar=grammar)
     best, vote, candidates = choose(ours_text, dddd_text, fold(ours_logp, ours_classes, allowed),
@@ -248,6 +260,17 @@ def _auto_charset(logp: np.ndarray, classes: list[str]) -> str | None:
     free = decode(logp, classes, allowed=None)
     cjk = sum("\u3400" <= c <= "\u9fff" for c in free)
     return None if free and cjk * 2 >= len(free) else ASCII_ALNUM
+
+
+def _digits_left_out(reading: str, ours_logp: np.ndarray) -> bool:
+    """Whether a sum reading leaves digits on the picture unread: our recogniser reads more digits
+    than the sum reading has characters, operator, "=" and "?" included (our reader knows no
+    symbols and often reads them as digits, so only a count past all of them says anything). A
+    code of digits ("884399") read as a short sum ("8-9") is the case: ddddocr's reading of an
+    unfamiliar drawing can be so poor that a three-character sum passes the likelihood test,
+    while the other reader sees six digits."""
+    text = decode(ours_logp, recogniser.classes(), allowed=ASCII_ALNUM, grammar=None)
+    return sum(c.isdigit() for c in text) > len(reading)
 
 
 def _arithmetic_value(logp: np.ndarray, classes: list[str], *, forced: bool) -> tuple[str, str] | None:
