@@ -195,6 +195,29 @@ def test_a_persons_accepted_answer_teaches_the_format_and_is_not_recorded(looks,
     assert all("4 8 2 1" not in repr(a.detail) and "_typed" not in a.detail for a in hooks.attempts)
 
 
+def test_the_models_accepted_typed_answer_teaches_the_format(looks):
+    async def model(env, widget):  # what ModelCaptchaSolver returns after typing its answer
+        return {"model_answer": "Click(box=(500, 700)), Type(content='7 3 9')", "actions": [
+            {"type": "Click", "box": [500, 700]}, {"type": "Type", "content": "7 3 9"}]}
+
+    memory, page = SiteMemory(), Page()
+    hooks = Hooks(memory)
+    gate = CaptchaGate(local=None, model=model)
+    for solvers in (["model"], ["local", "model"]):
+        for i in range(6):
+            page.shows = [text_widget(f"/c/{solvers[0]}{i}.png")]
+            run(gate.check(Env(page), CaptchaPolicy(solvers=solvers), allowed_domains=["shop.test"], hooks=hooks,
+                           solved=set()))
+            page.shows = [None]  # the page moved on: accepted
+            run(gate.check(Env(page), CaptchaPolicy(solvers=solvers), allowed_domains=["shop.test"], hooks=hooks))
+        from workers.captcha import answer_format
+
+        learned = answer_format.hints(run(memory.format("shop.test")))
+        # Without the local route in the policy nothing is learned (it would not be used).
+        assert learned.length == (None if solvers == ["model"] else 3), (solvers, learned)
+    assert hooks.attempts[-1].solver == "model" and not memory.pending
+
+
 @pytest.mark.parametrize("next_url, settled", [
     ("https://shop.test/checkout/confirm", True),  # the form went through: the next page asks again
     ("https://pay.shop.test/login", True),  # another site

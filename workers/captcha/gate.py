@@ -175,7 +175,7 @@ class CaptchaGate:
         said = ""
         # A local text answer learns from the site's verdicts: the answers' format always, the
         # letter case where the automation leaves it "unknown" (workers/captcha/site_memory.py).
-        # A person's typed answer teaches the format only.
+        # A person's typed answer, or the model's, teaches the format only.
         learning = memory is not None and solver == "local" and widget.kind == "ocr"
         try:
             if solver == "local":
@@ -205,11 +205,14 @@ class CaptchaGate:
             detail["error"] = f"{type(exc).__name__}: {exc}"
             outcome = "error"
         typed = "".join(str(detail.pop("_typed", "")).split())  # a person's answer: learned from, not recorded
+        if solver == "model":
+            typed = "".join("".join(str(a.get("content", "")) for a in detail.get("actions", [])
+                                    if isinstance(a, dict) and a.get("type") == "Type").split())
         if memory is not None and learning and detail.get("answer"):
             await self._learn(memory, env.page.url, widget, host, outcome, said, detail, str(detail["answer"]),
                               case=detail.get("letter_case") == "learned", applied=bool(detail.get("format_applied")),
                               kind=str(detail.get("read_as", "text")))
-        elif memory is not None and solver == "human" and widget.kind == "ocr" and typed and host and \
+        elif memory is not None and solver in ("human", "model") and widget.kind == "ocr" and typed and host and \
                 authorised and "local" in policy.solvers:  # only where the local route may answer
             await self._learn(memory, env.page.url, widget, host, outcome, said, detail, typed, kind=None)
         hooks.emit(CaptchaAttempt(widget.kind, solver, attempt, outcome, (time.perf_counter() - started) * 1000,
