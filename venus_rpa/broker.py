@@ -12,13 +12,18 @@ Celery logs it as for any lost connection and goes on; the messages left unackno
 after the visibility timeout, where a redelivered message of a run under way or ended is a no-op
 (`run_claim`), and a queued run whose message Redis lost is sent again by the runs sweep
 (docs/reliability.md). `tests/faults/test_faults.py` restarts Redis under a worker with runs
-under way. Set as `CELERY_BROKER_TRANSPORT` for redis:// and rediss:// brokers.
+under way.
+
+`install()` (called where the Celery app is made, venus_rpa/celery.py) makes it the transport of
+redis:// and rediss:// URLs in kombu's table of transports, so the broker URL, and what Flower
+and the logs show of it, stay as they are.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import kombu.transport
 from kombu.transport import redis as kombu_redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
@@ -32,3 +37,10 @@ class Channel(kombu_redis.Channel):
 
 class Transport(kombu_redis.Transport):
     Channel = Channel
+
+
+def install() -> None:
+    """redis:// and rediss:// brokers use `Transport` (once per process; idempotent)."""
+    for scheme in ("redis", "rediss"):
+        kombu.transport.TRANSPORT_ALIASES[scheme] = f"{__name__}:Transport"
+        kombu.transport._transport_cache.pop(scheme, None)  # noqa: SLF001 -- resolved afresh from the table

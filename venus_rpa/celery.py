@@ -4,7 +4,10 @@ import os
 
 from celery import Celery
 
+from venus_rpa import broker
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "venus_rpa.settings")
+broker.install()  # redis:// brokers: kombu's Redis transport, surviving a Redis restart under runs
 
 app = Celery("venus_rpa")
 app.config_from_object("django.conf:settings", namespace="CELERY")

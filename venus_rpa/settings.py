@@ -246,9 +246,6 @@ SPECTACULAR_SETTINGS = {
 
 # Celery: one queue per surface for runs (web: agent, android, desktop) and `default` for the rest.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)
-# kombu's Redis transport, surviving a Redis lost while runs are under way (venus_rpa/broker.py).
-CELERY_BROKER_TRANSPORT = ("venus_rpa.broker:Transport"
-                           if CELERY_BROKER_URL.split("://", 1)[0] in ("redis", "rediss") else None)
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ACKS_LATE = True
