@@ -94,14 +94,21 @@ def test_the_form_back_with_an_error_is_a_refusal_and_a_page_without_the_widget_
     assert memory.pending is None and L.ignored(run(memory.weights("shop.test"))) > refused
 
 
-def test_a_new_challenge_without_a_word_teaches_nothing_and_a_pinned_case_learns_nothing(looks):
+def answered_once():
+    """A gate whose local route typed an answer to /c/1.png on shop.test's login page, its verdict
+    still to come: (seen case weights, memory, page, hooks, solved, gate, policy)."""
     seen: list = []
     memory, page = SiteMemory(), Page(shows=[text_widget("/c/1.png")])
     hooks, solved = Hooks(memory), set()
     gate = CaptchaGate(local=typed(seen), model=None)
     policy = CaptchaPolicy(solvers=["local"])
     run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=solved))
-    assert memory.pending is not None
+    assert memory.pending is not None and memory.pending.page == "https://shop.test/login"
+    return seen, memory, page, hooks, solved, gate, policy
+
+
+def test_a_new_challenge_without_a_word_teaches_nothing_and_a_pinned_case_learns_nothing(looks):
+    seen, memory, page, hooks, solved, gate, policy = answered_once()
     page.shows = [text_widget("/c/9.png")]  # another challenge, no error on the page: answered by a person
     run(gate.check(Env(page), CaptchaPolicy(solvers=["local"], letter_case="matters"), allowed_domains=["shop.test"],
                    hooks=hooks, solved=solved))
@@ -225,13 +232,7 @@ def test_the_models_accepted_typed_answer_teaches_the_format(looks):
     ("https://shop.test/login/#captcha", False),
 ])
 def test_a_new_challenge_on_another_page_is_an_acceptance(looks, next_url, settled):
-    seen: list = []
-    memory, page = SiteMemory(), Page(shows=[text_widget("/c/1.png")])
-    hooks, solved = Hooks(memory), set()
-    gate = CaptchaGate(local=typed(seen), model=None)
-    policy = CaptchaPolicy(solvers=["local"])
-    run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=solved))
-    assert memory.pending is not None and memory.pending.page == "https://shop.test/login"
+    _, memory, page, hooks, solved, gate, policy = answered_once()
     page.url, page.shows = next_url, [text_widget("/c/2.png")]  # no error on the page
     run(gate.check(Env(page), policy, allowed_domains=["shop.test"], hooks=hooks, solved=solved))
     belief = L.ignored(run(memory.weights("shop.test")))
