@@ -89,8 +89,7 @@ def _better(reading: OcrReading, framed: OcrReading) -> OcrReading:
     def rank(r: OcrReading) -> tuple[int, float]:
         return {"sum": 2, "text": 1}.get(r.kind, 0), r.confidence
 
-    if framed.kind == "sum" and reading.kind == "text" and \
-            sum(c.isdigit() for c in reading.text) > len(framed.candidates[0].text):
+    if framed.kind == "sum" and reading.kind == "text" and _more_digits(reading.text, framed.candidates[0].text):
         return reading
     return replace(framed, framed=True) if rank(framed) > rank(reading) else reading
 
@@ -269,8 +268,12 @@ def _digits_left_out(reading: str, ours_logp: np.ndarray) -> bool:
     code of digits ("884399") read as a short sum ("8-9") is the case: ddddocr's reading of an
     unfamiliar drawing can be so poor that a three-character sum passes the likelihood test,
     while the other reader sees six digits."""
-    text = decode(ours_logp, recogniser.classes(), allowed=ASCII_ALNUM, grammar=None)
-    return sum(c.isdigit() for c in text) > len(reading)
+    return _more_digits(decode(ours_logp, recogniser.classes(), allowed=ASCII_ALNUM, grammar=None), reading)
+
+
+def _more_digits(text: str, sum_reading: str) -> bool:
+    """Whether `text` holds more digits than `sum_reading` has characters."""
+    return sum(c.isdigit() for c in text) > len(sum_reading)
 
 
 def _arithmetic_value(logp: np.ndarray, classes: list[str], *, forced: bool) -> tuple[str, str] | None:
