@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Import cycles among the run lifecycle's apps, counting imports inside functions too.
+"""Import cycles, counting imports inside functions too.
 
-Reads every module of `venus_rpa.runs`, `venus_rpa.reviews`, `venus_rpa.triggers` and
-`venus_rpa.dashboard` (migrations aside), collects every `import` wherever it is written, and
-reports (1) cycles between modules and (2) cycles between the apps. Prints JSON; exit 1 when it
-finds any. Usage: `.venv/bin/python scripts/check_import_cycles.py`.
+Reads every module of `venus_rpa` and `workers` (migrations aside), collects every `import`
+wherever it is written, and reports (1) cycles between modules anywhere in the two and (2)
+cycles between the run lifecycle's apps (`venus_rpa.runs`, `reviews`, `triggers`, `dashboard`),
+with those apps' edges. Prints JSON; exit 1 when it finds any cycle. Usage:
+`.venv/bin/python scripts/check_import_cycles.py`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("venus_rpa", "workers")
 APPS = ("runs", "reviews", "triggers", "dashboard")
 
 
@@ -27,8 +29,8 @@ def module_name(path: Path) -> str:
 
 def modules() -> dict[str, Path]:
     found = {}
-    for app in APPS:
-        for path in (ROOT / "venus_rpa" / app).rglob("*.py"):
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
             if "migrations" not in path.parts:
                 found[module_name(path)] = path
     return found
@@ -45,8 +47,8 @@ def imports_of(path: Path, name: str, known: dict[str, Path]) -> set[str]:
             base = node.module or ""
             if node.level:
                 base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
-            targets.add(base)
-            targets.update(f"{base}.{alias.name}" for alias in node.names)
+            # `from a import b` takes the module a.b where there is one, else a name of a
+            targets.update(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names)
     resolved = set()
     for target in targets:
         while target and target not in known:  # `from a.b import c` names a module or a name in one
@@ -91,20 +93,20 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def app_of(module: str) -> str:
-    return module.split(".")[1]
+def app_of(module: str) -> str | None:
+    """The lifecycle app a module belongs to, or None."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "venus_rpa" and len(parts) > 1 and parts[1] in APPS else None
 
 
 def main() -> int:
     known = modules()
     graph = {name: imports_of(path, name, known) for name, path in known.items()}
     apps: dict[str, set[str]] = {app: set() for app in APPS}
-    edges = set()
     for source, targets in graph.items():
         for target in targets:
-            if app_of(source) != app_of(target):
+            if app_of(source) and app_of(target) and app_of(source) != app_of(target):
                 apps[app_of(source)].add(app_of(target))
-                edges.add(f"{source} -> {target}")
     report = {"module_cycles": cycles(graph), "app_cycles": cycles(apps),
               "app_edges": {app: sorted(deps) for app, deps in apps.items()}}
     print(json.dumps(report, indent=2))

@@ -38,7 +38,7 @@ from urllib.parse import quote, quote_plus, urlsplit
 from workers import totp
 from workers.egress import domain_allowed
 from workers.errors import StepError
-from workers.steps import SECRET_RE
+from workers.templating import SECRET_RE
 
 MASK = "••••"
 FRAGMENT = 4  # secrets this long or longer are masked by any fragment of this many characters

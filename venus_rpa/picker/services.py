@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
+from venus_rpa import celery_app
 from venus_rpa.automations.models import Automation
 from venus_rpa.core.errors import Conflict, InvalidInput
 from venus_rpa.picker.models import PickerSnapshot, PickerStatus
@@ -28,6 +29,7 @@ from workers.picker import PURPOSES, PickFailed, picker_snapshot
 
 log = logging.getLogger(__name__)
 KINDS = tuple(PURPOSES)
+RUN_TASK = "venus_rpa.picker.tasks.picker_run_task"  # sent by name: the tasks module imports this one
 ALTERNATIVES = 3
 
 
@@ -70,9 +72,7 @@ def _params(schema: dict, params: dict) -> dict[str, Any]:
 
 
 def _enqueue(snapshot_id: int, params: dict) -> None:
-    from venus_rpa.picker.tasks import picker_run_task
-
-    picker_run_task.apply_async(args=[snapshot_id], kwargs={"params": params}, queue=settings.VENUS_AGENT_QUEUE)
+    celery_app.send_task(RUN_TASK, args=[snapshot_id], kwargs={"params": params}, queue=settings.VENUS_AGENT_QUEUE)
 
 
 def picker_run(*, snapshot_id: int, params: dict | None = None) -> None:

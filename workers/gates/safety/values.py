@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from workers.steps import SECRET_RE
+from workers.templating import SECRET_RE
 
 _DIGIT_RUN = re.compile(r"(?<![\d])(?:\d[ -]?){12,18}\d(?![\d])")
 # Issuer prefixes: Visa, Mastercard, Amex, Discover, JCB, UnionPay, Diners, Maestro.
