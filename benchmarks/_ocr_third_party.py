@@ -156,6 +156,52 @@ them; I looked at two images of each to check that each shows its text:
   about 2% of the pixels dotted, a slight perspective warp, then Pillow's EDGE_ENHANCE_MORE. It
   draws with the global random module, seeded here from the rng. Judged exactly (it has no check
   of its own; its set keeps both cases of the letters it allows).
+Seventh batch, added 2026-12-07 after the reading code was frozen at c15716b, in Python (pinned in
+requirements-dev.txt) and in JavaScript run by Chromium (its module and the libraries it runs on
+from benchmarks/node), all seeded from the rng, so draws are repeatable; blind: never run through
+the readers before the run that reports them; I looked at two images of each to check that each
+shows its text:
+- discord-py-captcha 1.0.3 (Apache-2.0; PyPI, the module `discord_captcha`, on discord.py 2.7.1):
+  the verification a Discord bot sends a member who joins a server. Its README sets up `Captcha(bot,
+  CaptchaOptions(...))`, whose `present` draws with `create_captcha(6, blacklist="")` under its
+  default options (case_sensitive=True): that call, as `present` makes it. A 400x250 PNG: thick
+  black lines across and down, 200 black discs, the six characters from a-z, A-Z and 0-9 (nothing
+  left out: 0 and O, 1, l and I all kept) in one line of Pillow's built-in Aileron at 80 px (not a
+  training face itself; pyimgcaptcha, a training source, falls back to it at 30 px), turned up to
+  about 29 degrees either way and placed at random, then 5,000 dots of random colours a little
+  transparent (alpha 160, the picture served as it comes: a page shows it on white). Its drawing
+  follows @haileybot/captcha-generator's (npm: the same canvas, lines, discs and dots), which needs
+  node-canvas, a native build. Its layout draws with the global random module, seeded here; its
+  text comes from `secrets`, drawn from the rng instead. Judged exactly, as `present` compares
+  (`compare == captcha_answer`, the reply kept as typed).
+- gbkomi-captcha 0.1.2 (MIT; PyPI, the module `gbkomi_captcha`, with Flask, FastAPI and Telegram
+  integrations): its Quick Start's `CaptchaGenerator().generate()`, every default: a 160x60 PNG (as
+  its Flask and FastAPI routes serve it), four digits (repeats allowed), each turned up to 20
+  degrees and set 3 px up or down, on a background of faintly coloured stripes (240 grey, 10 either
+  way per row), three lines and 1.5% of the pixels dotted in random colours. Its wave distortion
+  is passed to Pillow as an identity affine map, so it draws none. It looks for faces in ./fonts
+  (relative to the working directory, which it creates empty) and, finding none, draws with
+  Pillow's default face, Aileron at 10 px, so the digits are about 7 px high; here it is told of
+  no folder rather than left to make one in the checkout (the same drawing). It draws with the
+  global random module, seeded here. Judged exactly, as its `verify_challenge` compares
+  (`stored == user_answer`; digits only, so case never arises).
+- react-captcha-code 1.0.7 (ISC; npm, about 940 downloads a month when it was chosen): a React
+  component that draws on a canvas in the visitor's browser and hands the code to the page through
+  `onChange`. In turn at random, its defaults (four characters) and its README's example
+  (`<Captcha charNum={6} onChange={...} />`): a 100x40 canvas filled #DFF0D8 (pale green), each
+  character outlined only (`strokeText`) in a random colour of the whole range, so some are faint,
+  in "25px serif", with a line of the same colour across the canvas, each character and its line
+  turned up to 5 degrees about the canvas's top left corner, so the last characters may lose their
+  tails at the bottom; characters from 1-9 and a small a-z less o. Chromium runs it as its page would: React 16.14 and
+  ReactDOM, react-is, styled-components 5, lodash and classnames as their UMD builds ship (from
+  benchmarks/node, installed beside it as its dependencies and peers), its ES module as it ships,
+  rendered with `ReactDOM.render`, Math.random seeded as in benchmarks/node/draw.js; the image is
+  the canvas's own PNG (`toDataURL`), what the page shows. Chromium's serif is Times New Roman,
+  which fontconfig hands to its metric twin Tinos (fonts-croscore) where it is installed, else
+  Liberation Serif (fonts-liberation): one design, and a training face in both packages; outlined
+  letters are an unseen way of drawing. The code is what `onChange` hands the page, checked against
+  the characters it strokes. Judged exactly (it has no check of its own; its letters are all
+  small).
 """
 
 from __future__ import annotations
@@ -402,6 +448,140 @@ def react_simple_captcha(rng: random.Random) -> Challenge:
     return Challenge(base64.b64decode(made["png"].split(",", 1)[1]), made["text"], case_sensitive=True)
 
 
+def _run_async(coroutine):
+    """A library's coroutine on a loop of its own (the benchmark's own loop is not running here)."""
+    import asyncio
+
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
+
+
+def discord_py_captcha(rng: random.Random) -> Challenge:
+    import sys
+
+    import discord_captcha  # noqa: F401 -- its package, as a bot imports it (discord.py underneath)
+
+    drawing = sys.modules["discord_captcha.create_captcha"]  # the package's name for it is the function
+    random.seed(rng.getrandbits(64))  # its lines, circles, angle, place and dots
+    text_rng = random.Random(rng.getrandbits(64))  # its text comes from `secrets`: drawn from the rng instead
+    with mock.patch.object(drawing, "secrets", types.SimpleNamespace(choice=text_rng.choice)):
+        # What `Captcha.present` draws with its default options (case_sensitive=True): six characters,
+        # nothing left out of its set.
+        made = _run_async(drawing.create_captcha(6, blacklist=""))
+    # `present` compares the message exactly (`compare == captcha_answer`), case and all.
+    return Challenge(made.image, made.text, case_sensitive=True)
+
+
+def gbkomi_captcha(rng: random.Random) -> Challenge:
+    from gbkomi_captcha import CaptchaGenerator
+    from gbkomi_captcha.core import fonts
+
+    random.seed(rng.getrandbits(64))  # it draws with the global random module
+    # It looks for faces in ./fonts (relative to the working directory), creating the folder empty
+    # when there is none, and then draws with Pillow's default face: the same without the folder.
+    with mock.patch.object(fonts, "load_fonts", lambda font_dir="fonts": []):
+        image, text = CaptchaGenerator().generate()  # its Quick Start's call: every default
+    # Its Flask and FastAPI routes serve the image as PNG; `verify_challenge` compares exactly.
+    return Challenge(_png(image), text, case_sensitive=True)
+
+
+# react-captcha-code 1.0.7's page: React 16, ReactDOM, react-is, styled-components, lodash and
+# classnames as their UMD builds ship them (from benchmarks/node), its ES module as it ships, with
+# its bare imports mapped to those globals; served from an address of its own, answered from disk.
+_RCC_ORIGIN = "http://react-captcha-code.invalid"
+_RCC_SCRIPTS = {"react.js": "react/umd/react.production.min.js",
+                "react-dom.js": "react-dom/umd/react-dom.production.min.js",
+                "react-is.js": "react-is/umd/react-is.production.min.js",
+                "styled-components.js": "styled-components/dist/styled-components.min.js",
+                "lodash.js": "lodash/lodash.min.js", "classnames.js": "classnames/index.js"}
+_RCC_SHIMS = {
+    "react.js": "const R = window.React; export default R;\n"
+                "export const { useRef, useEffect, useCallback, forwardRef, useImperativeHandle } = R;",
+    "lodash.js": "export default window._; export const isFunction = window._.isFunction;",
+    "classnames.js": "export default window.classNames;",
+    "styled-components.js": "export default window.styled;"}
+_RCC_PAGE = ("<!doctype html>\n" + "".join(f'<script src="/lib/{name}"></script>\n' for name in _RCC_SCRIPTS)
+             + '<script type="importmap">{"imports": {' + ", ".join(
+                 f'"{name[:-3]}": "/shim/{name}"' for name in _RCC_SHIMS) + '}}</script>\n'
+             + '<body style="margin:0;background:#fff"><div id="root"></div></body>')
+# Math.random seeded (mulberry32, as benchmarks/node/draw.js), then the component rendered as its
+# README's example renders it; the code comes from its `onChange`, as the page gets it, and the
+# characters it strokes are checked against it.
+_RCC_DRAW = """async ([seed, charNum]) => {
+  let state = seed >>> 0
+  Math.random = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const stroked = []
+  const strokeText = CanvasRenderingContext2D.prototype.strokeText
+  CanvasRenderingContext2D.prototype.strokeText = function (text, ...at) {
+    stroked.push(String(text))
+    return strokeText.call(this, text, ...at)
+  }
+  const { default: Captcha } = await import('/es/index.js')
+  const root = document.getElementById('root')
+  const text = await new Promise((resolve) => {
+    const props = { onChange: resolve }
+    if (charNum) props.charNum = charNum
+    ReactDOM.render(React.createElement(Captcha, props), root)
+  })
+  if (stroked.join('') !== text) throw new Error(`it stroked ${stroked.join('')}, its code is ${text}`)
+  return { text, png: root.querySelector('canvas').toDataURL('image/png') }
+}"""
+
+
+@functools.cache
+def _rcc_files() -> dict[str, tuple[bytes, str]]:
+    """Path on the page's address -> (body, content type)."""
+    from _generator_runtimes import NODE_DIR
+
+    modules = NODE_DIR / "node_modules"
+    if not (modules / "react-captcha-code" / "build" / "es" / "index.js").is_file():
+        raise RuntimeError("react-captcha-code needs benchmarks/node's packages: run scripts/third_party_generators.sh")
+    files = {"/": (_RCC_PAGE.encode(), "text/html")}
+    files |= {f"/lib/{name}": ((modules / path).read_bytes(), "text/javascript") for name, path in _RCC_SCRIPTS.items()}
+    files |= {f"/shim/{name}": (code.encode(), "text/javascript") for name, code in _RCC_SHIMS.items()}
+    for module in (modules / "react-captcha-code" / "build" / "es").glob("*.js"):  # it imports './style'
+        files[f"/es/{module.stem}"] = files[f"/es/{module.name}"] = (module.read_bytes(), "text/javascript")
+    return files
+
+
+def react_captcha_code(rng: random.Random) -> Challenge:
+    files = _rcc_files()
+    # In turn at random: its defaults (four characters) and its README's example (`charNum={6}`).
+    char_num = rng.choice((None, 6))
+    seed = rng.getrandbits(32)
+
+    def draw(shared) -> dict:
+        page = shared.context.browser.new_page(device_scale_factor=1)  # its scripts, its Math.random
+        try:
+            def answer(route) -> None:
+                path = route.request.url[len(_RCC_ORIGIN):].split("?", 1)[0]
+                if path not in files:
+                    route.fulfill(status=404, body="")
+                    return
+                body, kind = files[path]
+                route.fulfill(status=200, body=body, content_type=kind)
+
+            page.route(f"{_RCC_ORIGIN}/**", answer)
+            page.goto(f"{_RCC_ORIGIN}/")
+            return page.evaluate(_RCC_DRAW, [seed, char_num])
+        finally:
+            page.close()
+
+    made = painter().run(draw)
+    # It hands the code to the page (`onChange`) and has no check of its own; its letters are all small.
+    return Challenge(base64.b64decode(made["png"].split(",", 1)[1]), made["text"], case_sensitive=True)
+
+
 # Training sources since the sixth recipe (scripts/ocr_train/foreign.py): reported, labelled as trained on.
 # The second batch (deepcaptcha, fast-captcha, randcaptcha, pyimgcaptcha) since the eighth recipe.
 TRAINED_ON = frozenset({"wheezy-captcha", "flask-simple-captcha", "kaptcha", "light-captcha",
@@ -441,4 +621,9 @@ GENERATORS: dict[str, Callable[[random.Random], Challenge]] = {
     # frozen; blind, never run through the readers before the run that reports them.
     "react-simple-captcha": react_simple_captcha,
     "graphic-verification-code": gvcode_default,
+    # Seventh batch (2026-12-07): added after the reading code was frozen at c15716b; blind, never run
+    # through the readers before the run that reports them.
+    "discord-py-captcha": discord_py_captcha,
+    "gbkomi-captcha": gbkomi_captcha,
+    "react-captcha-code": react_captcha_code,
 }

@@ -3,8 +3,9 @@
 // png_base64}.
 // Math.random (and, for trek-captcha, crypto.randomBytes) are replaced by one generator seeded
 // with SEED before the library is loaded, so the same seed draws the same challenges.
-// react-simple-captcha, installed here too, draws in a browser: benchmarks/_ocr_third_party.py runs
-// its module in Chromium, not through this script.
+// react-simple-captcha and react-captcha-code (with React, ReactDOM and the libraries it imports),
+// installed here too, draw in a browser: benchmarks/_ocr_third_party.py runs their modules in
+// Chromium, not through this script.
 'use strict'
 
 const [generator, countArg, seedArg] = process.argv.slice(2)
