@@ -54,6 +54,12 @@ class AutomationUpdateSerializer(DefinitionSerializer):
     name = serializers.CharField(max_length=200, required=False)
     description = serializers.CharField(required=False, allow_blank=True)
     replay_cache = serializers.BooleanField(required=False, help_text=REPLAY_HELP)
+    base_version = serializers.IntegerField(
+        required=False, min_value=1, max_value=2**31 - 1,
+        help_text=("The version number this edit started from (`version.number` as last read). When the "
+                   "automation has a newer version, nothing is changed and the answer is 409 (`conflict`, "
+                   "fields: `base_version`), naming it. Left out: no check, the update applies to whatever "
+                   "version is current."))
 
 
 class VersionOutSerializer(serializers.ModelSerializer):
@@ -115,8 +121,10 @@ class AutomationDetailApi(APIView):
         automation = selectors.automation_get(workspace=request_workspace(request), slug=slug)
         return Response(AutomationOutSerializer(automation).data)
 
-    @extend_schema(request=AutomationUpdateSerializer, responses=AutomationOutSerializer)
+    @extend_schema(request=AutomationUpdateSerializer, responses={200: AutomationOutSerializer, 409: ERROR_409})
     def patch(self, request, slug: str):
+        """Change the name, description, replay cache or definition (a changed definition becomes a
+        new version). 409 when the automation is archived, or has a version newer than `base_version`."""
         workspace = request_workspace(request)
         automation = selectors.automation_get(workspace=workspace, slug=slug)
         require_write(request, workspace)
@@ -127,6 +135,7 @@ class AutomationDetailApi(APIView):
             automation=automation, user=request.user, name=data.validated_data.get("name"),
             description=data.validated_data.get("description"), definition=definition or None,
             change_note=data.validated_data.get("change_note", ""), replay_cache=data.validated_data.get("replay_cache"),
+            base_version=data.validated_data.get("base_version"),
         )
         automation = selectors.automation_get(workspace=workspace, slug=slug)
         return Response(AutomationOutSerializer(automation).data)

@@ -183,13 +183,23 @@ def automation_create(*, workspace: Workspace, user, slug: str, name: str, descr
 @transaction.atomic
 def automation_update(*, automation: Automation, user, name: str | None = None, description: str | None = None,
                       definition: dict[str, Any] | None = None, change_note: str = "",
-                      replay_cache: bool | None = None, audit: bool = True) -> Automation:
+                      replay_cache: bool | None = None, audit: bool = True,
+                      base_version: int | None = None) -> Automation:
     """Update metadata; a changed definition becomes a new version (old versions stay as they were).
     `replay_cache` False switches the replay cache off and forgets its paths (no new version).
-    What changed is audited unless `audit` is False (a caller that records its own event: a restore)."""
+    What changed is audited unless `audit` is False (a caller that records its own event: a restore).
+
+    `base_version`: the version number the caller's edit started from (the editor's page, an API
+    client's last read). When it is not the current version, nothing is changed and Conflict is
+    raised (fields: base_version), naming the version that came in between: two editors never
+    silently overwrite each other. None: no check (the caller sends the whole truth it wants).
+    The check runs under the automation's row lock, so of two saves from the same base only the
+    first passes. It can only refuse a save: it grants nothing the caller could not do without it."""
     automation = Automation.objects.select_for_update().get(pk=automation.pk)
     if automation.archived_at is not None:
         raise Conflict(f"“{automation.name}” is archived; restore it from the archive to change it.")
+    if base_version is not None:
+        _base_version_check(automation=automation, base_version=base_version)
     changes = []
     if name is not None and name != automation.name:
         changes.append(f"name: “{automation.name}” → “{name}”")
@@ -223,6 +233,23 @@ def automation_update(*, automation: Automation, user, name: str | None = None, 
                      automation=automation, version_number=version.number if version else None, changes=changes,
                      before={}, after={"version": version.number} if version else {})
     return automation
+
+
+def _base_version_check(*, automation: Automation, base_version: int) -> None:
+    """Conflict unless `base_version` is the automation's current version (the caller holds its
+    row lock, so no version can be made between this check and the caller's own)."""
+    current = automation.current_version
+    number = current.number if current else 0
+    if base_version == number:
+        return
+    if current is None or base_version > number:  # not a version a reader could have seen
+        raise Conflict(f"Version {base_version} is not this automation's current version ({number}): reload it.",
+                       fields={"base_version": [f"The current version is {number}."]})
+    who = f" by {current.created_by.username}" if current.created_by else ""
+    when = timezone.localtime(current.created_at).strftime("%Y-%m-%d %H:%M %Z")
+    raise Conflict(f"This automation was changed (version {number}{who}, {when}) since you opened version "
+                   f"{base_version}: reload to see it.",
+                   fields={"base_version": [f"Version {base_version} is not the current version ({number})."]})
 
 
 @transaction.atomic

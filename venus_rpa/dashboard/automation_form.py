@@ -12,6 +12,7 @@ from django.http import QueryDict
 from venus_rpa.automations.calls import calls_problems
 from venus_rpa.automations.models import Automation, AutomationVersion
 from venus_rpa.automations.services import DEFINITION_DEFAULTS
+from venus_rpa.core.errors import ServiceError
 from venus_rpa.core.judges import judge_names
 from venus_rpa.dashboard import blocks, editor, step_lines
 from venus_rpa.dashboard.field_errors import field_label, json_field
@@ -20,6 +21,11 @@ from workers.steps import AutomationSpec
 DEFAULT_STEP = {"kind": "goto", "url": "/"}
 DEFAULT_CAPTCHA = {"enabled": True, "solvers": ["local", "model", "human"], "max_attempts": 3, "letter_case": "unknown"}
 DEFAULT_LIMITS = {"max_steps": 100, "max_seconds": 600}
+
+
+def _version_number(text: str) -> int | None:
+    """The posted base version; None when the page sent none (no check, as before the field)."""
+    return int(text) if re.fullmatch(r"[0-9]{1,9}", text.strip()) else None
 
 
 @dataclass
@@ -37,6 +43,10 @@ class AutomationEditor:
     safety_json: str = ""
     replay_cache: bool | None = True  # None: the posted form had no such box (keep what is stored)
     errors: dict[str, list[str]] = field(default_factory=dict)
+    # The version the page was opened at, posted back so a save over a newer version is refused
+    # (automation_update's base_version); None on the new-automation page.
+    base_version: int | None = None
+    conflict: list[str] = field(default_factory=list)  # why the save was refused: a newer version
     step_paths: dict[str, int] = field(default_factory=dict)  # "steps.1.steps.0" -> index in `steps`
 
     @property
@@ -55,7 +65,8 @@ class AutomationEditor:
     def from_version(cls, automation: Automation, version: AutomationVersion | None) -> "AutomationEditor":
         definition = version.definition() if version else dict(DEFINITION_DEFAULTS)
         form = cls(name=automation.name, slug=automation.slug, description=automation.description,
-                   definition=definition, replay_cache=automation.replay_cache)
+                   definition=definition, replay_cache=automation.replay_cache,
+                   base_version=version.number if version else 0)
         form.steps = blocks.rows_from_steps(definition["steps"])
         _, form.step_paths = blocks.steps_from_rows(form.steps)
         blocks.values_hints(definition["steps"], form.steps, form.step_paths, expand=lambda steps: calls_problems(
@@ -77,7 +88,8 @@ class AutomationEditor:
     @classmethod
     def from_post(cls, data: QueryDict) -> "AutomationEditor":
         form = cls(name=data.get("name", "").strip(), slug=data.get("slug", "").strip(),
-                   description=data.get("description", "").strip(), change_note=data.get("change_note", "").strip())
+                   description=data.get("description", "").strip(), change_note=data.get("change_note", "").strip(),
+                   base_version=_version_number(data.get("base_version", "")))
         form.steps = editor.step_rows_from_post(data)
         form.params, form.param_json, form.param_extra = None, data.get("param_json", ""), data.get("param_extra", "")
         if data.get("param_mode") != "json":
@@ -132,6 +144,14 @@ class AutomationEditor:
         }
 
     # -- errors ------------------------------------------------------------------------------
+    def add_service_error(self, exc: ServiceError) -> None:
+        """Attach a refused save's error: a newer version saved meanwhile (`base_version`) as the
+        conflict shown above the form, anything else as field errors."""
+        if "base_version" in exc.fields:
+            self.conflict.append(exc.message)
+        else:
+            self.add_errors(exc.fields or {"definition": [exc.message]})
+
     def add_errors(self, fields: dict[str, list[str]]) -> None:
         """Attach service field errors (`steps.2.click.target`, `limits.max_steps`...) to their
         rows and sections."""

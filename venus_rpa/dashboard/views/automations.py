@@ -111,9 +111,10 @@ def automation_edit(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             automation = automation_update(automation=automation, user=request.user, name=form.name,
                                            description=form.description, definition=form.definition,
-                                           change_note=form.change_note, replay_cache=form.replay_cache)
+                                           change_note=form.change_note, replay_cache=form.replay_cache,
+                                           base_version=form.base_version)
         except ServiceError as exc:
-            form.add_errors(exc.fields or {"definition": [exc.message]})
+            form.add_service_error(exc)
         else:
             if automation.current_version_id != before:
                 messages.success(request, f"Saved as version {automation.current_version.number}.")
@@ -121,7 +122,8 @@ def automation_edit(request: HttpRequest, slug: str) -> HttpResponse:
                 messages.info(request, "Saved. The definition did not change, so there is no new version.")
             return redirect("dashboard:automation-edit", slug=automation.slug)
     _check_all(request, form)
-    return render(request, "dashboard/automations/editor.html", _editor_context(request, form, automation), status=400)
+    return render(request, "dashboard/automations/editor.html", _editor_context(request, form, automation),
+                  status=409 if form.conflict else 400)
 
 
 @member_view(write=True)
