@@ -7,7 +7,8 @@
  * - review shortcuts (queue and review page): j/k move, a approves, r rejects via the comment,
  *   ? shows the help; never while a field is being typed in
  * - live feed (every page): workspace events -> the nav's Reviews badge, and re-read regions
- *   marked [data-live-region] (runs list, overview counters) as server-rendered fragments
+ *   marked [data-live-region] (runs list, overview counters, the review queue's Decided list) as
+ *   server-rendered fragments
  */
 (function () {
   "use strict";
@@ -597,6 +598,17 @@
       });
   }
 
+  // The review queue's 2 s poll brought a changed pending list (it answers 204 when nothing changed):
+  // a review may have been decided, so the regions that list reviews (the queue page's Decided
+  // list) re-read too. The reviews.changed event has usually done so already; this keeps them right
+  // when an event is lost (publishing is best-effort) or the socket is down.
+  // (The swap replaced the queue, so htmx announces the request from its parent: detail.elt is that
+  // parent, requestConfig.elt the queue that asked.)
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var detail = event.detail || {}, asker = detail.requestConfig && detail.requestConfig.elt;
+    if (asker && asker.id === "review-queue" && detail.xhr && detail.xhr.status === 200) refreshRegions("reviews");
+  });
+
   document.addEventListener("visibilitychange", function () {
     if (document.hidden) return;
     document.querySelectorAll("[data-live-region]").forEach(function (region) {
@@ -636,7 +648,8 @@
       var event = JSON.parse(message.data);
       if (event.type === "reviews.changed") {
         // A new review: the queue (if shown) re-reads now instead of at its next 2 s poll. Not on
-        // a decision: the decided item stays on screen, with its outcome, until that poll.
+        // a decision: the decided item stays on screen, with its outcome, until that poll. Either
+        // way the "reviews" regions (overview counter, the queue page's Decided list) re-read.
         if (lastPending !== null && event.pending > lastPending) {
           document.body.dispatchEvent(new CustomEvent("venus:reviews-arrived"));
         }

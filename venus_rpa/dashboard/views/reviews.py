@@ -1,4 +1,5 @@
-"""The review queue: pending CAPTCHA / risky-action / call-user items, refreshed by polling.
+"""The review queue: pending CAPTCHA / risky-action / call-user items, refreshed by polling (and at
+once when one arrives), and the Decided list, which the live feed re-reads on every decision.
 
 CAPTCHA answers (typed text or clicks in screenshot pixels) go through `review_respond`.
 Risky-action decisions go through `reviews.services.review_decide` once the safety review flow
@@ -12,6 +13,7 @@ import hashlib
 from django.db.models import F, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 
 from venus_rpa.runs.models import RunStatus
 from venus_rpa.runs.selectors import run_list
@@ -61,17 +63,28 @@ def _queue_context(request: HttpRequest) -> dict:
             "decisions_available": decisions_available()}
 
 
-@member_view()
-def review_index(request: HttpRequest) -> HttpResponse:
+def _decided_context(request: HttpRequest) -> dict:
+    """The Decided list: searched, filtered by outcome, newest decision first, 10 a page."""
     status = request.GET.get("status") if request.GET.get("status") in DECIDED_WORDS else None
     decided = review_list(workspace=request.access.workspace, status=status).exclude(status=ReviewStatus.PENDING)
     for word in search_text(request).split()[:5]:
         decided = decided.filter(Q(title__icontains=word) | Q(run__automation__name__icontains=word)
                                  | Q(comment__icontains=word))
     listed = listing(request, decided.order_by(F("decided_at").desc(nulls_last=True), "-id"), per_page=10)
-    return render(request, "dashboard/reviews/list.html", {
-        **_queue_context(request), "recent": listed.page.object_list, "page": listed.page, "filters": listed.filters,
-        "q": listed.q, "status": status or "", "statuses": DECIDED_WORDS.items()})
+    return {"recent": listed.page.object_list, "page": listed.page, "filters": listed.filters, "q": listed.q,
+            "status": status or "", "statuses": DECIDED_WORDS.items()}
+
+
+@member_view()
+def review_index(request: HttpRequest) -> HttpResponse:
+    # The live feed (dashboard.js) re-reads only the Decided list, with the page's own search and page.
+    if request.htmx.target == "decided-live":
+        response = render(request, "dashboard/reviews/_decided.html", _decided_context(request))
+    else:
+        response = render(request, "dashboard/reviews/list.html", {**_queue_context(request),
+                                                                    **_decided_context(request)})
+    patch_vary_headers(response, ("HX-Request", "HX-Target"))  # a cached fragment is never shown as the page
+    return response
 
 
 @member_view()
