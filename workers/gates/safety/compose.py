@@ -54,12 +54,15 @@ def reading(label: str) -> tuple[str, str] | None:
     if not label:
         return None
     for category, obj, verbs in _compiled()[0]:
+        found: dict[int, list[re.Match[str]]] = {}  # each verb's matches, found once per label
         for o in obj.finditer(label):
             if not _word(label, o):
                 continue
-            for verb in verbs:
-                for w in verb.finditer(label):
-                    if _word(label, w) and (w.end() <= o.start() or o.end() <= w.start()):
+            for i, verb in enumerate(verbs):
+                if i not in found:
+                    found[i] = [w for w in verb.finditer(label) if _word(label, w)]
+                for w in found[i]:
+                    if w.end() <= o.start() or o.end() <= w.start():
                         return category, f"{o.group(0).strip()} + {w.group(0).strip()}"
     return None
 

@@ -28,6 +28,10 @@ DATA = Path(__file__).with_name("concepts.json")
 NO_SPACES = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")  # Thai, kana, han
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _GAP = "…"
+# "Any beginning" is bounded: an unbounded `\w*` before a literal, tried at each start of a long
+# run of letters, costs the run's length squared (a 2,000-letter label took 2 s to judge). Forty
+# letters before the literal cover the compounds the forms are for ("Benutzerkontolöschung").
+_ANY_BEGINNING = r"\w{0,40}"
 _GAP_RX = r"(?:\W{1,3}\w{1,3}){0,3}\W{0,3}"
 _KO_ENDING = r"(?:[하합할해했한함됩되된돼][\uac00-\ud7af]*)?(?![\uac00-\ud7af])"
 _WORD = r"[^\s,.;:!?()\[\]|/·、。，！？]+"  # one word of a clause
@@ -69,7 +73,7 @@ def _parts(text: str, *, inflect: bool = False) -> tuple[str, str, str] | None:
         return None
     if NO_SPACES.search(text):
         return "", text, ""
-    head = r"\w*" if lead else (r"(?<!\w)" if re.match(r"\w", text) else "")
+    head = _ANY_BEGINNING if lead else (r"(?<!\w)" if re.match(r"\w", text) else "")
     if _HANGUL.search(text[-1]):
         return head, text, _KO_ENDING
     if trail:

@@ -11,20 +11,23 @@ from workers.templating import SECRET_RE
 _DIGIT_RUN = re.compile(r"(?<![\d])(?:\d[ -]?){12,18}\d(?![\d])")
 # Issuer prefixes: Visa, Mastercard, Amex, Discover, JCB, UnionPay, Diners, Maestro.
 _IIN = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|6011|64[4-9]|65|35|62|30[0-5]|36|38|50|56|57|58|6[37])")
+# Every repeat is bounded: these scan values and page text anyone may make long, and an unbounded
+# repeat tried at each start of a long run costs its length squared (a 20,000-character value
+# took 11 s and held the worker's threads). The bounds are far above any real value's.
 _SECRET_PATTERNS = [
-    ("api_key", re.compile(r"\bsk[-_](?:live|test|proj|ant)?[-_]?[A-Za-z0-9]{20,}")),
+    ("api_key", re.compile(r"\bsk[-_](?:live|test|proj|ant)?[-_]?[A-Za-z0-9]{20,512}")),
     ("aws_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("github_token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{40,}")),
-    ("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
+    ("github_token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,255}\b|\bgithub_pat_[A-Za-z0-9_]{40,255}")),
+    ("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,255}")),
     ("google_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
     ("private_key", re.compile(r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{10,512}\.eyJ[A-Za-z0-9_-]{10,8192}\.[A-Za-z0-9_-]{10,1024}")),
 ]
 _CN_ID = re.compile(r"(?<!\d)[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?!\d)")
 _PHONE = re.compile(r"(?<!\d)(?:\+?86[ -]?)?1[3-9]\d{9}(?!\d)|\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,253}")  # RFC 5321 lengths
 _AMOUNT = re.compile(
-    r"(?:[$€£¥₹]|usd|eur|gbp|cny|rmb|us \$)\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s?(?:元|usd|eur|gbp|cny|rmb|dollars)")
+    r"(?:[$€£¥₹]|usd|eur|gbp|cny|rmb|us \$)\s?(\d[\d,]{0,24}(?:\.\d{1,8})?)|(\d[\d,]{0,24}(?:\.\d{1,8})?)\s?(?:元|usd|eur|gbp|cny|rmb|dollars)")
 _OTP_VALUE = re.compile(r"^\s*[A-Za-z0-9]{4,8}\s*$")
 
 
