@@ -110,3 +110,18 @@ def test_the_trace_says_what_each_step_did_with_files(editor_client, upload_auto
     html = editor_client.get(f"/runs/{run.pk}/").content.decode()
     assert "Uploaded r.pdf, 19\xa0bytes, pdf" in html
     assert "Downloaded report.csv, 130\xa0bytes, pe: refused — programs are never kept (its bytes are a pe program)" in html
+
+
+def test_a_file_stored_without_facts_shows_its_type_and_size(editor_client, upload_automation):
+    """A desktop run's saved file comes with no facts: the store reads its size and type from its
+    bytes, so the run page does not show dashes for them."""
+    from venus_rpa.runs.artifacts import run_artifact_add
+
+    launch(editor_client, {"file_receipt": SimpleUploadedFile("r.pdf", PDF, "application/pdf")})
+    run = Run.objects.get()
+    artifact = run_artifact_add(run_id=run.pk, name="expenses.gnumeric", content=b"\x1f\x8b\x08\x00" + b"x" * 2044)
+    assert artifact.data == {"size": 2048, "type": "gzip"}
+    html = editor_client.get(f"/runs/{run.pk}/").content.decode()
+    row = html[html.index("expenses.gnumeric"):]
+    row = row[:row.index("</tr>")]
+    assert ">gzip<" in row and "2.0\xa0KB" in row

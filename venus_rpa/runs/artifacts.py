@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 
 from venus_rpa.core.errors import InvalidInput
 from venus_rpa.runs.models import Artifact, Run
+from workers.files import sniff
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -26,12 +27,16 @@ def max_artifact_bytes() -> int:
 def run_artifact_add(*, run_id: int, name: str, content: bytes, kind: str = Artifact.Kind.FILE,
                      data: dict | None = None) -> Artifact:
     """Store a file the run produced (or was given: kind `input`) under its name; the stored file
-    name is made safe. `data`: facts shown with it (type, size, flag, where it came from)."""
+    name is made safe. `data`: facts shown with it (type, size, flag, where it came from); the
+    size, and the type read from the bytes, are filled in where the caller gave none (a desktop
+    run's saved file)."""
     limit = max_artifact_bytes()
     if len(content) > limit:
         raise InvalidInput(f"artifact {name!r} is {len(content)} bytes; the limit is {limit}")
     run = Run.objects.get(pk=run_id)
-    artifact = Artifact(run=run, kind=kind, name=name[:200], data=data or {})
+    data = {"size": len(content), **(data or {})}
+    data.setdefault("type", sniff(content))
+    artifact = Artifact(run=run, kind=kind, name=name[:200], data=data)
     safe = _UNSAFE.sub("_", name).strip("._") or "artifact"
     artifact.file.save(f"run{run_id}-{safe[-120:]}", ContentFile(content), save=False)
     artifact.save()
