@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.dashboard.conftest import make_run, signed_in
+from tests.reviews.conftest import make_automation
 
 PARAMS = {"title": "Lunch", "when": "2026-11-30"}
 
@@ -120,6 +121,30 @@ def test_the_devices_page_searches_by_serial(personas, owner_client):
     page = owner_client.get("/devices/?q=pixel").content.decode()
     assert 'data-serial="pixel-7a"' in page and 'data-serial="galaxy-s23"' not in page
     assert "No device matches" in owner_client.get("/devices/?q=nokia").content.decode()
+
+
+def test_the_devices_page_lists_desktop_displays_with_the_run_holding_each(personas, owner_client, automation):
+    """A display held by this workspace's run names the run; one held by another workspace's run
+    says only that it is in use; a free one says free. No active run: said plainly."""
+    from venus_rpa.pools.displays import display_register
+    from venus_rpa.pools.models import ResourceKind
+    from venus_rpa.pools.services import lease_acquire
+
+    assert "No display registered" in owner_client.get("/devices/").content.decode()
+    for display in (":97", ":98", ":99"):
+        display_register(display=display, host="desk-1")
+    run = make_run(automation, status="running")
+    other = make_run(make_automation(personas.other_workspace), status="running")
+    assert lease_acquire(kind=ResourceKind.DISPLAY, holder="w1", run_id=run.pk, ttl_s=60).resource.key == ":97"
+    assert lease_acquire(kind=ResourceKind.DISPLAY, holder="w2", run_id=other.pk, ttl_s=60).resource.key == ":98"
+    page = owner_client.get("/devices/").content.decode()
+    rows = {key: page[page.index(f'data-display="{key}"'):][:600] for key in (":97", ":98", ":99")}
+    assert f"run #{run.pk}" in rows[":97"] and "desk-1" in rows[":97"] and "1280x800" in rows[":97"]
+    assert "another workspace" in rows[":98"] and f"#{other.pk}" not in page
+    assert "free" in rows[":99"]
+    run.status = "succeeded"
+    run.save()
+    assert "No run is under way." in owner_client.get("/devices/").content.decode()
 
 
 def test_odd_search_input_is_a_page_not_an_error(editor_client, automation):

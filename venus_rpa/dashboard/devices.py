@@ -1,12 +1,15 @@
 """What executes runs: Celery workers online (a broadcast ping with a short timeout) and the
-runs each is executing. Device and desktop pools are listed once they exist."""
+runs each is executing, and the desktop displays of the pool with what holds each."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
 
+from django.db.models import Q
+
 from venus_rpa.accounts.models import Workspace
+from venus_rpa.pools.models import Lease, PoolResource, ResourceKind
 from venus_rpa.runs.models import ACTIVE, Run
 
 log = logging.getLogger(__name__)
@@ -72,3 +75,30 @@ def workers_report(*, workspace: Workspace, timeout: float = 1.0) -> WorkersRepo
 def active_runs(*, workspace: Workspace) -> list[Run]:
     return list(Run.objects.filter(workspace=workspace, status__in=ACTIVE).select_related("automation")
                 .order_by("-started_at")[:50])
+
+
+@dataclass
+class DesktopStatus:
+    display: PoolResource
+    lease: Lease | None = None
+    run: Run | None = None  # the holding run, where it is this workspace's
+
+    @property
+    def busy_elsewhere(self) -> bool:
+        """Held by a run of another workspace (shared displays): said, not named."""
+        return self.lease is not None and self.run is None
+
+
+def desktops(*, workspace: Workspace) -> list[DesktopStatus]:
+    """The X displays desktop runs of this workspace may lease (shared ones and its own), each
+    with its open lease; the holding run is shown only where it is this workspace's."""
+    displays = list(PoolResource.objects.filter(Q(workspace__isnull=True) | Q(workspace=workspace),
+                                                kind=ResourceKind.DISPLAY).order_by("key")[:50])
+    leases = {lease.resource_id: lease for lease in Lease.objects.filter(
+        resource__in=displays, released_at__isnull=True).select_related("run", "run__automation")}
+    out = []
+    for display in displays:
+        lease = leases.get(display.pk)
+        run = lease.run if lease is not None and lease.run is not None and lease.run.workspace_id == workspace.pk else None
+        out.append(DesktopStatus(display, lease, run))
+    return out

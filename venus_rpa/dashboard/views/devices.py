@@ -16,7 +16,7 @@ from venus_rpa.accounts.models import Role
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.dashboard.access import member_view
 from venus_rpa.dashboard.listing import listing, search_text
-from venus_rpa.dashboard.devices import active_runs, workers_report
+from venus_rpa.dashboard.devices import active_runs, desktops, workers_report
 from venus_rpa.dashboard.field_errors import json_object_read
 from venus_rpa.dashboard.templatetags.dashboard import flower_url
 from venus_rpa.devices import selectors as device_selectors, services as device_services
@@ -31,6 +31,7 @@ def device_index(request: HttpRequest) -> HttpResponse:
     return render(request, "dashboard/devices.html", {
         "flower_url": flower_url(request),
         "active_runs": active_runs(workspace=request.access.workspace),
+        "desktops": desktops(workspace=request.access.workspace),
         "android_devices": listed.page.object_list, "page": listed.page, "filters": listed.filters, "q": listed.q,
         "is_owner": request.access.role == Role.OWNER,
         "adb_servers": settings.VENUS_ADB_SERVERS,
