@@ -286,6 +286,12 @@ VENUS_RUNS_PER_WORKSPACE_MAX = env_int("VENUS_RUNS_PER_WORKSPACE_MAX", 64)
 # file (CSV/XLSX) of at most this many bytes.
 VENUS_ITEMS_MAX = env_int("VENUS_ITEMS_MAX", 1000)
 VENUS_ITEMS_FILE_MAX_BYTES = env_int("VENUS_ITEMS_FILE_MAX_BYTES", 1024 * 1024)
+# Run parameters (runs.services.params_validate: API, dashboard, schedules, webhooks, CLI): a value
+# of at most this many characters (an array or object: of JSON), at most this many parameters, and
+# at most this many bytes of JSON together. Larger input is refused (400), no run is created.
+VENUS_PARAM_MAX_CHARS = env_int("VENUS_PARAM_MAX_CHARS", 10_000)
+VENUS_PARAMS_MAX_KEYS = env_int("VENUS_PARAMS_MAX_KEYS", 100)
+VENUS_PARAMS_MAX_BYTES = env_int("VENUS_PARAMS_MAX_BYTES", 64 * 1024)
 # Files (runs.run_files, docs/workflows.md "Files"): a download larger than this is refused (nothing
 # of it is stored); an input file given at launch is at most this large.
 VENUS_DOWNLOAD_MAX_BYTES = env_int("VENUS_DOWNLOAD_MAX_BYTES", 50 * 1024 * 1024)

@@ -57,3 +57,34 @@ def test_a_cleared_required_field_is_an_error_not_its_default(editor_client, aut
     count = response.content.decode().split('name="param_count"')[1].split('class="field')[0]
     assert "This parameter is required (a cleared field does not fall back to its default)." in count
     assert not Run.objects.exists()
+
+
+def test_a_too_long_value_is_an_error_under_its_input_and_no_run(editor_client, automation, settings):
+    settings.VENUS_PARAM_MAX_CHARS = 50
+    response = editor_client.post(f"/automations/{automation.slug}/run/",
+                                  {"param_title": "T" * 51, "param_when": "2026-01-02"})
+    assert response.status_code == 400
+    title = response.content.decode().split('name="param_title"')[1].split('class="field')[0]
+    assert "Must be at most 50 characters long (this value has 51)." in title
+    assert not Run.objects.exists()
+
+
+def test_an_emptied_required_field_is_refused_by_the_service_rule(editor_client, automation):
+    """The form passes the emptied field on; `params_validate` refuses it (the same rule as the API's)."""
+    from venus_rpa.dashboard.launcher import launcher_params
+    from django.http import QueryDict
+
+    schema = automation.current_version.param_schema
+    assert launcher_params(schema, QueryDict("param_title=&param_when=2026-01-02"))["title"] == ""
+    response = editor_client.post(f"/automations/{automation.slug}/run/", {"param_title": " ", "param_when": "2026-01-02"})
+    title = response.content.decode().split('name="param_title"')[1].split('class="field')[0]
+    assert "This parameter is required." in title and "Must not be empty" not in title
+    assert not Run.objects.exists()
+
+
+def test_the_run_page_shortens_a_huge_parameter_value(editor_client, automation):
+    run = Run.objects.create(workspace=automation.workspace, automation=automation,
+                             version=automation.current_version, params={"title": "S" * 1_000_000})
+    html = editor_client.get(f"/runs/{run.pk}/").content.decode()
+    assert "S" * 500 + "… [1,000,000 characters in all; first 500 shown]" in html
+    assert "S" * 501 not in html

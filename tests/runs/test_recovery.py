@@ -195,6 +195,17 @@ def test_a_lost_run_someone_asked_to_stop_ends_cancelled_instead_of_being_retrie
     assert run.status_reason.startswith("cancelled by user; worker lost")
 
 
+def test_a_lost_run_someone_asked_to_stop_names_who_asked(automation, personas):
+    from venus_rpa.runs.recovery import runs_sweep
+    from venus_rpa.runs.services import run_cancel
+
+    run = running_run(automation)
+    run_cancel(run=run, user=personas.owner)
+    assert runs_sweep()["cancelled"] == [run.pk]
+    run.refresh_from_db()
+    assert run.status == "cancelled" and run.status_reason.startswith("cancelled by alice; worker lost")
+
+
 def test_a_run_with_a_fresh_heartbeat_is_left_alone(automation):
     from venus_rpa.runs.recovery import runs_sweep
 

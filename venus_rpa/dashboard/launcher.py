@@ -20,7 +20,6 @@ from venus_rpa.runs import items as run_items
 from venus_rpa.runs import run_files
 from venus_rpa.runs.items import ItemsInput
 from venus_rpa.runs.run_files import GivenFile
-from venus_rpa.runs.services import params_validate
 
 
 @dataclass
@@ -91,10 +90,10 @@ def _convert(raw: str, prop: dict[str, Any]) -> Any:
 
 def launcher_params(schema: dict[str, Any], data: QueryDict) -> dict[str, Any]:
     """Parameters from a posted launcher form. An empty optional input is left out (its default
-    applies); an empty required input is an error, never silently its default (raises InvalidInput)."""
+    applies); an empty required input is passed on as empty text, which `params_validate` refuses
+    (never silently its default) with the same message as for the API, schedules and webhooks."""
     params: dict[str, Any] = {}
     required = set((schema or {}).get("required") or [])
-    missing: dict[str, list[str]] = {}
     for name, prop in ((schema or {}).get("properties") or {}).items():
         prop = prop if isinstance(prop, dict) else {}
         if prop.get("type") == "boolean" and "enum" not in prop:
@@ -103,16 +102,9 @@ def launcher_params(schema: dict[str, Any], data: QueryDict) -> dict[str, Any]:
         raw = data.get(f"param_{name}", "")
         if raw.strip() == "":
             if name in required:
-                missing[f"params.{name}"] = ["This parameter is required" + (
-                    " (a cleared field does not fall back to its default)." if "default" in prop else ".")]
+                params[name] = ""
             continue
         params[name] = _convert(raw if prop.get("type", "string") == "string" else raw.strip(), prop)
-    if missing:  # say everything that is wrong at once
-        try:
-            params_validate(schema=schema, params=params)
-        except InvalidInput as exc:
-            missing.update({key: messages for key, messages in exc.fields.items() if key not in missing})
-        raise InvalidInput("The parameters do not match the automation's parameter schema.", fields=missing)
     return params
 
 

@@ -157,16 +157,17 @@ class ItemsFileField(serializers.Field):
 
 @extend_schema_field(serializers.DictField())
 class ParamsField(serializers.Field):
-    """An object; in a multipart body, the object as JSON text."""
+    """An object; in a form body (multipart/form-data), the object as JSON text. In a JSON body a
+    text is not parsed again: it is a value that is not an object."""
 
     def to_internal_value(self, data):
-        if isinstance(data, str):
+        if isinstance(data, str) and self.context.get("form_body"):
             try:
                 data = json_loads_bounded(data)
             except ValueError as exc:
                 raise serializers.ValidationError(f"Not valid JSON: {json_error_text(exc)}") from None
         if not isinstance(data, dict):
-            raise serializers.ValidationError("Must be an object.")
+            raise serializers.ValidationError(services.PARAMS_NOT_OBJECT)
         return data
 
 
@@ -184,6 +185,9 @@ class InputFilesField(serializers.Field):
         if not isinstance(data, dict):
             raise serializers.ValidationError('Must be an object: {"NAME": {"name": "…", "content": "<base64>"}}.')
         return {str(key): run_files.GivenFile.from_json(str(key), value) for key, value in data.items()}
+
+
+FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")  # their fields are all text
 
 
 class RunStartSerializer(StrictSerializer):
@@ -224,7 +228,7 @@ class RunStartApi(APIView):
         automation = automation_get(workspace=workspace, slug=slug)
         require_write(request, workspace)
         body, parts = split_file_parts(request)
-        data = RunStartSerializer(data=body)
+        data = RunStartSerializer(data=body, context={"form_body": request.content_type.startswith(FORM_TYPES)})
         data.is_valid(raise_exception=True)
         files = {**data.validated_data.get("files", {}), **parts}
         run = services.run_start(automation=automation, params=data.validated_data["params"], user=request.user,
@@ -273,7 +277,7 @@ class RunCancelApi(APIView):
         workspace = request_workspace(request)
         run = selectors.run_get(workspace=workspace, run_id=run_id)
         require_write(request, workspace)
-        return Response(RunOutSerializer(services.run_cancel(run=run)).data)
+        return Response(RunOutSerializer(services.run_cancel(run=run, user=request.user)).data)
 
 
 class RunAnswerSerializer(StrictSerializer):

@@ -37,7 +37,7 @@ from venus_rpa.runs.hosts import hosts
 from venus_rpa.runs.process import agent_loop, captcha_gate
 from venus_rpa.runs.recovery import run_resume_point
 from venus_rpa.runs.services import (
-    answer_key, run_claim, run_finish, run_slot_release, run_status_set, secrets_for, spec_for,
+    answer_key, cancel_reason, run_claim, run_finish, run_slot_release, run_status_set, secrets_for, spec_for,
 )
 from venus_rpa.runs.waits import run_continue, run_park, run_resume_claim
 from workers.durable import Continuation, Parked
@@ -441,7 +441,8 @@ def _park(run_id: int, continuation: Continuation) -> None:
     if not run_park(run_id=run_id, status=_WAIT_STATUS[kind], reason=reason, continuation=continuation.to_json(),
                     wait=kind, review_id=int(ref) if ref else None):
         # Cancelled while parking: end it here (nothing else would).
-        run_finish(run_id=run_id, status=RunStatus.CANCELLED, reason="cancelled by user")
+        run_finish(run_id=run_id, status=RunStatus.CANCELLED,
+                   reason=cancel_reason(run=Run.objects.get(pk=run_id), waiting="waiting for a person"))
         return
     run_slot_release(run_id=run_id)  # its worker slot goes to the next waiting run (fair admission)
     publish_run_event(run_id, {"type": "run.status", "status": _WAIT_STATUS[kind], "parked": True, "reason": reason})

@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from venus_rpa.automations.crypto import encrypt_fields
 from venus_rpa.runs.events import apublish_run_event, step_event
-from venus_rpa.runs.models import ACTIVE, TERMINAL, ActionStatus, Run, RunAction, Step
-from venus_rpa.runs.services import run_finish
+from venus_rpa.runs.models import ACTIVE, TERMINAL, ActionStatus, Run, RunAction, RunStatus, Step
+from venus_rpa.runs.services import cancel_reason, run_finish
 from workers.journal import ActionEntry, Superseded
 from workers.runner import RunResult, StepRecord
 
@@ -107,6 +107,8 @@ class JournalingRecorder:
                 log.warning("not finishing run %s as %s: %s", self.run_id, result.status, exc)
                 return []
             saved = [self._save_step(record) for record in records]
+            if result.status == RunStatus.CANCELLED:  # asked to stop (services.run_cancel): by whom, how far it got
+                result.reason = cancel_reason(run=Run.objects.get(pk=self.run_id), mid_step=True)
             run_finish(run_id=self.run_id, status=result.status, reason=self.secrets.scrub(result.reason),
                        output=scrub(result.output), verdict=self._scrub_verdict(result.verdict))
             if self.replay is not None:

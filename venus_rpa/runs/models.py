@@ -33,6 +33,20 @@ class Trigger(models.TextChoices):
     WEBHOOK = "webhook"
 
 
+PARAM_SHOWN_CHARS = 500
+
+
+def params_shortened(value, limit: int = PARAM_SHOWN_CHARS):
+    """`value` with each text longer than `limit` cut to `limit` characters and marked with its full length."""
+    if isinstance(value, str):
+        return value if len(value) <= limit else f"{value[:limit]}… [{len(value):,} characters in all; first {limit} shown]"
+    if isinstance(value, dict):
+        return {k: params_shortened(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [params_shortened(v, limit) for v in value]
+    return value
+
+
 class Run(models.Model):
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="runs")
     automation = models.ForeignKey(Automation, on_delete=models.CASCADE, related_name="runs")
@@ -53,6 +67,9 @@ class Run(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True)
     cancel_requested_at = models.DateTimeField(null=True, blank=True)
+    # Who asked it to stop (runs.services.run_cancel): named in the reason it ended with.
+    cancel_requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
+                                            blank=True, related_name="+")
     # CallUser: the agent's question while awaiting_user, and the person's answer.
     question = models.TextField(blank=True)
     answer = models.TextField(blank=True)
@@ -86,6 +103,12 @@ class Run(models.Model):
     @property
     def is_terminal(self) -> bool:
         return self.status in TERMINAL
+
+    @property
+    def params_shown(self) -> dict:
+        """The parameters for a page: a long text (at any depth) cut to its first PARAM_SHOWN_CHARS
+        characters, followed by how long it is in full (runs stored before the size limit may hold more)."""
+        return params_shortened(self.params)
 
     @property
     def queued_for_s(self) -> float | None:

@@ -219,7 +219,8 @@ def _after_worker_lost(run: Run, stale_s: float) -> tuple[str, str]:
     """("retried" | "failed" | "cancelled", reason) for an active run whose worker is gone."""
     lost = f"worker lost: no heartbeat for over {stale_s:g}s"
     if run.cancel_requested_at is not None:  # someone asked it to stop: never start it again
-        return "cancelled", f"cancelled by user; {lost} before it could stop"
+        who = run.cancel_requested_by.get_username() if run.cancel_requested_by_id else "user"
+        return "cancelled", f"cancelled by {who}; {lost} before it could stop"
     doubt = run.actions.filter(status=ActionStatus.INTENT).order_by("position").first()
     if doubt is not None:
         return "failed", (f"{lost}, while '{doubt.name or doubt.kind}' (step at position {doubt.position}) was being "

@@ -68,7 +68,7 @@ def runs_bulk_cancel(*, workspace: Workspace, ids: list[int], user) -> list[Bulk
 
     def cancel(run: Run) -> BulkResult:
         with transaction.atomic():
-            run = run_cancel(run=run)
+            run = run_cancel(run=run, user=user)
             audit_record(workspace=workspace, actor=user, action=AuditAction.RUN_CANCELLED, automation=run.automation,
                          changes=[f"run #{run.pk} cancelled (bulk)"], before={"run": run.pk}, after={"status": run.status})
         stopping = "cancelled" if run.status == RunStatus.CANCELLED else "asked to stop"

@@ -45,15 +45,64 @@ STARTED_BY = {Trigger.API: "through the API", Trigger.DASHBOARD: "from the dashb
               Trigger.SCHEDULE: "by a schedule", Trigger.WEBHOOK: "by a webhook"}
 
 
+PARAMS_NOT_OBJECT = 'Must be an object of parameter name → value, such as {"title": "Taxi"}.'
+BLANK_REQUIRED = "This parameter is required."
+BLANK_REQUIRED_WITH_DEFAULT = "This parameter is required (a cleared field does not fall back to its default)."
+
+
+def _param_size(value: Any) -> int:
+    """A value's length in characters: a text's own, anything else's as JSON."""
+    return len(value) if isinstance(value, str) else len(json.dumps(value, ensure_ascii=False))
+
+
+def params_bounds_check(params: dict[str, Any]) -> None:
+    """Refuse parameters too large to store or show (settings VENUS_PARAM_MAX_CHARS per value,
+    VENUS_PARAMS_MAX_KEYS, VENUS_PARAMS_MAX_BYTES of JSON in all) before anything else reads them."""
+    max_keys = settings.VENUS_PARAMS_MAX_KEYS
+    if len(params) > max_keys:
+        raise InvalidInput("Too many parameters.", fields={
+            "params": [f"At most {max_keys} parameters may be given ({len(params)} were)."]})
+    max_chars = settings.VENUS_PARAM_MAX_CHARS
+    sizes = {str(k): _param_size(v) for k, v in params.items()}
+    long = {k: n for k, n in sizes.items() if n > max_chars}
+    if long:
+        raise InvalidInput(f"A parameter value may be at most {max_chars} characters long.", fields={
+            f"params.{k}": [f"Must be at most {max_chars} characters long (this value has {n})."]
+            for k, n in sorted(long.items())})
+    max_bytes = settings.VENUS_PARAMS_MAX_BYTES
+    total = len(json.dumps(params, ensure_ascii=False).encode())
+    if total > max_bytes:
+        raise InvalidInput("The parameters are too large.", fields={
+            "params": [f"The parameters together must be at most {max_bytes} bytes of JSON (these are {total})."]})
+
+
+def _blank_required(schema: dict, params: dict[str, Any]) -> dict[str, list[str]]:
+    """Required parameters given as empty (or only blank) text: refused, never taken as given nor
+    replaced by a default. One rule for every start path (API, dashboard form, schedule, webhook)."""
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    fields = {}
+    for name in required:
+        value = params.get(name)
+        if isinstance(value, str) and value.strip() == "":
+            prop = properties.get(name)
+            has_default = isinstance(prop, dict) and "default" in prop
+            fields[f"params.{name}"] = [BLANK_REQUIRED_WITH_DEFAULT if has_default else BLANK_REQUIRED]
+    return fields
+
+
 def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
-    """Validate run parameters against the automation's JSON Schema; apply defaults."""
+    """Validate run parameters against the automation's JSON Schema; apply defaults. Bounded in
+    size (`params_bounds_check`); a required parameter given as empty text is missing."""
     if not isinstance(params, dict):
-        raise InvalidInput("Parameters must be an object.", fields={"params": ["Must be an object."]})
+        raise InvalidInput("Parameters must be an object.", fields={"params": [PARAMS_NOT_OBJECT]})
+    params_bounds_check(params)
     smuggled = sorted(k for k, v in params.items() if "{{" in json.dumps(v))
     if smuggled:
         raise InvalidInput("Parameters may not contain templates.",
                            fields={f"params.{k}": ["Must not contain '{{'."] for k in smuggled})
     schema = schema or {"type": "object"}
+    blank = _blank_required(schema, params)
     with_defaults = {**{k: v["default"] for k, v in (schema.get("properties") or {}).items()
                         if isinstance(v, dict) and "default" in v}, **params}
     try:  # user regexes run bounded; a remote $ref is never fetched (refused at save, unresolvable here)
@@ -61,13 +110,15 @@ def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
     except Unresolvable as exc:
         raise InvalidInput("The automation's parameter schema refers to a schema outside itself.",
                            fields={"param_schema": [f"$ref {exc.ref!r} cannot be resolved; remote schemas are never fetched."]}) from None
-    if errors:
-        fields: dict[str, list[str]] = {}
+    if errors or blank:
+        fields: dict[str, list[str]] = dict(blank)
         for error in errors:
             path = ".".join(str(p) for p in error.path)
+            if error.path and f"params.{error.path[0]}" in blank:
+                continue  # a blank required value: said once, as missing
             if error.validator == "required":
                 missing = error.message.split("'")[1] if "'" in error.message else ""
-                fields.setdefault(f"params.{missing}" if missing else "params", []).append("This parameter is required.")
+                fields.setdefault(f"params.{missing}" if missing else "params", []).append(BLANK_REQUIRED)
             elif error.validator == "additionalProperties":
                 unknown = sorted(set(error.instance) - set(error.schema.get("properties") or {}))
                 fields.setdefault("params", []).append(f"Not a parameter of this automation: {', '.join(unknown)}.")
@@ -199,21 +250,46 @@ def workspace_run_limit_set(*, workspace: Workspace, max_concurrent_runs: int | 
     return workspace
 
 
-def run_cancel(*, run: Run) -> Run:
-    """Cancel a queued run at once; ask a running one to stop (its worker ends it as cancelled)."""
+def cancel_reason(*, run: Run, user=None, mid_step: bool = False, waiting: str = "") -> str:
+    """Why a cancelled run ended: who asked (`user`, else the run's `cancel_requested_by`; "user" when
+    nobody is known) and how far it had got, in the step numbers its page shows: "before it started"
+    only for a run that never started (no start time, no step recorded); else "while running" (or
+    `waiting`, e.g. "waiting for a person"), "after step #N" (its last recorded step) between steps,
+    "at step #N" when its worker stopped it in the middle of step N (`mid_step`)."""
+    if not getattr(user, "is_authenticated", False):
+        user = run.cancel_requested_by if run.cancel_requested_by_id else None
+    who = user.get_username() if user is not None else "user"
+    last = run.steps.order_by("-index").values_list("index", flat=True).first()
+    if run.started_at is None and last is None:
+        return f"cancelled by {who} before it started"
+    if mid_step:
+        where = f"at step #{0 if last is None else last + 1}"
+    else:
+        where = f"after step #{last}" if last is not None else "before its first step"
+    return f"cancelled by {who} while {waiting or 'running'}, {where}"
+
+
+def run_cancel(*, run: Run, user=None) -> Run:
+    """Cancel a queued run at once; ask a running one to stop (its worker ends it as cancelled).
+    `user`, who asks, is named in the reason the run ends with (`cancel_reason`)."""
     now = timezone.now()
     if run.status in TERMINAL:
         raise Conflict(f"The run has already ended ({run.status}).")
+    by = user if getattr(user, "is_authenticated", False) else None
+    current = Run.objects.get(pk=run.pk)  # its start time as it is now (the caller's object may be older)
     updated = Run.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
-        status=RunStatus.CANCELLED, status_reason="cancelled before it started", finished_at=now,
-        cancel_requested_at=now,
+        status=RunStatus.CANCELLED, status_reason=cancel_reason(run=current, user=by), finished_at=now,
+        cancel_requested_at=now, cancel_requested_by=by,
     )
     if updated:
         _finished(run.pk)
     elif run_is_parked(run_id=run.pk):  # no worker holds it: end it here
-        run_finish(run_id=run.pk, status=RunStatus.CANCELLED, reason="cancelled while waiting for a person")
-    else:
-        Run.objects.filter(pk=run.pk).exclude(status__in=TERMINAL).update(cancel_requested_at=now)
+        Run.objects.filter(pk=run.pk).update(cancel_requested_by=by)
+        run_finish(run_id=run.pk, status=RunStatus.CANCELLED,
+                   reason=cancel_reason(run=current, user=by, waiting="waiting for a person"))
+    else:  # its worker ends it (runs.execution), or the sweep if the worker is gone (runs.recovery)
+        Run.objects.filter(pk=run.pk).exclude(status__in=TERMINAL).update(cancel_requested_at=now,
+                                                                          cancel_requested_by=by)
     run.refresh_from_db()
     if updated:  # a waiting run moves the runs behind it up (`_finished` frees an admitted one's slot)
         transaction.on_commit(lambda: _publish_queue_positions(workspace_ids={run.workspace_id}), robust=True)

@@ -156,7 +156,7 @@ def _summary_or_redirect(request: HttpRequest, run: Run, error: str = "") -> Htt
 def run_cancel_view(request: HttpRequest, run_id: int) -> HttpResponse:
     run = run_get(workspace=request.access.workspace, run_id=run_id)
     try:
-        run = run_cancel(run=run)
+        run = run_cancel(run=run, user=request.user)
     except ServiceError as exc:
         return _summary_or_redirect(request, run, exc.message)
     return _summary_or_redirect(request, run)

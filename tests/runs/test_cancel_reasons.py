@@ -1,0 +1,116 @@
+"""The reason a cancelled run ends with: who cancelled it, and "before it started" only for a run
+that never started; a run that had started says how far it had got (the step numbers its page shows)."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from venus_rpa.runs.models import Run, RunContinuation, RunStatus, Step
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def automation(personas):
+    from venus_rpa.automations.services import automation_create
+
+    return automation_create(
+        workspace=personas.workspace, user=personas.owner, slug="pay", name="Pay",
+        definition={"start_url": "https://shop.example.com/", "allowed_domains": ["shop.example.com"],
+                    "steps": [{"kind": "click", "name": "Pay now", "target": "Pay"}]})
+
+
+@pytest.fixture(autouse=True)
+def no_dispatch(monkeypatch):
+    monkeypatch.setattr("venus_rpa.runs.services.run_enqueue", lambda run_id: True)
+
+
+def a_run(automation, *, steps: int = 0, **fields) -> Run:
+    run = Run.objects.create(workspace=automation.workspace, automation=automation,
+                             version=automation.current_version, **fields)
+    for index in range(steps):
+        Step.objects.create(run=run, index=index, kind="click", name=f"Step {index}", status="succeeded",
+                            action={"kind": "click"}, started_at=timezone.now())
+    return run
+
+
+def test_a_queued_run_that_never_started_is_cancelled_before_it_started_by_whom(automation, personas):
+    from venus_rpa.runs.services import run_cancel
+
+    run = run_cancel(run=a_run(automation), user=personas.owner)
+
+    assert run.status == RunStatus.CANCELLED
+    assert run.status_reason == "cancelled by alice before it started"
+    assert run.cancel_requested_by == personas.owner
+
+
+def test_a_queued_run_that_had_started_and_done_steps_is_not_cancelled_before_it_started(automation, personas):
+    """A run queued again to go on (its worker lost and retried, or after a wait) has a start time and steps."""
+    from venus_rpa.runs.services import run_cancel
+
+    run = a_run(automation, steps=3, started_at=timezone.now(), attempt=2, status_reason="worker lost; retrying")
+
+    run = run_cancel(run=run, user=personas.teammate)
+
+    assert run.status == RunStatus.CANCELLED
+    assert run.status_reason == "cancelled by bob while running, after step #2"
+    assert "before it started" not in run.status_reason
+
+
+def test_bulk_cancel_of_a_started_run_names_the_user_and_the_step(automation, personas):
+    """"Cancel selected" on /runs/ (dashboard) goes through the same service."""
+    from django.test import Client
+
+    run = a_run(automation, steps=2, started_at=timezone.now(), attempt=2)
+    client = Client()
+    client.force_login(personas.owner)
+
+    response = client.post("/runs/bulk/", {"action": "cancel", "ids": [run.pk]})
+
+    assert response.status_code == 200
+    run.refresh_from_db()
+    assert run.status == RunStatus.CANCELLED
+    assert run.status_reason == "cancelled by alice while running, after step #1"
+
+
+def test_bulk_cancel_through_the_api_names_the_user(automation, personas):
+    run = a_run(automation, steps=1, started_at=timezone.now(), attempt=2)
+
+    response = personas.client(personas.teammate).post("/api/runs/bulk/", {"action": "cancel", "ids": [run.pk]},
+                                                       format="json")
+
+    assert response.status_code == 200, response.json()
+    run.refresh_from_db()
+    assert run.status_reason == "cancelled by bob while running, after step #0"
+
+
+def test_a_running_run_remembers_who_asked_and_its_worker_says_where_it_stopped(automation, personas):
+    from venus_rpa.runs.services import cancel_reason, run_cancel
+
+    run = a_run(automation, steps=4, status=RunStatus.RUNNING, started_at=timezone.now())
+    run = run_cancel(run=run, user=personas.owner)
+
+    assert run.status == RunStatus.RUNNING and run.cancel_requested_at and run.cancel_requested_by == personas.owner
+    # what runs.execution ends it with once its worker has stopped in the middle of the next step
+    assert cancel_reason(run=Run.objects.get(pk=run.pk), mid_step=True) == "cancelled by alice while running, at step #4"
+
+
+def test_a_parked_run_is_cancelled_while_waiting_for_a_person(automation, personas):
+    from venus_rpa.runs.services import run_cancel
+
+    run = a_run(automation, steps=2, status=RunStatus.AWAITING_USER, started_at=timezone.now())
+    RunContinuation.objects.create(run=run, wait="answer", ciphertext="x")
+
+    run = run_cancel(run=run, user=personas.owner)
+
+    assert run.status == RunStatus.CANCELLED
+    assert run.status_reason == "cancelled by alice while waiting for a person, after step #1"
+
+
+def test_without_a_user_the_reason_still_tells_whether_it_had_started(automation):
+    from venus_rpa.runs.services import run_cancel
+
+    assert run_cancel(run=a_run(automation)).status_reason == "cancelled by user before it started"
+    started = run_cancel(run=a_run(automation, started_at=timezone.now()))
+    assert started.status_reason == "cancelled by user while running, before its first step"
