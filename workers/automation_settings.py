@@ -10,11 +10,34 @@ it (the safety rule layer, which these settings build on, imports `workers.steps
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 _JUDGE_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,39}")
+
+# The validation context under which a definition is being saved (`Model.model_validate(data,
+# context=SAVING)`): the `bounded` texts are checked only then. A step filled in at run time
+# (`templating.render_step`: a `{{steps.page.value}}` may be long), a called automation's steps,
+# a reviewer's edit and a version saved before the bounds existed are not refused for their length.
+SAVING = {"saving": True}
+
+
+def _saving(info: ValidationInfo) -> bool:
+    return bool(info.context and info.context.get("saving"))
+
+
+def bounded(limit: int) -> Any:
+    """A string type of at most `limit` characters when a definition is saved (see `SAVING`)."""
+
+    def check(value: str, info: ValidationInfo) -> str:
+        if len(value) > limit and _saving(info):
+            raise PydanticCustomError("string_too_long", "String should have at most {max_length} characters "
+                                      "(this one has {length})", {"max_length": limit, "length": len(value)})
+        return value
+
+    return Annotated[str, AfterValidator(check), Field(json_schema_extra={"maxLength": limit})]
 
 
 class SuccessCriteria(BaseModel):
@@ -22,8 +45,8 @@ class SuccessCriteria(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    url_contains: str | None = None
-    text_visible: str | None = None
+    url_contains: bounded(2000) | None = None
+    text_visible: bounded(500) | None = None
     output_valid: bool = Field(default=True, description="Extracted output must match the output schema.")
     judges: list[str] = Field(
         default_factory=list, max_length=5,

@@ -21,10 +21,23 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator,
 
 # The automation-wide settings live in workers.automation_settings and templating in
 # workers.templating; their names are re-exported here for existing callers.
-from workers.automation_settings import (CaptchaPolicy, Limits, SafetySettings, SignIn, SignInCheck,  # noqa: F401
-                                         SuccessCriteria)
+from workers.automation_settings import (SAVING, CaptchaPolicy, Limits, SafetySettings, SignIn,  # noqa: F401
+                                         SignInCheck, SuccessCriteria, bounded)
 from workers.templating import (PARAM_RE, SECRET_RE, fill_error, placeholders, render,  # noqa: F401
                                 render_step, step_strings, template_params, template_values)
+
+# Bounds of a definition's texts (venus_rpa.automations.checks bounds the number of steps and the
+# stored definition's size as well). A definition is typed by people and kept with every run: these
+# are far above any real use, and far below what makes a page or an API answer unwieldy.
+LABEL_MAX = 500  # a target's text, role name, label or placeholder; an option; a text looked for
+URL_MAX = 2000  # a start or goto URL (as AutomationVersion.start_url), a url_contains, a CSS selector
+TEXT_MAX = 10_000  # a value typed, an agent's goal, the automation's goal
+CONTENT_MAX = 100_000  # the content of a text file an upload step makes
+NAME_MAX = 60  # a stored value's or input file's name
+
+Label = bounded(LABEL_MAX)
+Url = bounded(URL_MAX)
+Text = bounded(TEXT_MAX)
 
 TARGET_ROLES = Literal[
     "button", "link", "textbox", "checkbox", "radio", "combobox", "listbox", "option", "tab",
@@ -46,12 +59,12 @@ class Target(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    text: str | None = None
+    text: Label | None = None
     role: TARGET_ROLES | None = None
-    name: str | None = None
-    label: str | None = None
-    placeholder: str | None = None
-    css: str | None = None
+    name: Label | None = None
+    label: Label | None = None
+    placeholder: Label | None = None
+    css: Url | None = None
     resource_id: str | None = Field(default=None, max_length=300, description="Android resource id.")
     nth: int | None = Field(default=None, ge=0)
     within: str | None = Field(default=None, max_length=200,
@@ -108,7 +121,7 @@ class _Step(BaseModel):
 
 class GotoStep(_Step):
     kind: Literal["goto"] = "goto"
-    url: str = Field(min_length=1, description="Absolute URL, or a path relative to the start URL.")
+    url: Url = Field(min_length=1, description="Absolute URL, or a path relative to the start URL.")
 
 
 class ClickStep(_Step):
@@ -119,13 +132,13 @@ class ClickStep(_Step):
 class FillStep(_Step):
     kind: Literal["fill"] = "fill"
     target: Target
-    value: str
+    value: Text
 
 
 class SelectStep(_Step):
     kind: Literal["select"] = "select"
     target: Target
-    option: str = Field(min_length=1, description="Visible label (or value) of the option.")
+    option: Label = Field(min_length=1, description="Visible label (or value) of the option.")
 
 
 class CheckStep(_Step):
@@ -143,11 +156,11 @@ class UploadStep(_Step):
 
     kind: Literal["upload"] = "upload"
     target: Target
-    from_input: str | None = Field(default=None, max_length=60, pattern=NAME_PATTERN,
+    from_input: str | None = Field(default=None, max_length=NAME_MAX, pattern=NAME_PATTERN,
                                    description="Name of the run's input file to upload (given at launch).")
     filename: str = Field(default="", max_length=200)
-    content: str = Field(default="", description="Text content of the file.")
-    mime_type: str = "text/plain"
+    content: bounded(CONTENT_MAX) = Field(default="", description="Text content of the file.")
+    mime_type: bounded(200) = "text/plain"
 
     @model_validator(mode="after")
     def _a_file(self) -> "UploadStep":
@@ -166,22 +179,22 @@ class DownloadStep(_Step):
 
     kind: Literal["download"] = "download"
     target: Target
-    into: str | None = Field(default=None, pattern=NAME_PATTERN,
+    into: str | None = Field(default=None, max_length=NAME_MAX, pattern=NAME_PATTERN,
                              description="Name the file is stored under for later steps.")
     timeout_s: float = Field(default=30.0, gt=0, le=300, description="How long to wait for the download.")
 
 
 class PressStep(_Step):
     kind: Literal["press"] = "press"
-    key: str = Field(min_length=1, description="A Playwright key name such as Enter or Control+A.")
+    key: bounded(100) = Field(min_length=1, description="A Playwright key name such as Enter or Control+A.")
     target: Target | None = None
 
 
 class WaitForStep(_Step):
     kind: Literal["wait_for"] = "wait_for"
     target: Target | None = None
-    text: str | None = None
-    url_contains: str | None = None
+    text: Label | None = None
+    url_contains: Url | None = None
 
     @model_validator(mode="after")
     def _something(self) -> "WaitForStep":
@@ -193,8 +206,8 @@ class WaitForStep(_Step):
 class AssertStep(_Step):
     kind: Literal["assert"] = "assert"
     target: Target | None = None
-    text: str | None = None
-    url_contains: str | None = None
+    text: Label | None = None
+    url_contains: Url | None = None
     absent: bool = Field(default=False, description="Assert that the text or target is NOT there.")
 
     @model_validator(mode="after")
@@ -211,9 +224,10 @@ class ExtractStep(_Step):
 
     kind: Literal["extract"] = "extract"
     target: Target | None = None
-    from_file: str | None = Field(default=None, pattern=NAME_PATTERN,
+    from_file: str | None = Field(default=None, max_length=NAME_MAX, pattern=NAME_PATTERN,
                                   description="Read the file a download step stored under this name, not the page.")
-    into: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="Output field to store the value in.")
+    into: str = Field(max_length=NAME_MAX, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+                      description="Output field to store the value in.")
     attribute: Literal["text", "value"] = "text"
     all: bool = Field(default=False, description="Extract every match as a list.")
     pattern: str | None = Field(default=None, description="Regex; the first group (or whole match) is kept.")
@@ -231,11 +245,11 @@ class ExtractStep(_Step):
 
 class AgentStep(_Step):
     kind: Literal["agent"] = "agent"
-    goal: str = Field(min_length=1, description="A natural-language sub-goal for the UI-Venus loop.")
+    goal: Text = Field(min_length=1, description="A natural-language sub-goal for the UI-Venus loop.")
     max_actions: int = Field(default=30, ge=1, le=200, description="Model turns before the step gives up.")
     timeout_s: float = Field(default=300.0, gt=0, le=3600, description="Time budget, not counting waits for a person.")
     repeat_limit: int = Field(default=5, ge=2, le=50, description="Identical consecutive actions that count as stuck.")
-    into: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+    into: str | None = Field(default=None, max_length=NAME_MAX, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
                              description="Output field for Finished(content); default 'result'.")
 
 
@@ -406,9 +420,9 @@ class AutomationSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     surface: Literal["web", "android", "desktop"] = "web"
-    start_url: str = ""
+    start_url: Url = ""
     allowed_domains: list[str] = Field(default_factory=list)
-    goal: str = ""
+    goal: Text = ""
     steps: list[Step] = Field(default_factory=list)
     success_criteria: SuccessCriteria = Field(default_factory=SuccessCriteria)
     output_schema: dict = Field(default_factory=dict)

@@ -49,8 +49,8 @@ def test_parameters_that_fail_the_schema_are_shown_under_parameters(editor_clien
 
 def test_a_webhook_secret_is_shown_once(editor_client, automation):
     response = editor_client.post("/webhooks/new/", {"name": "ERP", "automation": automation.slug,
-                                                     "param_mapping": '{"title": "expense.title"}'})
-    assert response.status_code == 200
+                                                     "param_mapping": '{"title": "expense.title"}'}, follow=True)
+    assert response.status_code == 200 and response.redirect_chain[0][1] == 302
     html = response.content.decode()
     secret = html.split('id="new-secret">')[1].split("</pre>")[0]
     assert len(secret) > 20

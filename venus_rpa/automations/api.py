@@ -9,20 +9,21 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from venus_rpa.accounts.permissions import request_workspace, require_write
-from venus_rpa.automations import lifecycle, selectors, services
+from venus_rpa.automations import checks, lifecycle, selectors, services
 from venus_rpa.automations.models import Automation, AutomationVersion, Surface
 from venus_rpa.core.pagination import Pagination, SearchSerializer, paginated_response, search_words
 from venus_rpa.core.schema import ERROR_409
 from venus_rpa.core.serializers import StrictSerializer
+from workers.steps import TEXT_MAX, URL_MAX
 
 DEFINITION_FIELDS = AutomationVersion.DEFINITION_FIELDS
 
 
 class DefinitionSerializer(StrictSerializer):
     surface = serializers.ChoiceField(choices=Surface.choices, required=False)
-    start_url = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    start_url = serializers.CharField(required=False, allow_blank=True, max_length=URL_MAX)
     allowed_domains = serializers.ListField(child=serializers.CharField(max_length=255), required=False)
-    goal = serializers.CharField(required=False, allow_blank=True)
+    goal = serializers.CharField(required=False, allow_blank=True, max_length=TEXT_MAX)
     steps = serializers.ListField(child=serializers.DictField(), required=False)
     param_schema = serializers.DictField(required=False)
     credentials = serializers.ListField(child=serializers.SlugField(), required=False)
@@ -38,6 +39,8 @@ class DefinitionSerializer(StrictSerializer):
     change_note = serializers.CharField(required=False, allow_blank=True, max_length=300)
 
 
+NAME_HELP = (f"At most {checks.NAME_MAX} characters (a name saved before that bound may be sent back unchanged)."
+             " Shown in lists and every Automation menu.")
 REPLAY_HELP = ("Replay verified agent paths without calling the model while the screens match (default true). "
                "Not part of the definition: no new version; false also forgets the cached paths.")
 
@@ -45,14 +48,14 @@ REPLAY_HELP = ("Replay verified agent paths without calling the model while the 
 class AutomationInSerializer(DefinitionSerializer):
     slug = serializers.SlugField(max_length=80, required=False, allow_blank=True,
                                  help_text="Letters, digits, hyphens and underscores; made from the name when not given.")
-    name = serializers.CharField(max_length=200)
-    description = serializers.CharField(required=False, allow_blank=True)
+    name = serializers.CharField(max_length=200, help_text=NAME_HELP)  # the column; the service: NAME_MAX
+    description = serializers.CharField(required=False, allow_blank=True, max_length=checks.DESCRIPTION_MAX)
     replay_cache = serializers.BooleanField(required=False, default=True, help_text=REPLAY_HELP)
 
 
 class AutomationUpdateSerializer(DefinitionSerializer):
-    name = serializers.CharField(max_length=200, required=False)
-    description = serializers.CharField(required=False, allow_blank=True)
+    name = serializers.CharField(max_length=200, required=False, help_text=NAME_HELP)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=checks.DESCRIPTION_MAX)
     replay_cache = serializers.BooleanField(required=False, help_text=REPLAY_HELP)
     base_version = serializers.IntegerField(
         required=False, min_value=1, max_value=2**31 - 1,

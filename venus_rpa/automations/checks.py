@@ -1,9 +1,15 @@
 """Input rules for automations and credentials that the runtime's models do not state: slugs,
-start and goto URLs, user regexes, credential field names. Each `*_problem` returns None when the
-value is fine, else a message for people (the services turn it into a field error)."""
+names and descriptions, start and goto URLs, user regexes, credential field names, the size of a
+definition. Each `*_problem` returns None when the value is fine, else a message for people (the
+services turn it into a field error).
+
+Bounds: the texts inside a definition are bounded by the step schema (`workers.steps`: LABEL_MAX,
+URL_MAX, TEXT_MAX..., checked when saving); here the automation's name and description, the
+number of steps and the stored definition's size."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 from urllib.parse import urlsplit
@@ -17,6 +23,10 @@ from workers.steps import WEB_ONLY_KINDS, AutomationSpec, ExtractStep, GotoStep
 from workers.totp import TOTP_FIELD, TotpSecretError, normalise_secret
 
 SLUG_MAX = 80
+NAME_MAX = 120  # shown in lists and every Automation dropdown (the column holds 200: older names)
+DESCRIPTION_MAX = 2000
+STEPS_MAX = 5000  # steps of one definition, those inside blocks included (calls: calls.MAX_CALLED_STEPS)
+DEFINITION_MAX_BYTES = 256 * 1024  # the stored definition as JSON (UTF-8): what every run and API answer carries
 WEB_SCHEMES = ("http", "https")
 CREDENTIAL_FIELD_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -37,6 +47,33 @@ def slug_problem(slug: str) -> str | None:
         hint = f", e.g. {proposal!r}" if proposal else ""
         return f"Use only letters, digits, hyphens and underscores{hint}."
     return None
+
+
+def name_problem(name: str) -> str | None:
+    if not name.strip():
+        return "A name is required."
+    if len(name) > NAME_MAX:
+        return f"A name has at most {NAME_MAX} characters (this one has {len(name):,})."
+    return None
+
+
+def description_problem(description: str) -> str | None:
+    if len(description) > DESCRIPTION_MAX:
+        return f"A description has at most {DESCRIPTION_MAX:,} characters (this one has {len(description):,})."
+    return None
+
+
+def json_size(value: Any) -> int:
+    """Bytes of `value` as compact JSON (UTF-8), as it is stored and sent."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode())
+
+
+def definition_size_problem(definition: dict[str, Any]) -> str | None:
+    size = json_size(definition)
+    if size <= DEFINITION_MAX_BYTES:
+        return None
+    return (f"The definition is {size / 1024:,.0f} KB; at most {DEFINITION_MAX_BYTES // 1024} KB can be saved. "
+            "Shorten its longest texts, or split it into automations that call each other.")
 
 
 def web_url_problem(url: str, *, relative_ok: bool = False) -> str | None:
@@ -98,6 +135,10 @@ def definition_problems(spec: AutomationSpec) -> dict[str, list[str]]:
     """Field errors for a parsed definition: start URL (an app on Android), goto URLs and extract patterns."""
     fields: dict[str, list[str]] = {}
 
+    count = sum(1 for _ in flow.walk(spec.steps))
+    if count > STEPS_MAX:
+        fields["steps"] = [f"An automation has at most {STEPS_MAX:,} steps, those inside blocks included "
+                           f"(this one has {count:,}): split it into automations that call each other."]
     if spec.start_url:
         problem = _where_problem(spec, spec.start_url)
         if problem:

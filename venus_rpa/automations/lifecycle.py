@@ -33,7 +33,7 @@ def _free_name_and_slug(*, automation: Automation) -> tuple[str, str]:
     """“Copy of NAME”, then “Copy of NAME (2)”, … with a slug to match, both unused."""
     taken_names = set(Automation.objects.filter(workspace=automation.workspace).values_list("name", flat=True))
     taken_slugs = set(Automation.objects.filter(workspace=automation.workspace).values_list("slug", flat=True))
-    base = f"{CLONE_PREFIX}{automation.name}"[:190]
+    base = f"{CLONE_PREFIX}{automation.name}"[:checks.NAME_MAX - len(" (999)")].rstrip()
     for n in range(1, 1000):
         name = base if n == 1 else f"{base} ({n})"
         slug = checks.slug_propose(name)[:80].strip("-") or f"copy-{automation.pk}-{n}"

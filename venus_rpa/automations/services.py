@@ -25,7 +25,7 @@ from venus_rpa.core.errors import Conflict, InvalidInput
 from venus_rpa.core.judges import judge_names, unknown_judges
 from workers import egress, flow_checks, patterns
 from workers.sign_in import state_permitted
-from workers.steps import SECRET_RE, AutomationSpec, template_params
+from workers.steps import SAVING, SECRET_RE, AutomationSpec, template_params
 from workers.totp import TOTP_FIELD, normalise_secret
 
 DEFINITION_DEFAULTS: dict[str, Any] = {
@@ -55,9 +55,12 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any], slu
         raise InvalidInput("Unknown fields.", fields={k: ["Unknown field."] for k in sorted(unknown)})
     spec_fields = {k: data[k] for k in AutomationSpec.model_fields}
     try:
-        spec = AutomationSpec.model_validate(spec_fields)
+        spec = AutomationSpec.model_validate(spec_fields, context=SAVING)  # texts' bounds too (workers.steps)
     except PydanticValidationError as exc:
-        raise InvalidInput("The automation definition is invalid.", fields=_pydantic_fields(exc)) from exc
+        fields = _pydantic_fields(exc)
+        if problem := checks.definition_size_problem(data):
+            fields.setdefault("definition", []).append(problem)
+        raise InvalidInput("The automation definition is invalid.", fields=fields) from exc
     fields: dict[str, list[str]] = checks.definition_problems(spec)
     expanded, call_problems = calls_problems(workspace=workspace, spec=spec, slug=slug)  # sub-automations
     for where, problems in [*call_problems.items(), *flow_checks.definition_problems(expanded.steps).items()]:
@@ -113,11 +116,37 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any], slu
     if set(credentials) - set(known):
         fields["credentials"] = [f"Unknown credential(s): {', '.join(sorted(set(credentials) - set(known)))}"]
     sign_in = checks.sign_in_problems(spec, allowed_domains=domains, credentials=known, fields=fields)
-    if fields:
-        raise InvalidInput("The automation definition is invalid.", fields=fields)
     normalised = spec.model_dump(mode="json", exclude_none=True)
     normalised["steps"] = stored_steps(normalised["steps"])
-    return {**data, **normalised, "credentials": credentials, "allowed_domains": domains, "sign_in": sign_in}
+    clean = {**data, **normalised, "credentials": credentials, "allowed_domains": domains, "sign_in": sign_in}
+    if problem := checks.definition_size_problem(clean):  # as stored: what every run and API answer carries
+        fields.setdefault("definition", []).append(problem)
+    if fields:
+        raise InvalidInput("The automation definition is invalid.", fields=fields)
+    return clean
+
+
+def _metadata_problems(*, name: str | None, description: str | None) -> dict[str, list[str]]:
+    """Field errors of an automation's name and description (None: not being changed)."""
+    fields: dict[str, list[str]] = {}
+    if name is not None and (problem := checks.name_problem(name)):
+        fields["name"] = [problem]
+    if description is not None and (problem := checks.description_problem(description)):
+        fields["description"] = [problem]
+    return fields
+
+
+def _definition_and_metadata(*, metadata: dict[str, list[str]], **kwargs: Any) -> dict[str, Any]:
+    """`definition_validate(**kwargs)`, its problems and the name's and description's reported together."""
+    try:
+        clean = definition_validate(**kwargs)
+    except InvalidInput as exc:
+        if metadata:
+            raise InvalidInput(exc.message, fields={**metadata, **exc.fields}) from exc
+        raise
+    if metadata:
+        raise InvalidInput("The automation is invalid.", fields=metadata)
+    return clean
 
 
 def _allowed_domains_clean(data: dict[str, Any], fields: dict[str, list[str]]) -> list[str]:
@@ -126,6 +155,10 @@ def _allowed_domains_clean(data: dict[str, Any], fields: dict[str, list[str]]) -
     raw = data.get("allowed_domains") or []
     problems, domains = [], []
     for entry in raw if isinstance(raw, list) else []:
+        if any(c.isspace() for c in str(entry).strip()):
+            problems.append(f"{str(entry)[:100]!r} is not a host name (it has spaces): give one domain per line, "
+                            "such as example.com or *.example.com.")
+            continue
         try:
             domains.append(egress.domain_normalize(str(entry)))
         except ValueError as exc:
@@ -157,7 +190,8 @@ def automation_create(*, workspace: Workspace, user, slug: str, name: str, descr
     slug = slug or checks.slug_propose(name)
     if problem := checks.slug_problem(slug):
         raise InvalidInput("The slug is invalid.", fields={"slug": [problem]})
-    clean = definition_validate(workspace=workspace, definition=definition, slug=slug)
+    clean = _definition_and_metadata(metadata=_metadata_problems(name=name, description=description),
+                                     workspace=workspace, definition=definition, slug=slug)
     lowered = governance.safety_change_authorize(workspace=workspace, user=user, automation=None, before=None,
                                                  after=clean["safety"])
     conflict = Conflict(f"An automation with slug {slug!r} exists already.", fields={"slug": ["Already in use."]})
@@ -200,6 +234,10 @@ def automation_update(*, automation: Automation, user, name: str | None = None, 
         raise Conflict(f"“{automation.name}” is archived; restore it from the archive to change it.")
     if base_version is not None:
         _base_version_check(automation=automation, base_version=base_version)
+    metadata = _metadata_problems(name=name if name is not None and name != automation.name else None,
+                                  description=description if description != automation.description else None)
+    if metadata and definition is None:
+        raise InvalidInput("The automation is invalid.", fields=metadata)
     changes = []
     if name is not None and name != automation.name:
         changes.append(f"name: “{automation.name}” → “{name}”")
@@ -215,8 +253,8 @@ def automation_update(*, automation: Automation, user, name: str | None = None, 
     version = None
     if definition is not None:
         current = automation.current_version.definition() if automation.current_version else {}
-        clean = definition_validate(workspace=automation.workspace, definition={**current, **definition},
-                                    slug=automation.slug)
+        clean = _definition_and_metadata(metadata=metadata, workspace=automation.workspace,
+                                         definition={**current, **definition}, slug=automation.slug)
         if clean != current:
             lowered = governance.safety_change_authorize(workspace=automation.workspace, user=user,
                                                          automation=automation, before=current.get("safety"),

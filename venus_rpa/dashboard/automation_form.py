@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from django.http import QueryDict
 
+from venus_rpa.automations import checks
 from venus_rpa.automations.calls import calls_problems
 from venus_rpa.automations.models import Automation, AutomationVersion
 from venus_rpa.automations.services import DEFINITION_DEFAULTS
@@ -21,6 +22,13 @@ from workers.steps import AutomationSpec
 DEFAULT_STEP = {"kind": "goto", "url": "/"}
 DEFAULT_CAPTCHA = {"enabled": True, "solvers": ["local", "model", "human"], "max_attempts": 3, "letter_case": "unknown"}
 DEFAULT_LIMITS = {"max_steps": 100, "max_seconds": 600}
+
+
+def domain_entries(text: str) -> list[str]:
+    """The Allowed domains box's entries: one per line (or between commas, which no host has).
+    Spaces stay inside their entry, so "not a domain" is one entry the service refuses by name,
+    never three words of which two pass as domains."""
+    return [entry.strip() for entry in re.split(r"[\r\n,]+", text) if entry.strip()]
 
 
 def _version_number(text: str) -> int | None:
@@ -48,6 +56,8 @@ class AutomationEditor:
     base_version: int | None = None
     conflict: list[str] = field(default_factory=list)  # why the save was refused: a newer version
     step_paths: dict[str, int] = field(default_factory=dict)  # "steps.1.steps.0" -> index in `steps`
+    # The inputs' maxlength (the services refuse longer ones: automations.checks)
+    bounds: ClassVar[dict[str, int]] = {"name": checks.NAME_MAX, "description": checks.DESCRIPTION_MAX}
 
     @property
     def param_mode(self) -> str:
@@ -126,7 +136,7 @@ class AutomationEditor:
         return {
             "surface": data.get("surface", "web"),
             "start_url": data.get("start_url", "").strip(),
-            "allowed_domains": [d for d in re.split(r"[\s,]+", data.get("allowed_domains", "")) if d],
+            "allowed_domains": domain_entries(data.get("allowed_domains", "")),
             "goal": data.get("goal", "").strip(),
             "steps": steps,
             "param_schema": param_schema,

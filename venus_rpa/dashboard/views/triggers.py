@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
+from django.views.decorators.debug import sensitive_variables
 from django.views.decorators.http import require_POST
 
 from venus_rpa.automations.selectors import automation_get, automation_list
@@ -74,7 +75,7 @@ def schedule_index(request: HttpRequest) -> HttpResponse:
     return render(request, "dashboard/triggers/schedules.html", {
         "schedules": schedules, "form": form, "errors": errors, "page": listed.page, "filters": listed.filters,
         "q": listed.q,
-        "automations": automation_list(workspace=workspace),
+        "automations": automation_list(workspace=workspace, archived=False),  # an archived one gets no trigger
     }, status=400 if errors else 200)
 
 
@@ -105,7 +106,7 @@ def _webhooks_context(request: HttpRequest) -> dict:
         "triggers": listed.page.object_list, "page": listed.page, "filters": listed.filters, "q": listed.q,
         "endpoints": selectors.callback_endpoint_list(workspace=workspace),
         "deliveries": selectors.callback_delivery_list(workspace=workspace).select_related("run")[:30],
-        "automations": automation_list(workspace=workspace),
+        "automations": automation_list(workspace=workspace, archived=False),  # an archived one gets no trigger
         "hook_form": {"name": "", "automation": "", "param_mapping": ""},
         "callback_form": {"url": "", "automation": ""},
         "errors": {}, "public_base": request.build_absolute_uri("/").rstrip("/"),
@@ -119,6 +120,7 @@ def webhook_index(request: HttpRequest) -> HttpResponse:
 
 @member_view(write=True)
 @require_POST
+@sensitive_variables("secret")
 def webhook_create(request: HttpRequest) -> HttpResponse:
     from venus_rpa.triggers import services
 
@@ -134,8 +136,9 @@ def webhook_create(request: HttpRequest) -> HttpResponse:
                 name=form["name"] or automation.name, param_mapping=mapping)
         except ServiceError as exc:
             errors = _form_errors(exc, form)
-        else:  # its own page: the secret once, with the curl example ready to paste
-            return webhooks.webhook_page(request, trigger, secret=secret)
+        else:  # its own page (Post/Redirect/Get): the secret once, with the curl example ready to paste
+            messages.success(request, f"Webhook {trigger.name} created.")
+            return webhooks.secret_show_once(request, trigger, secret)
     context.update(hook_form=form, errors=errors)
     return render(request, "dashboard/triggers/webhooks.html", context, status=400)
 

@@ -3,7 +3,9 @@ test event sent through the receiving path, and rotate / disable / enable / dele
 
 Everyone in the workspace may read the page; only editors and owners see and use the actions
 (403 otherwise), and a trigger of another workspace is 404. The signing secret is stored
-encrypted and shown only in the answer to the rotation that made it.
+encrypted and shown once, on the page the create or rotation that made it redirects to
+(Post/Redirect/Get: `secret_show_once`), so reloading that page makes no second webhook or
+rotation and shows the secret no more.
 """
 
 from __future__ import annotations
@@ -31,6 +33,31 @@ curl -sS -X POST "$URL" \\
   -H "X-Venus-Signature: sha256=$SIG" \\
   --data-raw "$BODY\""""
 SECRET_PLACEHOLDER = "paste-the-signing-secret-here"  # noqa: S105 -- a placeholder, not a secret
+SECRET_ONCE_KEY = "webhook_secret_once"  # noqa: S105 -- a session key's name, not a secret
+
+
+@sensitive_variables("secret")
+def secret_show_once(request: HttpRequest, trigger, secret: str) -> HttpResponse:
+    """Redirect to the trigger's page, which shows `secret` on its next GET only. Until then it is
+    kept encrypted (as the trigger's own copy) in the server-side session, never in a URL."""
+    from venus_rpa.automations.crypto import encrypt_fields
+
+    request.session[SECRET_ONCE_KEY] = {"trigger": trigger.pk, "ciphertext": encrypt_fields({"secret": secret})}
+    return redirect("dashboard:webhook-detail", trigger_id=trigger.pk)
+
+
+def _secret_take(request: HttpRequest, trigger) -> str:
+    """The secret `secret_show_once` kept for this trigger's page, taken out of the session ("" if none)."""
+    from venus_rpa.automations.crypto import decrypt_fields
+
+    held = request.session.get(SECRET_ONCE_KEY)
+    if not isinstance(held, dict) or held.get("trigger") != trigger.pk:
+        return ""
+    del request.session[SECRET_ONCE_KEY]
+    try:
+        return decrypt_fields(held["ciphertext"])["secret"]
+    except (KeyError, TypeError, ValueError):
+        return ""
 
 
 def _trigger(request: HttpRequest, trigger_id: int):
@@ -46,17 +73,21 @@ def webhook_page(request: HttpRequest, trigger, *, secret: str = "", test: dict 
 
     url = request.build_absolute_uri(reverse("webhook-receive", args=[trigger.public_id]))
     sample = json.dumps(selectors.webhook_sample_body(trigger=trigger), ensure_ascii=False)
-    return render(request, "dashboard/triggers/webhook_detail.html", {
+    response = render(request, "dashboard/triggers/webhook_detail.html", {
         "trigger": trigger, "url": url, "new_secret": secret, "test": test,
         "curl": CURL.format(secret=secret or SECRET_PLACEHOLDER, url=url, body=sample.replace("'", "'\\''")),
         "test_body": sample if test_body is None else test_body,
         "timestamp_header": signing.TIMESTAMP_HEADER, "signature_header": signing.SIGNATURE_HEADER,
     })
+    if secret:  # not kept by the browser's cache either (Back shows no secret)
+        response["Cache-Control"] = "no-store"
+    return response
 
 
 @member_view()
 def webhook_detail(request: HttpRequest, trigger_id: int) -> HttpResponse:
-    return webhook_page(request, _trigger(request, trigger_id))
+    trigger = _trigger(request, trigger_id)
+    return webhook_page(request, trigger, secret=_secret_take(request, trigger))
 
 
 @member_view(write=True)
@@ -66,7 +97,8 @@ def webhook_rotate(request: HttpRequest, trigger_id: int) -> HttpResponse:
     from venus_rpa.triggers import services
 
     trigger, secret = services.webhook_trigger_rotate_secret(trigger=_trigger(request, trigger_id))
-    return webhook_page(request, trigger, secret=secret)
+    messages.success(request, "New signing secret made: the old one no longer works.")
+    return secret_show_once(request, trigger, secret)
 
 
 @member_view(write=True)

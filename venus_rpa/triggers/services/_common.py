@@ -8,7 +8,7 @@ from django.conf import settings
 from django.urls import NoReverseMatch, reverse
 
 from venus_rpa.automations.crypto import decrypt_fields, encrypt_fields
-from venus_rpa.core.errors import InvalidInput
+from venus_rpa.core.errors import Conflict, InvalidInput
 
 
 def secret_new(prefix: str) -> tuple[str, str]:
@@ -26,6 +26,14 @@ def automation_check(*, workspace, automation) -> None:
     """Triggers only start automations of their own workspace."""
     if automation is not None and automation.workspace_id != workspace.pk:
         raise InvalidInput("Unknown automation.", fields={"automation": ["Not an automation of this workspace."]})
+
+
+def automation_active_check(*, automation) -> None:
+    """A new schedule or webhook only for an automation that can run: an archived one is never
+    started by any path (`automations.lifecycle`), so a trigger made for it would only ever fail."""
+    if automation is not None and type(automation).objects.filter(pk=automation.pk, archived_at__isnull=False).exists():
+        raise Conflict(f"“{automation.name[:120]}” is archived: restore it from the archive before giving it a "
+                       "schedule or a webhook.", fields={"automation": ["This automation is archived."]})
 
 
 def run_api_url(run_id: int) -> str:

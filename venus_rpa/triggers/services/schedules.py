@@ -21,7 +21,7 @@ from venus_rpa.runs.models import Trigger
 from venus_rpa.runs.services import params_validate, run_start
 from venus_rpa.triggers.cron import Cron, CronError, cron_parse, latest_tick, timezone_get
 from venus_rpa.triggers.models import Schedule, ScheduleFire
-from venus_rpa.triggers.services._common import automation_check
+from venus_rpa.triggers.services._common import automation_active_check, automation_check
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +89,7 @@ def schedule_create(*, workspace: Workspace, user, automation: Automation, name:
     parameter schema now (and again at every fire, as the schema may change)."""
     params = {} if params is None else params
     automation_check(workspace=workspace, automation=automation)
+    automation_active_check(automation=automation)
     parsed = _schedule_validate(automation=automation, cron=cron, timezone_name=timezone_name, params=params)
     schedule = Schedule.objects.create(
         workspace=workspace, automation=automation, name=name, cron=parsed.expression, timezone=timezone_name,
