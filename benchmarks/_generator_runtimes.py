@@ -105,6 +105,19 @@ def painter() -> _Chromium:
     return _Chromium()
 
 
+# Math.random replaced by mulberry32 seeded with the page function's `seed` (as benchmarks/node/draw.js
+# seeds it), so a browser-drawn challenge is the same for the same seed.
+SEEDED_MATH_RANDOM = """  let state = seed >>> 0
+  Math.random = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+"""
+
+
 # react-simple-captcha 9.3.1's page: the HTML its <LoadCanvasTemplate /> renders (a canvas and its
 # reload link), and its module with its two imports, react (for Component) and react-html-parser
 # (which turns that HTML into React elements), given stubs: neither takes part in the drawing.
@@ -118,15 +131,7 @@ _REACT_SIMPLE_PAGE = """<!doctype html>
 # (its text is kept in the module and not exported), then its README's `loadCaptchaEnginge(6)`;
 # its own `validateCaptcha(text, false)` confirms the recorded text is the answer.
 _REACT_SIMPLE_DRAW = """async ([moduleUrl, seed]) => {
-  let state = seed >>> 0
-  Math.random = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const painted = []
+""" + SEEDED_MATH_RANDOM + """  const painted = []
   const fillText = CanvasRenderingContext2D.prototype.fillText
   CanvasRenderingContext2D.prototype.fillText = function (text, ...at) {
     painted.push(String(text))

@@ -217,7 +217,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
 
-from _generator_runtimes import DEBIAN_DIR, node_draw, painter, react_simple_draw, script_draw
+from _generator_runtimes import DEBIAN_DIR, SEEDED_MATH_RANDOM, node_draw, painter, react_simple_draw, script_draw
 
 FREEFONT = Path("/usr/share/fonts/truetype/freefont")
 
@@ -512,15 +512,7 @@ _RCC_PAGE = ("<!doctype html>\n" + "".join(f'<script src="/lib/{name}"></script>
 # README's example renders it; the code comes from its `onChange`, as the page gets it, and the
 # characters it strokes are checked against it.
 _RCC_DRAW = """async ([seed, charNum]) => {
-  let state = seed >>> 0
-  Math.random = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const stroked = []
+""" + SEEDED_MATH_RANDOM + """  const stroked = []
   const strokeText = CanvasRenderingContext2D.prototype.strokeText
   CanvasRenderingContext2D.prototype.strokeText = function (text, ...at) {
     stroked.push(String(text))

@@ -30,3 +30,14 @@ def sent(monkeypatch) -> list[int]:
     ids: list[int] = []
     monkeypatch.setattr("venus_rpa.runs.services.run_enqueue", lambda run_id: ids.append(run_id) or True)
     return ids
+
+
+@pytest.fixture
+def pay_automation(personas):
+    """An automation of one step that pays on shop.example.com (nothing is sent there: no worker)."""
+    from venus_rpa.automations.services import automation_create
+
+    return automation_create(
+        workspace=personas.workspace, user=personas.owner, slug="pay", name="Pay",
+        definition={"start_url": "https://shop.example.com/", "allowed_domains": ["shop.example.com"],
+                    "steps": [{"kind": "click", "name": "Pay now", "target": "Pay"}]})

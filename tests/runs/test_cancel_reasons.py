@@ -12,18 +12,17 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def automation(personas):
-    from venus_rpa.automations.services import automation_create
-
-    return automation_create(
-        workspace=personas.workspace, user=personas.owner, slug="pay", name="Pay",
-        definition={"start_url": "https://shop.example.com/", "allowed_domains": ["shop.example.com"],
-                    "steps": [{"kind": "click", "name": "Pay now", "target": "Pay"}]})
+def automation(pay_automation):
+    return pay_automation
 
 
 @pytest.fixture(autouse=True)
 def no_dispatch(monkeypatch):
-    monkeypatch.setattr("venus_rpa.runs.services.run_enqueue", lambda run_id: True)
+    # The broker's send, not run_enqueue: a module first imported during a test (recovery's
+    # `from ... import run_enqueue`) would keep a patched run_enqueue for the rest of the session.
+    from venus_rpa.runs import services
+
+    monkeypatch.setattr(services.celery_app, "send_task", lambda *args, **kwargs: None)
 
 
 def a_run(automation, *, steps: int = 0, **fields) -> Run:

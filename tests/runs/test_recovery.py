@@ -30,13 +30,8 @@ def empty_broker(settings):
 
 
 @pytest.fixture
-def automation(personas):
-    from venus_rpa.automations.services import automation_create
-
-    return automation_create(
-        workspace=personas.workspace, user=personas.owner, slug="pay", name="Pay",
-        definition={"start_url": "https://shop.example.com/", "allowed_domains": ["shop.example.com"],
-                    "steps": [{"kind": "click", "name": "Pay now", "target": "Pay"}]})
+def automation(pay_automation):
+    return pay_automation
 
 
 def queued_run(automation, **fields) -> Run:
