@@ -142,4 +142,6 @@ def test_the_sites_verdicts_on_text_answers_are_learned_across_runs(worker, demo
     second = wait_for_run(run_start(automation=automation, params=params()).pk, statuses=TERMINAL, timeout=120)
     assert second.status == "succeeded", second.status_reason
     step = second.steps.filter(kind="captcha").order_by("index").first()
-    assert step.grounding["letter_case_ignored_belief"] == round(row.ignored, 3)
+    # The record keeps the belief to three places, rounded from the worker's own float: a belief of
+    # 0.1105 may be kept as 0.11 or 0.111, so the two agree to the rounding, not digit for digit.
+    assert step.grounding["letter_case_ignored_belief"] == pytest.approx(row.ignored, abs=0.0005 + 1e-9)
