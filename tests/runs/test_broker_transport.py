@@ -39,3 +39,46 @@ def test_the_broker_url_is_shown_as_it_was_given():
 
     with app.connection_for_write() as connection:
         assert connection.as_uri().startswith("redis://")  # what Flower's broker page and the logs read
+
+
+def test_an_acknowledgement_lost_with_the_connection_is_a_warning_and_other_failures_stay_critical(caplog):
+    """Celery acknowledges through kombu's `ack_log_error`, which logs a failure at CRITICAL; after a
+    Redis restart that is expected and heals itself (the message comes back), so it is a WARNING
+    that says so, without a traceback. An acknowledgement failing for another reason stays CRITICAL."""
+    import logging
+
+    from kombu import Message
+
+    from venus_rpa.celery import app
+
+    request_logger = logging.getLogger("celery.worker.request")
+    connection = app.connection_for_write()
+    try:
+        channel = connection.channel()
+        message = Message(body=b"{}", delivery_tag="tag-7", channel=channel)
+        connection.transport.client = None  # the connection closed under the message, as in a restart
+        channel._pool = None
+        with caplog.at_level(logging.DEBUG, logger="celery.worker.request"):
+            message.ack_log_error(request_logger, connection.connection_errors)
+        [record] = [r for r in caplog.records if r.name == "celery.worker.request"]
+        assert record.levelno == logging.WARNING and record.exc_info is None
+        text = record.getMessage()
+        assert "Couldn't acknowledge message 'tag-7'" in text and "visibility timeout" in text
+        assert "closed" in text  # the connection error's own words
+    finally:
+        connection.transport.client = connection
+        connection.release()
+
+    caplog.clear()
+
+    class Refusing:
+        no_ack_consumers = None
+
+        def basic_ack(self, delivery_tag, multiple=False):
+            raise ValueError("the broker refused the tag")
+
+    odd = Message(body=b"{}", delivery_tag="tag-8", channel=Refusing())
+    with caplog.at_level(logging.DEBUG, logger="celery.worker.request"):
+        odd.ack_log_error(request_logger, (ValueError,))
+    [record] = [r for r in caplog.records if r.name == "celery.worker.request"]
+    assert record.levelno == logging.CRITICAL and record.getMessage().startswith("Couldn't ack 'tag-8'")
