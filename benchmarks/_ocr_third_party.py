@@ -217,7 +217,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
 
-from _generator_runtimes import DEBIAN_DIR, SEEDED_MATH_RANDOM, node_draw, painter, react_simple_draw, script_draw
+from _generator_runtimes import DEBIAN_DIR, node_draw, painter, react_captcha_code_draw, react_simple_draw, script_draw
 
 FREEFONT = Path("/usr/share/fonts/truetype/freefont")
 
@@ -489,87 +489,10 @@ def gbkomi_captcha(rng: random.Random) -> Challenge:
     return Challenge(_png(image), text, case_sensitive=True)
 
 
-# react-captcha-code 1.0.7's page: React 16, ReactDOM, react-is, styled-components, lodash and
-# classnames as their UMD builds ship them (from benchmarks/node), its ES module as it ships, with
-# its bare imports mapped to those globals; served from an address of its own, answered from disk.
-_RCC_ORIGIN = "http://react-captcha-code.invalid"
-_RCC_SCRIPTS = {"react.js": "react/umd/react.production.min.js",
-                "react-dom.js": "react-dom/umd/react-dom.production.min.js",
-                "react-is.js": "react-is/umd/react-is.production.min.js",
-                "styled-components.js": "styled-components/dist/styled-components.min.js",
-                "lodash.js": "lodash/lodash.min.js", "classnames.js": "classnames/index.js"}
-_RCC_SHIMS = {
-    "react.js": "const R = window.React; export default R;\n"
-                "export const { useRef, useEffect, useCallback, forwardRef, useImperativeHandle } = R;",
-    "lodash.js": "export default window._; export const isFunction = window._.isFunction;",
-    "classnames.js": "export default window.classNames;",
-    "styled-components.js": "export default window.styled;"}
-_RCC_PAGE = ("<!doctype html>\n" + "".join(f'<script src="/lib/{name}"></script>\n' for name in _RCC_SCRIPTS)
-             + '<script type="importmap">{"imports": {' + ", ".join(
-                 f'"{name[:-3]}": "/shim/{name}"' for name in _RCC_SHIMS) + '}}</script>\n'
-             + '<body style="margin:0;background:#fff"><div id="root"></div></body>')
-# Math.random seeded (mulberry32, as benchmarks/node/draw.js), then the component rendered as its
-# README's example renders it; the code comes from its `onChange`, as the page gets it, and the
-# characters it strokes are checked against it.
-_RCC_DRAW = """async ([seed, charNum]) => {
-""" + SEEDED_MATH_RANDOM + """  const stroked = []
-  const strokeText = CanvasRenderingContext2D.prototype.strokeText
-  CanvasRenderingContext2D.prototype.strokeText = function (text, ...at) {
-    stroked.push(String(text))
-    return strokeText.call(this, text, ...at)
-  }
-  const { default: Captcha } = await import('/es/index.js')
-  const root = document.getElementById('root')
-  const text = await new Promise((resolve) => {
-    const props = { onChange: resolve }
-    if (charNum) props.charNum = charNum
-    ReactDOM.render(React.createElement(Captcha, props), root)
-  })
-  if (stroked.join('') !== text) throw new Error(`it stroked ${stroked.join('')}, its code is ${text}`)
-  return { text, png: root.querySelector('canvas').toDataURL('image/png') }
-}"""
-
-
-@functools.cache
-def _rcc_files() -> dict[str, tuple[bytes, str]]:
-    """Path on the page's address -> (body, content type)."""
-    from _generator_runtimes import NODE_DIR
-
-    modules = NODE_DIR / "node_modules"
-    if not (modules / "react-captcha-code" / "build" / "es" / "index.js").is_file():
-        raise RuntimeError("react-captcha-code needs benchmarks/node's packages: run scripts/third_party_generators.sh")
-    files = {"/": (_RCC_PAGE.encode(), "text/html")}
-    files |= {f"/lib/{name}": ((modules / path).read_bytes(), "text/javascript") for name, path in _RCC_SCRIPTS.items()}
-    files |= {f"/shim/{name}": (code.encode(), "text/javascript") for name, code in _RCC_SHIMS.items()}
-    for module in (modules / "react-captcha-code" / "build" / "es").glob("*.js"):  # it imports './style'
-        files[f"/es/{module.stem}"] = files[f"/es/{module.name}"] = (module.read_bytes(), "text/javascript")
-    return files
-
-
 def react_captcha_code(rng: random.Random) -> Challenge:
-    files = _rcc_files()
     # In turn at random: its defaults (four characters) and its README's example (`charNum={6}`).
     char_num = rng.choice((None, 6))
-    seed = rng.getrandbits(32)
-
-    def draw(shared) -> dict:
-        page = shared.context.browser.new_page(device_scale_factor=1)  # its scripts, its Math.random
-        try:
-            def answer(route) -> None:
-                path = route.request.url[len(_RCC_ORIGIN):].split("?", 1)[0]
-                if path not in files:
-                    route.fulfill(status=404, body="")
-                    return
-                body, kind = files[path]
-                route.fulfill(status=200, body=body, content_type=kind)
-
-            page.route(f"{_RCC_ORIGIN}/**", answer)
-            page.goto(f"{_RCC_ORIGIN}/")
-            return page.evaluate(_RCC_DRAW, [seed, char_num])
-        finally:
-            page.close()
-
-    made = painter().run(draw)
+    made = react_captcha_code_draw(rng.getrandbits(32), char_num)
     # It hands the code to the page (`onChange`) and has no check of its own; its letters are all small.
     return Challenge(base64.b64decode(made["png"].split(",", 1)[1]), made["text"], case_sensitive=True)
 
