@@ -146,9 +146,10 @@ class SafetySettings(BaseModel):
         """The rule layer's `SafetyPolicy`; with `sign_in`, AUTH is pre-approved as well. (The
         runtime passes the allowed domains in each action's context instead.)"""
         from workers.gates.safety import PreApproval, SafetyPolicy
+        from workers.gates.safety.policy import CredentialSignIn
 
         approvals = [PreApproval.model_validate(a) for a in self.pre_approved]
-        extra = [PreApproval(category="AUTH")] if sign_in else []
+        extra = [CredentialSignIn()] if sign_in else []
         return SafetyPolicy(review_categories=frozenset(self.review), pre_approved=[*approvals, *extra],
                             blocked=frozenset(self.blocked), allowed_domains=list(allowed_domains),
                             block_nav_out=self.block_nav_out)

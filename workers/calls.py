@@ -80,6 +80,17 @@ def _absolute(step: dict[str, Any], start_url: str) -> dict[str, Any]:
     return step
 
 
+def _opening(block: S.CallBlock) -> str:
+    return f"Open the start URL of {block.automation}"
+
+
+def opens_start(block: S.CallBlock) -> bool:
+    """Whether the expanded call's first step is the called automation's start URL opening (added
+    by `expand`: no step of the called automation's own, so it has no number there)."""
+    first = block.steps[0] if block.steps else None
+    return isinstance(first, S.GotoStep) and first.name == _opening(block)
+
+
 def expand(block: S.CallBlock, callee: S.AutomationSpec, param_schema: dict[str, Any], *, label: str) -> S.CallBlock:
     """The call block with the called automation's steps in it (see the module's contract).
     `callee`'s own calls must already be expanded. `label`: what was called ("sign-in v3")."""
@@ -88,5 +99,5 @@ def expand(block: S.CallBlock, callee: S.AutomationSpec, param_schema: dict[str,
     steps = [step.model_dump(mode="json", exclude_none=True) for step in callee.steps]
     steps = [_absolute(step, start) for step in _substitute(steps, templates)]
     if start:
-        steps.insert(0, {"kind": "goto", "url": start, "name": f"Open the start URL of {block.automation}"})
+        steps.insert(0, {"kind": "goto", "url": start, "name": _opening(block)})
     return block.model_copy(update={"steps": S.STEPS.validate_python(steps), "resolved": label[:200]})

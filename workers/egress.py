@@ -105,6 +105,19 @@ def domain_allowed(host: str, domains: Iterable[str]) -> bool:
     return False
 
 
+def host_name_valid(host: str) -> bool:
+    """True if host (a URL's host, as `urlsplit(...).hostname` gives it) is an IP address or a
+    host name: dot-separated labels of letters, digits and hyphens (other letters through IDNA),
+    no wildcard, no space."""
+    if ip_literal(host) is not None:
+        return True
+    try:
+        ascii_name = host.rstrip(".").encode("idna").decode("ascii").lower()
+    except UnicodeError:
+        return False
+    return bool(ascii_name) and all(_LABEL.match(label) for label in ascii_name.split("."))
+
+
 def domain_normalize(entry: str) -> str:
     """An allowed-domains entry in canonical form; ValueError with a user-facing reason when it
     is not a host name or IP address ("example.com", "*.example.com", "10.0.0.1")."""

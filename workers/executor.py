@@ -29,6 +29,7 @@ from workers.choosing import choose
 from workers.envs.base import StepOutcome
 from workers.envs.browser import BrowserEnvironment
 from workers.envs.explicit import ExplicitExecutorBase
+from workers.envs.form_send import act_on_form
 from workers.envs.masking import MASK_ATTR
 from workers.envs.page_requests import browser_gone
 from workers.errors import EnvironmentLost, StepError
@@ -114,9 +115,9 @@ class ExplicitExecutor(ExplicitExecutorBase):
         step, found = await self._cleared(step, "click", model=True)
         before = await self._before(found)
         if isinstance(found, Pointed):
-            await self.page.mouse.click(*found.point)
+            await act_on_form(self.page, lambda: self.page.mouse.click(*found.point), point=found.point)
             return StepOutcome(grounding=dict(found.grounding), screenshot_before=before)
-        await found.locator.click(timeout=step.timeout_s * 1000)
+        await act_on_form(self.page, lambda: found.locator.click(timeout=step.timeout_s * 1000), locator=found.locator)
         return StepOutcome(grounding=found.record(), screenshot_before=before)
 
     async def _before(self, found) -> bytes | None:
@@ -189,10 +190,11 @@ class ExplicitExecutor(ExplicitExecutorBase):
         files = self.env.files
         since = files.count()
         if isinstance(found, Pointed):
-            await self.page.mouse.click(*found.point)
+            await act_on_form(self.page, lambda: self.page.mouse.click(*found.point), point=found.point)
             grounding = dict(found.grounding)
         else:
-            await found.locator.click(timeout=step.timeout_s * 1000)
+            await act_on_form(self.page, lambda: found.locator.click(timeout=step.timeout_s * 1000),
+                              locator=found.locator)
             grounding = found.record()
         try:
             capture = await files.next_download(since, step.timeout_s)
@@ -219,9 +221,10 @@ class ExplicitExecutor(ExplicitExecutorBase):
         step, found = await self._cleared(step, "any", target=step.target is not None)
         before = await self._before(found)
         if found is None:
-            await self.page.keyboard.press(step.key)
+            await act_on_form(self.page, lambda: self.page.keyboard.press(step.key), key=step.key)
             return StepOutcome(screenshot_before=before)
-        await found.locator.press(step.key, timeout=step.timeout_s * 1000)
+        await act_on_form(self.page, lambda: found.locator.press(step.key, timeout=step.timeout_s * 1000),
+                          locator=found.locator, key=step.key)
         return StepOutcome(grounding=found.record(), screenshot_before=before)
 
     async def _wait_for(self, step: S.WaitForStep) -> StepOutcome:
@@ -252,7 +255,7 @@ class ExplicitExecutor(ExplicitExecutorBase):
         if step.target:
             if absent:
                 try:
-                    await locate(self.page, step.target, purpose="any", timeout_s=0, with_box=False)
+                    await locate(self.page, step.target, purpose="any", timeout_s=0, with_box=False, suggest=False)
                 except StepError:
                     return StepOutcome()
                 raise StepError(f"target {step.target.describe()} {verb} on {self.page.url}")

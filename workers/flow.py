@@ -238,7 +238,7 @@ class Flow:
             self._record(op, message, {"iteration": done, "holds": False, "cap_reached": True, **evidence},
                          failed=block.on_cap == "fail")
             if block.on_cap == "fail":
-                raise RunFailed(self.run.next_index - 1, block.name or "repeat", message)
+                raise RunFailed(self.run.where(op), message, index=self.run.next_index - 1)
             return op.target
         self.run.loops[op.path] = done + 1
         if self.run.guard is not None:
@@ -360,8 +360,8 @@ class Flow:
         assert item is not None and self.each is not None  # noqa: S101 -- only called inside an item
         self._close("failed", error)
         if self.each.block.stop_on_failure:
-            raise RunFailed(self.run.next_index - 1, self.each.block.name or "for each item",
-                            f"{item.label()} failed and the block stops on the first failure: {error}")
+            raise RunFailed(self.run.where(self.each), f"{item.label()} failed and the block stops on the first "
+                                                       f"failure: {error}", index=self.run.next_index - 1)
         return self.each_at
 
     def item_failed_in_doubt(self, error: str) -> None:
@@ -425,7 +425,7 @@ class Flow:
         """The condition could not be checked: a failed record saying why, and the run's failure."""
         message = f"the condition ({condition_of(op.block).describe()}) could not be checked: {error}"
         self._record(op, message, {}, failed=True)
-        return RunFailed(self.run.next_index - 1, op.block.name or op.block.kind, message)
+        return RunFailed(self.run.where(op), message, index=self.run.next_index - 1)
 
     def _skipped(self, steps: list, reason: str) -> None:
         for step in steps:

@@ -21,7 +21,8 @@ or the same answer twice, for 150 ms) and the match is unique, or the step's tim
 panel still drawing is not called ambiguous, and a loose match (words that only start or appear
 in a longer name) is held for a second in case the exact one is still being drawn. One match: act
 on it. Several at the timeout: an error that describes each one as a person sees it and proposes
-the scoped target that picks it (`workers.ambiguity`). None: "not found", with why.
+the scoped target that picks it (`workers.ambiguity`). None: "not found", with why, or with the
+names on the page closest to the words ("Did you mean 'Submit expense'?", `workers.did_you_mean`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from dataclasses import dataclass, field
 from playwright.async_api import Error as PlaywrightError, Locator, Page
 
 from workers.ambiguity import ambiguous_message, describe, not_found_hint
+from workers.did_you_mean import did_you_mean
 from workers.errors import StepError
 from workers.steps import Target
 from workers.targeting import PROBE_JSON_JS, ROLES, Purpose, name_pattern, normalise
@@ -241,10 +243,12 @@ async def find_now(page: Page, target: Target, *, purpose: Purpose) -> Found | N
     return await _find(page, target, purpose, Misses(), True)
 
 
-async def _resolve(page: Page, target: Target, purpose: Purpose, timeout_s: float, *, every: bool = False) -> Found:
+async def _resolve(page: Page, target: Target, purpose: Purpose, timeout_s: float, *, every: bool = False,
+                   suggest: bool = True) -> Found:
     """Poll until the answer is usable (unique, or nth exists; with `every`, any match) and held
     still, or the time is up. With `every`, links to one address are each kept (an extract of
-    every link); otherwise they are one target."""
+    every link); otherwise they are one target. Not found: a StepError that says why, or (with
+    `suggest`) what the page has that comes closest (`workers.did_you_mean`)."""
     collapse = not every
     deadline = time.monotonic() + timeout_s
     last: tuple | None = None
@@ -266,8 +270,10 @@ async def _resolve(page: Page, target: Target, purpose: Purpose, timeout_s: floa
         if now >= deadline:
             if found is not None:
                 return found
-            raise StepError(f"target {target.describe()} not found on {page.url} after {timeout_s:g}s"
-                            f"{not_found_hint(target, purpose, misses.unfit, misses.out_of_scope, misses.near_missing)}")
+            hint = not_found_hint(target, purpose, misses.unfit, misses.out_of_scope, misses.near_missing)
+            if not hint and suggest:  # the words match nothing: what the page has instead
+                hint = await did_you_mean(page, target, purpose)
+            raise StepError(f"target {target.describe()} not found on {page.url} after {timeout_s:g}s{hint}")
         pause = POLL_S
         if usable and not found.loose:  # look again when the page will have held still long enough
             pause = min(POLL_S, max(MIN_POLL_S, STABLE_S - quiet_ms / 1000))
@@ -297,9 +303,12 @@ async def locate_all(page: Page, target: Target, *, purpose: Purpose, timeout_s:
     return found.strategy, _picked_locator(found), len(found.picked)
 
 
-async def locate(page: Page, target: Target, *, purpose: Purpose, timeout_s: float, with_box: bool = True) -> Grounded:
-    """Find exactly one visible element for target, waiting up to timeout_s for it to appear."""
-    found = await _resolve(page, target, purpose, timeout_s)
+async def locate(page: Page, target: Target, *, purpose: Purpose, timeout_s: float, with_box: bool = True,
+                 suggest: bool = True) -> Grounded:
+    """Find exactly one visible element for target, waiting up to timeout_s for it to appear.
+    `suggest=False`: a "not found" that nobody reads (a check that the target is gone) skips
+    reading the page for suggestions."""
+    found = await _resolve(page, target, purpose, timeout_s, suggest=suggest)
     count = len(found.picked)
     if target.nth is not None:
         if target.nth >= count:

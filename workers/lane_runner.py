@@ -141,7 +141,7 @@ class LaneRunner:
             while (item := lane.lanes.take()) is not None:
                 position, acted = flow.begin_item(item), lane.last_action
                 while position != flow.each_at:
-                    step, lane.within = steps[position], flow.within[position]
+                    step, lane.within, lane.at = steps[position], flow.within[position], position
                     lane.sync()
                     try:
                         if isinstance(step, F.Op):

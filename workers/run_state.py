@@ -56,6 +56,7 @@ class RunResult:
     output: dict[str, Any] = field(default_factory=dict)
     verdict: dict[str, Any] = field(default_factory=dict)
     continuation: Continuation | None = None  # status "parked" only
+    at: str = ""  # status "cancelled": the step under way when it stopped, as the editor numbers it (RunState.where)
 
 
 class RunRecorder(Protocol):
@@ -227,6 +228,8 @@ class RunState:
     page_steps: list = field(default_factory=list)  # explicit steps done on the current page (CAPTCHA replay, refill)
     output: dict[str, Any] = field(default_factory=dict)
     positions: dict[int, int] = field(default_factory=dict)  # id(step) -> its place in the step list
+    numbers: Any = None  # the editor's numbers of the step list (workers.step_numbers.StepNumbers)
+    at: int = -1  # the place in the step list under way (the step about to run or running)
     acting: ActionEntry | None = None  # the journaled action of the step in progress
     superseded: str = ""  # why the run was taken from this execution (workers.journal.Superseded)
     last_action: ActionEntry | None = None  # the last journaled action that ended (done or failed)
@@ -254,6 +257,16 @@ class RunState:
         scrub_record(record, self.secrets)
         self.pipe.put(record)
         return record
+
+    def where(self, step: Any = None) -> str:
+        """`step` (else the step under way) as its author numbers it in the editor, with the
+        iterations of the repeats around it (workers.step_numbers): what a failure reason names."""
+        position = self.at if step is None else self.positions.get(id(step), -1)
+        if self.numbers is not None and (step is None or position >= 0):
+            return self.numbers.label(position, self.loops)
+        # Not in the list: a reviewer's edit of a step, done again after a CAPTCHA was refused.
+        name = (getattr(step, "name", "") or getattr(step, "kind", "")) if step is not None else ""
+        return f"the step '{name}', done again" if name else "a step"
 
     def context(self) -> dict[str, Any]:
         """What `{{…}}` placeholders are filled from now: parameters, step values, the item's fields."""
@@ -301,5 +314,10 @@ class RunState:
 
 
 class RunFailed(Exception):
-    def __init__(self, index: int, label: str, error: str) -> None:
-        super().__init__(f"step {index} ({label}): {error}")
+    """The run fails: "`where`: `error`", `where` naming the step as the editor numbers it
+    (`RunState.where`). `index`: the trace's record of the failure (`StepRecord.index`; the last
+    record made, when the failure has none of its own), for whatever links to the trace."""
+
+    def __init__(self, where: str, error: str, *, index: int) -> None:
+        super().__init__(f"{where}: {error}")
+        self.where, self.error, self.index = where, error, index

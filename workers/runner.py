@@ -17,6 +17,9 @@ Contract with the caller (the Celery task wires it to the database):
 - `RunRecorder.heartbeat` is called every `heartbeat_s`; returning False means "cancel". It (and
   `action_intent`) raises `workers.journal.Superseded` when the run was taken from this execution:
   the run stops at once with status "superseded", and nothing more of it is recorded.
+- A failure's reason names its step as the automation editor numbers it, with the repeat iteration
+  under way (`workers.step_numbers`: "step 4 (Click Next), iteration 2 of at most 10: ..."), never
+  by its trace record; a cancelled result says in `at` which step it stopped at, numbered so.
 - `Runner.run` always returns a `RunResult` with a terminal status and a reason, or "parked"
   with a `Continuation` when a wait for a person outlasted the hold window (`workers.durable`);
   `Runner.run(..., resume=continuation)` goes on from there. It raises only if the caller's own
@@ -70,6 +73,7 @@ from workers.lane_runner import LaneRunner
 from workers.lanes import LaneParked
 from workers.replay import CachedTurn, ReplayStore, StepReplay, replay_save, step_key, step_replay
 from workers.secrets import SecretBox, scrubbing_logs
+from workers.step_numbers import StepNumbers, before
 from workers.step_run import explicit, intend, refill
 from workers.sign_in import LoginSessions, SignInBlock, SignInFailed, sign_in_plan
 from workers.step_judge import step_judge_looks
@@ -151,7 +155,7 @@ class Runner:
                 log.warning("run %s stopped here: %s", run_id, run.superseded)
                 result = RunResult("superseded", run.superseded)
             elif beat.done() and beat.result() is False:
-                result = RunResult("cancelled", "cancelled by user")
+                result = RunResult("cancelled", "cancelled by user", at=run.where() if run.at >= 0 else "")
             else:
                 raise
         except TimeoutError:
@@ -255,6 +259,7 @@ class Runner:
         # Blocks flattened: a position is one integer (workers.flow).
         steps = F.compile_program(spec.steps, before=[S.GotoStep(url=spec.start_url, name=opening)] if spec.start_url else [])
         run.positions = {id(step): position for position, step in enumerate(steps)}
+        run.numbers = StepNumbers(spec.steps, steps)
         position = 0
         try:
             if self.safety is not None:
@@ -273,9 +278,10 @@ class Runner:
                     position = flow.abandon_item()
                 flow.resume_item(position)  # before the page's fields are typed again: they may use the item
                 run.item_output = dict(resume.item_output) if run.item is not None else {}
+                run.at = position
                 await self._restore(run, executor, resume)
             while position < len(steps):
-                step, run.within = steps[position], flow.within[position]
+                step, run.within, run.at = steps[position], flow.within[position], position
                 try:
                     if isinstance(step, F.Op):
                         if step is flow.each and flow.lanes > 1 and run.item is None:
@@ -297,12 +303,12 @@ class Runner:
                         output.update(await self._agent_step(run, step, agent_resume))
                         agent_resume, run.page_steps = None, []
                         if sign_in.ends(position):
-                            await self._sign_in_save(sign_in, env)
+                            await self._sign_in_save(run, sign_in, env)
                         position += 1
                         continue
                     await self.page_step(run, executor, step)
                     if sign_in.ends(position):
-                        await self._sign_in_save(sign_in, env)
+                        await self._sign_in_save(run, sign_in, env)
                     position += 1
                 except RunFailed as exc:
                     if run.item is None:
@@ -310,7 +316,7 @@ class Runner:
                     # A failed item ends its own iteration; the next item goes on (workers.items).
                     position = flow.item_failed(str(exc))
                     agent_resume, run.page_steps = None, []
-            run.within = ""
+            run.within, run.at = "", len(steps)
             await self.gate_and_replay(run, executor, run.page_steps, output)
             if any(item.status == "failed" for item in run.items):
                 return RunResult("failed", failed_reason(run.items, {i.number: i.error for i in run.items}), output)
@@ -343,14 +349,15 @@ class Runner:
             if not resume.kept:  # a kept environment still shows what the run typed
                 await refill(run, executor)
         except (StepError, EnvironmentLost) as exc:
-            raise RunFailed(run.next_index, "restore the session", run.secrets.scrub(str(exc))) from None
+            raise RunFailed(f"restoring the session {before(run.where())}", run.secrets.scrub(str(exc)),
+                            index=run.next_index - 1) from None
 
     @staticmethod
-    async def _sign_in_save(sign_in: SignInBlock, env) -> None:
+    async def _sign_in_save(run: RunState, sign_in: SignInBlock, env) -> None:
         try:
             await sign_in.save(env)
         except SignInFailed as exc:
-            raise RunFailed(exc.index, "sign-in check", str(exc)) from None
+            raise RunFailed(f"the sign-in check after {run.where()}", str(exc), index=exc.index) from None
 
     @staticmethod
     async def page_step(state: RunState, executor: StepExecutor, step: S.Step) -> None:
@@ -371,10 +378,14 @@ class Runner:
             for step in page_steps:
                 await explicit(run, executor, step, output)
         if await self._captcha_gate(run) and page_steps:
-            raise RunFailed(run.next_index - 1, "CAPTCHA",
-                          f"the page refused the CAPTCHA answer {run.spec.captcha.max_attempts + 1} times")
+            raise RunFailed(f"the CAPTCHA {before(run.where())}",
+                            f"the page refused the CAPTCHA answer {run.spec.captcha.max_attempts + 1} times",
+                            index=run.next_index - 1)
 
     async def _captcha_gate(self, run: RunState, *budgets: "StepBudget") -> bool:
+        """The CAPTCHA gate on the page now; True if it acted on it. `budgets`: those of the agent
+        step under way, when the gate runs between its turns (they stop while a person solves, and
+        a failure is that step's); without them the gate runs before the step under way."""
         if self.captcha is None or not run.env.captcha_detection:
             return False
         gate_started = time.time()
@@ -400,12 +411,13 @@ class Runner:
             return await self.captcha.check(run.env, run.spec.captcha, allowed_domains=run.spec.allowed_domains,
                                             hooks=Hooks(), solved=run.captchas_solved)
         except (StepError, EnvironmentLost) as exc:
-            raise RunFailed(run.next_index - 1 if run.next_index else 0, "CAPTCHA", run.secrets.scrub(str(exc))) from None
+            where = f"{run.where()}, its CAPTCHA" if budgets else f"the CAPTCHA {before(run.where())}"
+            raise RunFailed(where, run.secrets.scrub(str(exc)), index=max(run.next_index - 1, 0)) from None
 
     async def _agent_step(self, run: RunState, step: S.AgentStep, resume: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run one agent step; returns its output or raises RunFailed."""
         assert self.agent is not None  # noqa: S101 -- type narrowing: agent steps are refused without one
-        label = step.name or "agent step"
+        label, where = step.name or "agent step", run.where(step)
         position = run.positions.get(id(step), -1)
         try:
             step = S.render_step(step, run.context())
@@ -413,7 +425,7 @@ class Runner:
             message = fill_error(exc)
             record = run.emit(StepRecord(0, "agent", step.name, step.model_dump(exclude_none=True), "failed",
                                          error=message, started_at=time.time()))
-            raise RunFailed(record.index, label, message) from None
+            raise RunFailed(where, message, index=record.index) from None
         budget = StepBudget((resume or {}).get("budget_s", step.timeout_s))
         runner = self
         emitted = [0]
@@ -467,7 +479,7 @@ class Runner:
             if not emitted[0] or last_status[0] != "failed":  # the trace ends on the failure itself
                 run.emit(StepRecord(0, "agent", step.name or step.goal[:200], step.model_dump(exclude_none=True),
                                     "failed", error=error, started_at=time.time()))
-            raise RunFailed(run.next_index - 1, label, error) from None
+            raise RunFailed(where, error, index=run.next_index - 1) from None
         path = replay.path() if replay is not None else None
         if path:
             run.replay_paths[key] = path

@@ -35,7 +35,7 @@ async def explicit(run: RunState, executor: StepExecutor, step, output: dict[str
     else:
         output.update(record.output)
     if record.status == "failed":
-        raise RunFailed(record.index, step.name or step.kind, record.error)
+        raise RunFailed(run.where(step), record.error, index=record.index)
     edited = record.grounding.get("risk", {}).get("review", {}).get("edited")
     return STEP.validate_python(edited) if edited else step
 

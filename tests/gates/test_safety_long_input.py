@@ -24,7 +24,7 @@ BOUND_S = 10.0
 # Runs that each cost the square of their length in some detector before (letters, digits and
 # dashes: the e-mail pattern; digits and commas: amounts; "eyJ-": the JWT pattern; 支付: a trigger
 # at every position, compared pair by pair) and a few other shapes.
-PIECES = ["S", "1", "1,", "1-", "a.", "eyJ-", "xoxb-", "支付", "pay now ", "a@", "%2", "Aa1.-_ "]
+PIECES = ["S", "1", "1,", "1-", "a.", "eyJ-", "eyJaaaaaaaaaaaa.", ".eyJ", "xoxb-", "支付", "pay now ", "a@", "%2", "Aa1.-_ "]
 
 
 def long_text(piece: str) -> str:
@@ -60,6 +60,13 @@ def test_the_detectors_still_find_what_they_find_in_short_text():
     assert [kind for kind, _ in values.secrets_in("key sk_live_" + "a" * 30)] == ["api_key"]
     token = "eyJ" + "a" * 20 + ".eyJ" + "b" * 40 + "." + "c" * 30
     assert [kind for kind, _ in values.secrets_in(f"Bearer {token}")] == ["jwt"]
+    # A header that carries a public key (a DPoP proof) or a certificate chain (Apple's JWS) is
+    # kilobytes long, and still a token: the reviewers' mask and the SHARE finding rely on it.
+    dpop = "eyJ" + "h" * 560 + ".eyJ" + "p" * 200 + "." + "s" * 342
+    chain = "eyJ" + "x" * 6000 + ".eyJ" + "p" * 9000 + "." + "s" * 2000
+    for token in (dpop, chain):
+        assert [kind for kind, _ in values.secrets_in(f"token={token}&next=1")] == ["jwt"]
+    assert values.secrets_in("eyJ" + "a" * 9 + ".eyJ" + "b" * 40 + "." + "c" * 30) == []  # too short a header
 
 
 def test_hits_held_by_a_longer_hit_of_the_other_kind_are_the_pairwise_answer():

@@ -91,8 +91,39 @@ def test_a_running_run_remembers_who_asked_and_its_worker_says_where_it_stopped(
     run = run_cancel(run=run, user=personas.owner)
 
     assert run.status == RunStatus.RUNNING and run.cancel_requested_at and run.cancel_requested_by == personas.owner
-    # what runs.execution ends it with once its worker has stopped in the middle of the next step
-    assert cancel_reason(run=Run.objects.get(pk=run.pk), mid_step=True) == "cancelled by alice while running, at step #4"
+    # What runs.journal ends it with once its worker has stopped: the step it was at, as the editor
+    # numbers it and failure reasons name it (workers.run_state.RunResult.at), not the next trace record.
+    stopped = Run.objects.get(pk=run.pk)
+    assert cancel_reason(run=stopped, at="step 2 (Pay), iteration 3 of at most 5") == (
+        "cancelled by alice while running, at step 2 (Pay), iteration 3 of at most 5")
+    assert cancel_reason(run=stopped, at="before step 1 (Open the start URL)") == (
+        "cancelled by alice while running, before step 1 (Open the start URL)")
+    assert cancel_reason(run=stopped, at="after the last step") == "cancelled by alice while running, after the last step"
+    # A worker that could not say where: its last trace record, as the run page numbers it.
+    assert cancel_reason(run=stopped) == "cancelled by alice while running, after step #3"
+
+
+@pytest.mark.django_db(transaction=True)  # the recorder writes from a thread of its own
+def test_a_worker_that_stopped_a_run_ends_it_naming_the_step_as_the_editor_numbers_it(automation, personas):
+    import asyncio
+
+    from venus_rpa.runs.execution import DjangoRecorder
+    from workers.run_state import RunResult
+
+    run = a_run(automation, steps=7, status=RunStatus.RUNNING, started_at=timezone.now(),
+                cancel_requested_at=timezone.now(), cancel_requested_by=personas.owner)
+    recorder = DjangoRecorder(run.pk)
+
+    async def stop():
+        try:
+            await recorder.finish([], RunResult("cancelled", "cancelled by user", at="step 2 (Pay)"))
+        finally:
+            await recorder.close()
+
+    asyncio.run(stop())
+    run.refresh_from_db()
+    assert run.status == RunStatus.CANCELLED
+    assert run.status_reason == "cancelled by alice while running, at step 2 (Pay)"  # not "#7", its next record
 
 
 def test_a_parked_run_is_cancelled_while_waiting_for_a_person(automation, personas):

@@ -326,8 +326,9 @@ def test_an_agent_that_never_finishes_fails_after_max_actions(browser, fake):
     result, recorder, _ = run_agent(browser, fake, spec)
 
     assert result.status == "failed"
-    assert result.reason == "step 4 (Look around): agent step did not finish within 3 actions"
-    assert recorder.records[-1].status == "failed"  # the trace ends on the failure itself
+    # The automation's one step, though its three turns and the failure are trace records #1 to #4.
+    assert result.reason == "step 1 (Look around): agent step did not finish within 3 actions"
+    assert recorder.records[-1].status == "failed" and recorder.records[-1].index == 4  # the trace ends on the failure
     assert len(fake.requests) == 3 and len(recorder.agent_records) == 4
     assert text(fake.requests[1]["messages"][-1]).startswith(f"Current URL: {browser.base_url}/login\n")
 

@@ -66,3 +66,34 @@ def test_a_page_check_on_a_page_that_cannot_change_answers_at_once_and_one_with_
     result, recorder, _ = run_spec(browser, delayed, params={})
     assert result.status == "succeeded", result.reason
     assert result.output == {"city": "Lisbon"}
+
+
+
+def paging(base_url: str, check: str, *after: dict) -> S.AutomationSpec:
+    """Row 1: read the first invoice; rows 2-5: a repeat (Next, then a check for `check`) and its
+    `end` row; then `after` from row 6."""
+    return spec(base_url, {"kind": "extract", "name": "First invoice", "target": {"css": "li.invoice", "nth": 0},
+                           "into": "first"},
+                {"kind": "repeat", "until": {"element": NEXT, "negate": True, "wait_s": 0.2}, "max_iterations": 5,
+                 "steps": [{"kind": "click", "name": "Next page", "target": NEXT},
+                           {"kind": "assert", "name": "Check the page", "text": check, "timeout_s": 0.5}]}, *after)
+
+
+def test_a_failure_inside_a_repeat_names_the_step_and_the_iteration_it_failed_in(browser):
+    result, recorder, _ = run_spec(browser, paging(browser.base_url, "Page 2 of 3"), params={})
+
+    assert result.status == "failed"
+    # The second iteration's check is the trace's record #7; the editor shows it as step 4.
+    assert result.reason == (f"step 4 (Check the page), iteration 2 of at most 5: text 'Page 2 of 3' not found on "
+                             f"{browser.base_url}/lab/records?page=3 after 0.5s")
+    assert recorder.records[-1].index == 7 and recorder.records[-1].name == "Check the page"
+
+
+def test_a_failure_after_a_block_counts_the_blocks_rows_as_the_editor_does(browser):
+    back = {"kind": "click", "name": "Back", "target": "Nowhere", "timeout_s": 0.5}
+    result, recorder, _ = run_spec(browser, paging(browser.base_url, "Page", back), params={})
+
+    assert result.status == "failed"
+    assert result.reason.startswith(
+        f"step 6 (Back): target 'Nowhere' not found on {browser.base_url}/lab/records?page=3 after 0.5s (buttons")
+    assert recorder.records[-1].index == 9  # after two iterations of three records and the line that ended the block

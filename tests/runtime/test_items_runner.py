@@ -69,7 +69,9 @@ def test_each_item_runs_once_a_condition_skips_one_and_a_failed_one_does_not_sto
     assert result.reason.startswith("1 of 4 item(s) failed (item 3 of 4: ")
     statuses = final(recorder)
     assert {n: s for n, (s, _) in statuses.items()} == {1: "succeeded", 2: "skipped", 3: "failed", 4: "succeeded"}
-    assert statuses[2][1] == "already looked up" and "No such text" in statuses[3][1]
+    assert statuses[2][1] == "already looked up"
+    # Its step as the editor numbers it (the block's and the if's rows counted), not its trace record.
+    assert statuses[3][1] == f"step 9 (Check the page): text 'No such text' not found on {browser.base_url}/lab/lookup?account=ACC-3 after 0.5s"
     assert lookups(browser) == ["ACC-2-FILED", "ACC-1", "ACC-3", "ACC-4"]  # each once; the filed one not again
     ends = [r for r in recorder.items if r.status == "succeeded"]
     assert all(r.output.get("heading") for r in ends)
@@ -95,7 +97,8 @@ def test_stop_on_failure_fails_the_run_at_the_first_failed_item(browser):
     result, recorder, _ = run_spec(browser, spec(browser.base_url, stop_on_failure=True), params={}, items=items(
         ("ACC-X", "No such text"), ("ACC-Y", "Looked up")))
     assert result.status == "failed"
-    assert "item 1 of 2 failed and the block stops on the first failure" in result.reason
+    assert result.reason.startswith("step 1 (Every account): item 1 of 2 failed and the block stops on the first "
+                                    "failure: step 9 (Check the page): text 'No such text' not found")
     assert lookups(browser) == ["ACC-X"]
     assert [(r.number, r.status) for r in recorder.items] == [(1, "running"), (1, "failed")]
 
@@ -107,8 +110,8 @@ def test_a_run_without_items_for_a_for_each_block_fails_with_a_reason(browser):
 
 
 def reviewed_sheet(base_url: str) -> S.AutomationSpec:
-    """The practice expense sheet with the form's sending not pre-approved: each item waits for a
-    reviewer. One lane: items one after another (tests/runtime/test_lanes.py has them at once)."""
+    """The practice expense sheet with the form's sending ("Submit expense") not pre-approved: each item
+    waits for a reviewer. One lane: items one after another (tests/runtime/test_lanes.py has them at once)."""
     definition = demo_expense_items_definition(base_url, lanes=1)
     steps = json.loads(json.dumps(definition["steps"]).replace("practice-login", "acme"))
     return S.AutomationSpec.model_validate({
@@ -133,9 +136,9 @@ def test_a_review_raised_inside_an_item_names_the_item(browser):
     result = browser.run(runner.run(reviewed_sheet(browser.base_url), params={}, secrets=gate_secrets(),
                                     recorder=recorder, items=sheet_items("77")))
     assert result.status == "succeeded", result.reason
-    # One review per item (its Next; the approval covers the rest of that act), each naming its item.
-    assert [q.description for q in recorder.questions] == ["item 1 of 2: Click the button 'Next'",
-                                                          "item 2 of 2: Click the button 'Next'"]
+    # One review per item, at the form's final submit (its Next only moves to page 2), each naming its item.
+    assert [q.description for q in recorder.questions] == ["item 1 of 2: Click the button 'Submit expense'",
+                                                          "item 2 of 2: Click the button 'Submit expense'"]
     assert [(q.step["item"], q.step["item_number"]) for q in recorder.questions] == [("item 1 of 2", 1),
                                                                                    ("item 2 of 2", 2)]
 
@@ -162,7 +165,8 @@ def test_a_run_parked_inside_an_item_resumes_in_that_item_and_files_each_row_onc
     assert [(r.number, r.status) for r in decided.items] == [(1, "succeeded"), (2, "running"), (2, "succeeded")]
     assert decided.items[0].output["reference"].startswith("EXP-")
     assert expenses(browser) == ["INV-881 Review me", "INV-882 Review me"]  # each row once
-    assert {r.item for r in decided.records if r.kind == "fill"} == {1, 2}
+    # The resumed item's own steps (its reviewed "Submit expense") and the next item's are recorded as theirs.
+    assert {r.item for r in decided.records if r.kind == "click"} == {1, 2}
 
 
 def test_a_run_retried_after_a_lost_worker_fails_the_item_in_doubt_and_goes_on(browser):

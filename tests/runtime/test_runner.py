@@ -13,6 +13,7 @@ from tests.helpers.runtime import PASSWORD, ListRecorder, local_secrets, run_spe
 from workers import steps as S
 from workers.journal import Superseded
 from workers.runner import Runner
+from workers.sign_in import SavedSession
 
 browser = runtime.browser  # one Chromium for the module
 
@@ -100,6 +101,66 @@ def test_runner_stops_at_a_failing_step_and_names_it(browser):
     assert took < 15
 
 
+def test_a_failure_names_the_step_by_its_editor_number_not_its_trace_record(browser):
+    """Without a start URL the trace's records are numbered from 0: the 3rd step is record #2."""
+    spec = S.AutomationSpec.model_validate({"allowed_domains": ["127.0.0.1"], "steps": [
+        {"kind": "goto", "name": "Open the login page", "url": browser.base_url + "/login"},
+        {"kind": "fill", "name": "Type the user", "target": "Username", "value": "{{user}}"},
+        {"kind": "click", "name": "Open reports", "target": "No such button", "timeout_s": 0.5}]})
+    result, recorder, _ = run_spec(browser, spec)
+
+    assert result.status == "failed"
+    assert result.reason.startswith(f"step 3 (Open reports): target 'No such button' not found on "
+                                    f"{browser.base_url}/login after 0.5s (buttons and links on the page: 'Sign in'")
+    assert recorder.records[-1].index == 2 and recorder.records[-1].status == "failed"
+
+
+class Sessions:
+    """An in-memory `workers.sign_in.LoginSessions`."""
+
+    def __init__(self) -> None:
+        self.saved: dict[tuple[str, str], SavedSession] = {}
+
+    async def load(self, *, credential: str, domain: str) -> SavedSession | None:
+        return self.saved.get((credential, domain))
+
+    async def save(self, *, credential: str, domain: str, state: dict, expires_at: float) -> None:
+        self.saved[(credential, domain)] = SavedSession(state, time.time(), expires_at)
+
+    async def discard(self, *, credential: str, domain: str) -> None:
+        self.saved.pop((credential, domain), None)
+
+
+def test_a_failure_after_a_sign_in_block_names_the_step_whether_the_block_ran_or_was_skipped(browser):
+    """The block's records differ (its steps and "saved", or one "signed in with the saved
+    session"); the step after it is the same editor step both times."""
+    def signing_in(check: dict) -> S.AutomationSpec:
+        data = login_spec(browser.base_url, {"kind": "click", "name": "Open reports", "target": "No such button",
+                                             "timeout_s": 0.5}).model_dump(mode="json", exclude_none=True)
+        for step in data["steps"][:3]:
+            step["sign_in"] = True
+        return S.AutomationSpec.model_validate({**data, "start_url": browser.base_url + "/expenses/new",
+                                                "sign_in": {"check": check}})
+
+    spec = signing_in({"text_visible": "Sign out", "url_excludes": "/login"})
+    sessions, reasons, records = Sessions(), [], []
+    for _ in range(2):
+        recorder = ListRecorder()
+        result = browser.run(Runner({"web": browser.host}).run(spec, params={"user": "demo"}, secrets=local_secrets(),
+                                                                recorder=recorder, sessions=sessions))
+        reasons.append(result.reason)
+        records.append([r.name for r in recorder.records])
+
+    expected = f"step 5 (Open reports): target 'No such button' not found on {browser.base_url}/expenses/new after 0.5s"
+    assert reasons[0] == reasons[1] and reasons[0].startswith(expected + " (buttons and links on the page:")
+    assert records[0][4] == "Saved the signed-in session for 127.0.0.1" and len(records[0]) == 7
+    assert records[1][1] == "Signed in with the saved session" and len(records[1]) == 4
+
+    result, _, _ = run_spec(browser, signing_in({"text_visible": "Never shown", "timeout_s": 0.5}))
+    assert result.reason == ("the sign-in check after step 3 (Sign in): not signed in after the sign-in steps: "
+                             "the text 'Never shown' is not visible")
+
+
 def test_runner_reports_a_missing_parameter(browser):
     result, recorder, _ = run_spec(browser, login_spec(browser.base_url), params={})
     assert result.status == "failed"
@@ -151,6 +212,7 @@ def test_runner_cancels_when_the_heartbeat_says_so(browser):
     assert beats_before >= 1  # the heartbeat ran all along and said "go on"
     assert result.status == "cancelled"
     assert result.reason == "cancelled by user"
+    assert result.at == "step 5 (Wait forever)"  # where it stopped, as the editor numbers it
     assert len(recorder.records) == 5  # the interrupted step is not recorded
     assert took < 3  # promptly, not after the 10 s wait_for gives up
 

@@ -104,6 +104,28 @@ def test_a_confirm_button_in_a_dialog_is_judged_by_the_dialog(browser):
     assert judge(cancel).decision == "allow"
 
 
+def test_the_expense_forms_next_moves_on_and_its_final_submit_is_reviewed(browser):
+    async def body(env):
+        page = env.page  # signed in, on page 1 of 2 of the expense form
+        for label, value in (("Title", "Taxi"), ("Amount", "42.50"), ("Date", "2026-01-05")):
+            await page.get_by_label(label).fill(value)
+        await page.get_by_label("Category").select_option("Travel")
+        next_ = await probe_element(page.get_by_role("button", name="Next"))
+        await page.get_by_role("button", name="Next").click()
+        await page.wait_for_url("**/expenses/new/confirm")
+        await page.get_by_label("Receipt").set_input_files({"name": "r.txt", "mimeType": "text/plain", "buffer": b"taxi"})
+        await page.get_by_label("I confirm this expense is accurate").check()
+        return next_, await probe_element(page.get_by_role("button", name="Submit expense"))
+
+    next_, submit = browser.page(body)
+    assert "New expense report" in next_.nearby and "Step 1 of 2" in next_.page_text  # what read as "sending" before
+    moved = judge(next_)
+    assert (moved.category, moved.level, moved.decision) == ("NONE", "R1", "allow") and "step 1 of 2" in moved.reason
+    submitted = judge(submit)
+    assert (submitted.category, submitted.level, submitted.decision) == ("SEND", "R3", "review")
+    assert judge(submit, policy=SafetyPolicy(allowed_domains=["127.0.0.1"], pre_approved=[["SEND", "submit expense"]])).decision == "allow"
+
+
 def test_a_point_resolves_to_the_interactive_element_under_it(browser):
     async def body(env):
         await env.page.goto(browser.base_url + "/shop/checkout?lang=zh")

@@ -108,7 +108,7 @@ class JournalingRecorder:
                 return []
             saved = [self._save_step(record) for record in records]
             if result.status == RunStatus.CANCELLED:  # asked to stop (services.run_cancel): by whom, how far it got
-                result.reason = cancel_reason(run=Run.objects.get(pk=self.run_id), mid_step=True)
+                result.reason = cancel_reason(run=Run.objects.get(pk=self.run_id), at=result.at)
             run_finish(run_id=self.run_id, status=result.status, reason=self.secrets.scrub(result.reason),
                        output=scrub(result.output), verdict=self._scrub_verdict(result.verdict))
             if self.replay is not None:

@@ -199,6 +199,15 @@ _ON_ELEMENT = f"(el, o) => JSON.stringify(({_PROBE})(el, o))"
 _ON_PAGE = f"(o) => JSON.stringify(({_PROBE})(null, o))"
 
 
+# A target in the words people use: by its input type where that says more than its role...
+_INPUT_WORDS = {"file": "file field", "password": "password field", "email": "email field", "date": "date field",
+                "tel": "phone field", "url": "URL field", "number": "number field", "search": "search field"}
+# ...else by its role (a role not listed here is said as it is: button, link, checkbox...).
+_ROLE_WORDS = {"textbox": "field", "searchbox": "search field", "spinbutton": "number field", "combobox": "dropdown",
+               "listbox": "list", "radio": "radio button", "img": "image", "menuitem": "menu item",
+               "menuitemcheckbox": "menu item", "menuitemradio": "menu item"}
+
+
 @dataclass
 class Probe:
     """What one round trip read from the page (see module docstring)."""
@@ -240,13 +249,30 @@ class Probe:
         return TargetInfo(**data, rect=(x, y, w, h))
 
     def describe_target(self) -> str:
-        """`button 'Place order'`, for people and for the fingerprint."""
+        """`button 'Place order'`: the target's role and name, as the fingerprint holds it (so
+        its words never change under a pending review); `target_words` says it for people."""
         t = self.target
         if not t:
             return "the page"
         kind = t.get("role") or t.get("tag") or "element"
-        name = t.get("name") or t.get("text") or t.get("placeholder") or t.get("attributes", {}).get("id", "")
-        return f"{kind} {name[:80]!r}" if name else kind
+        return f"{kind} {self._target_name()[:80]!r}" if self._target_name() else kind
+
+    def target_words(self) -> str:
+        """`file field 'Receipt'`, `field 'Amount'`, `button 'Place order'`: what a person calls
+        the target (a file input's ARIA role is button, but nobody would call it one)."""
+        t = self.target
+        if not t:
+            return "the page"
+        role, input_type = t.get("role") or "", str(t.get("input_type") or "").lower()
+        if input_type in _INPUT_WORDS and t.get("tag") in ("input", None):  # no tag: an app's field
+            kind = _INPUT_WORDS[input_type]
+        else:
+            kind = _ROLE_WORDS.get(role) or role or t.get("tag") or "element"
+        return f"{kind} {self._target_name()[:80]!r}" if self._target_name() else kind
+
+    def _target_name(self) -> str:
+        t = self.target or {}
+        return t.get("name") or t.get("text") or t.get("placeholder") or t.get("attributes", {}).get("id", "")
 
 
 _OPTIONS = {"pageChars": PAGE_TEXT_CHARS, "hiddenChars": HIDDEN_TEXT_CHARS}

@@ -86,9 +86,10 @@ _VERBS = {
 
 
 def describe_action(fields: dict[str, Any], probe: Probe | None) -> str:
-    """The proposed action in words, e.g. "Click the button 'Place order'"."""
+    """The proposed action in words, e.g. "Click the button 'Place order'", "Upload 'r.txt' to
+    the file field 'Receipt'"."""
     kind = fields.get("action_type", "")
-    target = f"the {probe.describe_target()}" if probe is not None and probe.target else ""
+    target = f"the {probe.target_words()}" if probe is not None and probe.target else ""
     if kind in _VERBS:
         return f"{_VERBS[kind]} {target or 'the page'}"
     if kind == "type":

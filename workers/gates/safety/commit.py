@@ -175,16 +175,41 @@ _ACTION_FIELD = re.compile(r"\b(?:actions?|bulk|with selected|aktion|acci[oó]n|
 _SAVE_VERB = re.compile(r"^(?:submit|save|update|create|apply|store|commit)\b(?! (?:a |the |your )?(?:message|comment|reply|post|"
                         r"feedback|request|application|form|report|ticket|review))")
 _RECIPIENT = re.compile(r"\b(?:to|cc|bcc|recipients?|send to|email to|reply-to)\b|收件人|抄送")
+# What a submit hands to other people to act on (approve, pay out, fulfil), named by the submit itself
+# ("Submit expense", "Submit for approval") or by the form's title and headings ("New expense report").
+_HANDED_OBJECT = re.compile(r"^submit (?:(?:a|an|the|this|my|your) )?(?:new )?(?:expenses?|claims?|reimbursements?|requests?|"
+                            r"requisitions?|applications?|orders?|leave|timesheets?|invoices?|proposals?|appeals?|refunds?|"
+                            r"nominations?)\b|^submit for\b")
+_HANDED_CONTEXT = re.compile(r"\b(?:expense (?:reports?|claims?)|reimbursements?|for approval|approvers?|(?:leave|time[- ]off|absence|"
+                             r"purchase|refund) requests?|purchase (?:orders?|requisitions?)|timesheets?|(?:job|loan|visa|grant|"
+                             r"credit|rental|mortgage) applications?)\b|报销|审批|请假")
+
+
+def handed_over(v: View, final: Finding) -> str:
+    """Why a form's "Submit …" hands what it holds to other people to act on ("" when it does not say):
+    an expense claim goes to whoever approves and pays it, a leave request to a manager, an application
+    to whoever decides it. Such a submit is judged by what it does (SEND, reviewed), never as a save."""
+    t = v.ctx.target
+    if (final.category != "SEND" or final.level != 3 or t is None or v.ctx.action_type not in _CLICKS
+            or not v.label.startswith("submit")):
+        return ""
+    said = "" if _HANDED_OBJECT.search(v.label) else next(
+        (f" (the page says '{m.group(0)}')" for m in [_HANDED_CONTEXT.search(" | ".join([v.titles, v.nearby]))] if m), None)
+    if said is None:
+        return ""
+    return (f"Clicking '{v.label}' submits it to other people to act on{said}: a claim, request, application or order goes "
+            "to whoever approves or fulfils it, so it does more than save a record.")
 
 
 def record_save(v: View, final: Finding) -> str:
     """Why a SEND reading of a form's submit is really saving a record in the application ("Submit
     changes" on a ticket, "Submit New Entry" on an issue): the submit names no message, no
     recipient field of the form is filled (an empty Cc is not a message), and it holds the record's own fields (a select's choice, or three or
-    more fields). A message form (recipients, or only a message box) is still sending."""
+    more fields). A message form (recipients, or only a message box) is still sending, and so is a
+    submit that hands a claim, request, application or order to others (`handed_over`)."""
     t = v.ctx.target
     if (final.category != "SEND" or final.level != 3 or t is None or v.ctx.action_type not in _CLICKS
-            or t.form_method.lower() != "post" or not _SAVE_VERB.match(v.label) or v.dialog):
+            or t.form_method.lower() != "post" or not _SAVE_VERB.match(v.label) or v.dialog or handed_over(v, final)):
         return ""
     fields = v.ctx.form_fields
     if any((f.filled or f.chosen) and _RECIPIENT.search(norm(f"{f.label} {f.name} {f.autocomplete}")) for f in fields):

@@ -101,6 +101,24 @@ def find_cue(text: str, *, strong_only: bool = False) -> Cue | None:
     return min(found, key=lambda c: (not c.strong, c.start, -len(c.text), PRIORITY.get(c.category, 99)))
 
 
+# "Step 1 of 2": where a multi-page form says which of its pages this is (title, headings, the page's first text).
+_STEP_WORD = (r"(?:step|schritt|étape|etapa|paso|passo|stap|krok|шаг|крок|adım|steg|trin|vaihe|lépés|pasul|βήμα|bước|langkah|"
+              r"ステップ|단계|步骤|步驟)")
+_OF = r"(?:of|von|sur|de|di|van|av|af|z|ze|из|з|από|dari|trên|/|／)"
+_STEP_OF = re.compile(rf"(?<!\w){_STEP_WORD}\s*(\d{{1,2}})\s*{_OF}\s*(\d{{1,2}})(?!\d)|第\s*(\d{{1,2}})\s*步\s*[,，/]?\s*共\s*(\d{{1,2}})\s*步")
+
+
+def step_of(*texts: str) -> tuple[int, int] | None:
+    """(this page, pages) of a multi-page form, from the first normalised text that says it ("step 1 of 2")."""
+    for text in texts:
+        m = _STEP_OF.search(text) if text else None
+        if m:
+            here, pages = (int(g) for g in (m.groups()[:2] if m.group(1) else m.groups()[2:]))
+            if 0 < here <= pages:
+                return here, pages
+    return None
+
+
 # Page addresses of commit steps: path segments and host prefixes.
 _PATH_CUES = [
     ("PAY", re.compile(r"/(?:checkouts?|pay|payment|payments|cashier|purchase|buy|confirm_?order|transfers?|lightpay\w*|"

@@ -88,6 +88,9 @@ def _commit_point(v: View, f: Finding) -> Finding:
         if why:
             said = f"{f.category} {level_name(f.level)}" if f.category not in ("NONE", "UNKNOWN") else "its wording"
             return finding("NONE", 1, f"{why} (Read alone: {said}.)", ev("commit.lead_in", "target", why), *f.evidence)
+    handed = commit.handed_over(v, f)
+    if handed:  # the same verdict, its reason saying what the submit does
+        return finding("SEND", 3, handed, *f.evidence, ev("commit.handed_over", "target", handed))
     return f
 
 
@@ -214,7 +217,7 @@ def _decide(v: View, f: Finding, mods: list[str]) -> Verdict:
             policy.approval_for(category, v.around, _amount(v))
         if approval is not None:
             level, decision = 2, "allow"
-            why = f"Pre-approved by this automation ({approval.category}{': ' + approval.phrase if approval.phrase else ''})."
+            why = approval.words()
             mods = [*mods, "pre_approved"]
         else:
             decision, why = "review", "Held for review."

@@ -46,9 +46,17 @@ def _whole(texts: list[str]) -> re.Pattern[str] | None:
     return re.compile("^(?:" + "|".join(re.escape(t) for t in sorted(set(texts), key=lambda t: (-len(t), t))) + ")" + _TAIL + "$")
 
 
+def _moves_on(entries: list[dict], msgid: str, *, unless: str = "") -> list[str]:
+    """Translated progress labels whose catalog msgid is `msgid` ("Next", "Continue"), none also `unless`."""
+    def said(e: dict, word: str) -> bool:
+        return any(m.strip(" .!").casefold() == word for m in e.get("msgids", []))
+    return [e["text"] for e in entries if e["kind"] == "progress" and said(e, msgid) and not (unless and said(e, unless))]
+
+
 def _build():
+    entries = _entries()
     by: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for e in _entries():
+    for e in entries:
         by[(e["kind"], e["category"])].append(e["text"])
     cats = sorted({c for k, c in by if k == "trigger"})
     triggers = [(c, rx) for c in cats if (rx := _rx(by[("trigger", c)]))]
@@ -69,6 +77,9 @@ def _build():
         "yes_comma": re.compile("^(?:" + "|".join(map(re.escape, sorted(yes_words, key=len, reverse=True))) + r")\s*[,、，]")
         if yes_words else None,
         "cues": cues,
+        # Whole labels that move a form on to its next page (catalogs' "Next"), and those that usually do ("Continue").
+        "next": _whole(_moves_on(entries, "next")),
+        "continue": _whole(_moves_on(entries, "continue", unless="next")),
     }
 
 
@@ -79,6 +90,8 @@ DISMISS: re.Pattern[str] | None = _P["dismiss"]
 GENERICS: list[tuple[str, str, re.Pattern[str]]] = _P["generics"]
 YES_COMMA: re.Pattern[str] | None = _P["yes_comma"]
 CUES: dict[str, tuple[re.Pattern[str] | None, re.Pattern[str] | None]] = _P["cues"]
+NEXT: re.Pattern[str] | None = _P["next"]
+CONTINUE: re.Pattern[str] | None = _P["continue"]
 
 
 def matches(rx: re.Pattern[str] | None, text: str) -> bool:

@@ -84,6 +84,12 @@ _GENERIC = [
                 r"next step|下一步|继续|保存|应用|完成|更新|开始|保存并继续|提交并继续)[.!。！]?$"), Generic("progress", "NONE")),
 ]
 
+# Whole labels that move a multi-page form on to its next page, and those that usually do but may also
+# be a flow's last step ("Continue" beside "You'll be charged"); other languages from the catalogs' "Next"
+# and "Continue" (`i18n.NEXT`, `i18n.CONTINUE`).
+_NEXT = re.compile(r"^(?:next|next step|下一步)[.!。！]?$")
+_CONTINUE = re.compile(r"^(?:continue|save and continue|继续|保存并继续)[.!。！]?$")
+
 # A commit verb with an object the lexicon does not know ("Confirm shipment", 确认发货): read like a
 # bare confirm, but only when no trigger recognised it.
 _CONFIRM_SOMETHING = re.compile(r"^(?:confirm|yes,)\s*\w|^(?:确认|确定)(?!信息|地址|收货地址)" + _CJK)
@@ -403,6 +409,16 @@ def read_label(label: str) -> LabelReading:
         # A row that shows an amount among other facts ("Invoice #2 · Blue Tea House · $50.00") opens it.
         return LabelReading(hits=(LabelHit("PAY", 3, amount.group(0), amount.start(), amount.end(), True),))
     return LabelReading(hits=kept)
+
+
+def moves_on(label: str) -> str:
+    """"next" for a normalised label that moves a form on to its next page ("Next", 下一步, "Weiter",
+    "Suivant"), "continue" for one that usually does ("Continue", 继续, "Fortfahren"), "" otherwise."""
+    if _NEXT.match(label) or i18n.matches(i18n.NEXT, label):
+        return "next"
+    if _CONTINUE.match(label) or i18n.matches(i18n.CONTINUE, label):
+        return "continue"
+    return ""
 
 
 def in_clause(label: str) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from workers.gates.safety.verdict import CATEGORIES
+from workers.gates.safety.verdict import CATEGORIES, MEANING
 
 # Modifiers that void a pre-approval: the action is no longer the one the automation's author approved.
 RAISING = {"injection", "label_mismatch", "hidden_target", "model_asked"}
@@ -46,6 +46,24 @@ class PreApproval(BaseModel):
         if self.category not in CATEGORIES:
             raise ValueError(f"unknown category {self.category!r}")
         return self
+
+    def words(self) -> str:
+        """Why an action ran without review, in words, and where the author changes that."""
+        where = f" where '{self.phrase}' appears around it" if self.phrase else ""
+        cap = f" (up to an amount of {self.max_amount:g})" if self.max_amount is not None else ""
+        return (f"Pre-approved by this automation's safety policy: an action that {MEANING[self.category]}{where}{cap} "
+                f"runs without review (change it under Safety policy, \"pre_approved\", in the automation's editor).")
+
+
+class CredentialSignIn(PreApproval):
+    """The pre-approval the automation's own credentials give: signing in on a credential's own
+    domains (`SafetySettings.credential_sign_in`). Made by the runtime, never read from a policy."""
+
+    category: str = "AUTH"
+
+    def words(self) -> str:
+        return ("Pre-approved: signing in with one of this automation's own credentials on that credential's site "
+                "runs without review (change it under Safety policy, \"credential_sign_in\", in the automation's editor).")
 
 
 class SafetyPolicy(BaseModel):

@@ -93,7 +93,8 @@ def resolve_generic(v: View, generic: Generic, label: str, source: str, *, verb:
     if re.match(r"^(?:accept|allow|agree|ok|okay|同意|接受|允许)", label) and (cues.COOKIE.search(v.dialog) or cues.COOKIE.search(v.nearby)):
         return finding("LEGAL", 2, "Accepting cookies is a consent banner, easily changed.", said, ev("cue.cookie", "dialog_text", "cookies"))
     strong_only = generic.kind == "progress"
-    sources = [("dialog_text", v.dialog, False), ("nearby_text", v.nearby, strong_only)]
+    page_turn = _page_turn(v, label, generic)
+    sources = [("dialog_text", v.dialog, False)] + ([] if page_turn is not None else [("nearby_text", v.nearby, strong_only)])
     if generic.kind == "confirm":
         sources += [("title", v.titles, False)]
     for name, text, strong in sources:
@@ -104,13 +105,13 @@ def resolve_generic(v: View, generic: Generic, label: str, source: str, *, verb:
             return finding("DEL", 2, f"{verb} '{label}' moves it to the trash, where it can be restored ('{clip(bin_, 40)}').",
                            said, ev("cue.recoverable", name, bin_))
         if cue:
-            return finding(cue.category, 3, f"{verb} '{label}' confirms what its {name.split('_')[0]} is about: "
-                           f"it {MEANING[cue.category]} ('{cue.text}').", said, ev(f"cue.{cue.category}", name, cue.text))
+            return finding(cue.category, 3, f"{verb} '{label}' counts as a step that {MEANING[cue.category]}, because the "
+                           f"{_WHERE[name]} says '{cue.text}'.", said, ev(f"cue.{cue.category}", name, cue.text))
     said_dialog = compose.dialog_reading(v.dialog) if v.dialog and generic.kind == "confirm" else None
     if said_dialog is not None:
-        return finding(said_dialog[0], 3, f"{verb} '{label}' confirms what its dialog asks ({said_dialog[1]}): it "
-                       f"{MEANING[said_dialog[0]]}.", said, ev("compose.dialog", "dialog_text", said_dialog[1]))
-    pair = compose.paired_with_page(label, " | ".join(filter(None, (v.dialog, v.titles, v.nearby))))
+        return finding(said_dialog[0], 3, f"{verb} '{label}' counts as a step that {MEANING[said_dialog[0]]}, because the "
+                       f"dialog it is in asks for it ({said_dialog[1]}).", said, ev("compose.dialog", "dialog_text", said_dialog[1]))
+    pair = compose.paired_with_page(label, " | ".join(filter(None, (v.dialog, v.titles, "" if page_turn is not None else v.nearby))))
     if pair is not None:
         return finding(pair[0], 3, f"{verb} '{label}' acts on what the page names ({pair[1]}): it {MEANING[pair[0]]}.",
                        said, ev("compose", "page", pair[1]))
@@ -135,6 +136,9 @@ def resolve_generic(v: View, generic: Generic, label: str, source: str, *, verb:
         if v.ctx.secure_screen:
             return finding("PAY", 3, f"{verb} '{label}' on a secure (FLAG_SECURE) screen, as payment screens are.", said,
                            ev("cue.flag_secure", "secure_screen", "FLAG_SECURE"))
+    if page_turn is not None:
+        return finding("NONE", 1, f"{verb} '{label}' moves on to the next page of this form{page_turn}; what the form does "
+                       "is judged at its own final submit.", said, ev("label.page_turn", source, label))
     if generic.default == "SEND" and cues.SEARCHY.search(v.nearby):
         return finding("NONE", 1, f"{verb} '{label}' submits a search.", said)
     if generic.default == "NONE" or (generic.default == "UNKNOWN" and v.dialog):
@@ -143,6 +147,23 @@ def resolve_generic(v: View, generic: Generic, label: str, source: str, *, verb:
     if generic.default == "UNKNOWN":
         return finding("UNKNOWN", 3, f"Cannot judge what '{label}' confirms: nothing around it says.", said)
     return finding(generic.default, 3, f"{verb} '{label}' {MEANING[generic.default]}.", said)
+
+
+_WHERE = {"dialog_text": "dialog it is in", "nearby_text": "text near it", "title": "page title"}
+
+
+def _page_turn(v: View, label: str, generic: Generic) -> str | None:
+    """Does this control only move a multi-page form on to its next page ("Next", 下一步, "Weiter";
+    "Continue" where the page says it is not the form's last, "step 1 of 2")? Then the headings and
+    labels around it name what the whole form will do, which its final submit is judged by (reference §3
+    rule 1: confirm the commit, never an intermediate step). None when not; else " (step 1 of 2)" or ""."""
+    if generic.kind != "progress" or v.dialog:
+        return None
+    turn = labels.moves_on(label)
+    step = cues.step_of(v.titles, v.nearby, v.page_text_head)
+    if turn == "next" or (turn == "continue" and step is not None and step[0] < step[1]):
+        return f" (step {step[0]} of {step[1]})" if step else ""
+    return None
 
 
 def _may_sign_in(v: View) -> bool:

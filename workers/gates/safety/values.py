@@ -21,7 +21,10 @@ _SECRET_PATTERNS = [
     ("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,255}")),
     ("google_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
     ("private_key", re.compile(r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{10,512}\.eyJ[A-Za-z0-9_-]{10,8192}\.[A-Za-z0-9_-]{10,1024}")),
+    # A JWT's header can carry a key or a certificate chain (DPoP proofs, Apple's JWS: kilobytes),
+    # so its parts are not bounded; instead a match starts only where a run of token characters
+    # starts and never gives characters back (possessive), so each run is read once.
+    ("jwt", re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}+\.eyJ[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{10,}+")),
 ]
 _CN_ID = re.compile(r"(?<!\d)[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?!\d)")
 _PHONE = re.compile(r"(?<!\d)(?:\+?86[ -]?)?1[3-9]\d{9}(?!\d)|\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}")
