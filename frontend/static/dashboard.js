@@ -114,6 +114,8 @@
     var token = document.querySelector("#automation-form input[name=csrfmiddlewaretoken]");
     var body = new FormData();
     row.querySelectorAll("input[type=hidden]").forEach(function (input) { body.append(input.name, input.value); });
+    var surface = document.querySelector("#automation-form [name=surface]");
+    if (surface) body.append("surface", surface.value);  // an Android row shows its resource id
     button.disabled = true;
     fetch(list.dataset.openUrl, {method: "POST", body: body, credentials: "same-origin",
                                  headers: {"X-CSRFToken": token ? token.value : "", "HX-Request": "true"}})
@@ -136,8 +138,19 @@
       });
   }
 
+  // A target's resource id is an Android locator: its box shows on an Android automation's rows
+  // only (and wherever one is filled in, so nothing stored is out of sight).
+  function applySurface(select) {
+    var android = select.value === "android";
+    document.querySelectorAll(".steps-editor .f-android").forEach(function (field) {
+      var input = field.querySelector("input");
+      field.hidden = !android && !(input && input.value);
+    });
+  }
+
   document.addEventListener("change", function (event) {
     if (event.target.matches(".step-kind")) { applyKind(event.target.closest(".step-row")); indentSteps(); }
+    if (event.target.matches("#automation-form [name=surface]")) applySurface(event.target);
   });
 
   // Drag to reorder: a row is dragged by its grip and dropped before or after another row (the

@@ -146,3 +146,84 @@ def test_two_saves_from_the_same_base_at_once_cannot_both_pass(personas, automat
     automation.refresh_from_db()
     assert automation.current_version.number == 2
     assert automation.current_version.goal == "First goal"
+
+
+# -- base_revision: a change that makes no version (name, description, replay cache) -----------------
+
+@pytest.mark.django_db
+def test_a_stale_update_cannot_revert_a_change_to_the_name_only(owner, editor, automation):
+    read = owner.get(detail(automation.slug)).json()
+    assert (read["revision"], read["version"]["number"]) == (1, 1)
+    renamed = editor.patch(detail(automation.slug), {"name": "Expense report", "base_revision": 1}, format="json")
+    assert renamed.status_code == 200, renamed.json()
+    assert (renamed.json()["revision"], renamed.json()["version"]["number"]) == (2, 1)  # no new version
+
+    stale = owner.patch(detail(automation.slug), {"name": "Demo expense", "description": "From an old read",
+                                                  "base_revision": 1, "base_version": 1}, format="json")
+
+    error = assert_error(stale, 409, "conflict")
+    assert error["message"].startswith("This automation was changed (by bob, ")
+    assert error["message"].endswith("since you opened it: reload to see it.")
+    assert error["fields"] == {"base_revision": ["Revision 1 is not the current revision (2)."]}
+    automation.refresh_from_db()
+    assert (automation.name, automation.description, automation.revision) == ("Expense report", "", 2)
+
+
+@pytest.mark.django_db
+def test_every_change_moves_the_revision_and_an_update_from_the_current_one_goes_through(owner, automation,
+                                                                                            definition):
+    changes = [{"description": "One"}, {"replay_cache": False}, {"steps": retargeted(definition, "Expense title")},
+               {"name": "Four"}]
+    for revision, change in enumerate(changes, start=1):
+        response = owner.patch(detail(automation.slug), {**change, "base_revision": revision}, format="json")
+        assert response.status_code == 200, response.json()
+        assert response.json()["revision"] == revision + 1
+    same = owner.patch(detail(automation.slug), {"name": "Four", "base_revision": 5}, format="json")
+    assert same.json()["revision"] == 5  # nothing changed: no new revision
+    assert same.json()["version"]["number"] == 2
+
+
+@pytest.mark.django_db
+def test_without_base_revision_a_name_change_applies_as_before(owner, editor, automation):
+    assert editor.patch(detail(automation.slug), {"name": "Expense report"}, format="json").status_code == 200
+    response = owner.patch(detail(automation.slug), {"name": "Mine", "base_version": 1}, format="json")
+    assert response.status_code == 200, response.json()
+    assert (response.json()["name"], response.json()["revision"]) == ("Mine", 3)
+
+
+@pytest.mark.django_db
+def test_a_revision_newer_than_the_current_one_is_refused(owner, automation):
+    error = assert_error(owner.patch(detail(automation.slug), {"name": "Forged", "base_revision": 9}, format="json"),
+                         409, "conflict")
+    assert error["fields"] == {"base_revision": ["The current revision is 1."]}
+    automation.refresh_from_db()
+    assert automation.name == "Demo expense"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("base", ["1", 0, -1, 1.5, True, None, 2**31])
+def test_a_revision_that_is_not_a_number_is_a_field_error(owner, automation, base):
+    error = assert_error(owner.patch(detail(automation.slug), {"name": "X", "base_revision": base}, format="json"),
+                         400, "invalid")
+    assert list(error["fields"]) == ["base_revision"]
+
+
+@pytest.mark.django_db
+def test_the_right_revision_gives_a_viewer_or_an_outsider_nothing(viewer, outsider, automation):
+    assert_error(viewer.patch(detail(automation.slug), {"name": "Hijacked", "base_revision": 1}, format="json"),
+                 403, "permission_denied")
+    assert_error(outsider.patch(detail(automation.slug), {"name": "Mine", "base_revision": 1}, format="json"),
+                 404, "not_found")
+    automation.refresh_from_db()
+    assert (automation.name, automation.revision) == ("Demo expense", 1)
+
+
+@pytest.mark.django_db
+def test_the_openapi_document_describes_base_revision_and_revision(owner):
+    document = owner.get("/api/schema/", {"format": "json"}).json()
+    patch = document["paths"]["/api/automations/{slug}/"]["patch"]
+    body = patch["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    field = document["components"]["schemas"][body]["properties"]["base_revision"]
+    assert field["type"] == "integer" and field["minimum"] == 1 and "409" in field["description"]
+    out = patch["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    assert "revision" in document["components"]["schemas"][out]["properties"]

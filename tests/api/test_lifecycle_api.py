@@ -161,6 +161,17 @@ def test_cloning_copies_the_definition_under_a_unique_name_but_not_runs_or_trigg
     assert "automation_cloned" in actions(personas.workspace)
 
 
+def test_a_description_from_before_the_limit_is_shortened_in_the_clone(owner, automation):
+    from venus_rpa.automations.checks import DESCRIPTION_MAX
+    from venus_rpa.automations.models import Automation
+
+    Automation.objects.filter(pk=automation.pk).update(description="D" * (DESCRIPTION_MAX + 500))  # older data
+    response = owner.post(f"/api/automations/{automation.slug}/clone/")
+    assert response.status_code == 201, response.content
+    description = Automation.objects.get(slug=response.json()["slug"]).description
+    assert len(description) == DESCRIPTION_MAX and description.endswith("…")
+
+
 def test_an_editor_cannot_clone_pre_approvals_they_could_not_set_themselves(editor, automation):
     # The demo pre-approves sign-in and submit steps: a copy would carry them to steps nobody
     # reviewed, so the copy is governed like any new automation (owner or reviewer).

@@ -132,3 +132,20 @@ def test_the_sweep_deletes_expired_snapshots_only_and_beat_runs_it(personas, aut
     assert picker_sweep_task() == 1
     assert list(PickerSnapshot.objects.values_list("pk", flat=True)) == [live.pk] and old.pk != live.pk
     assert settings.CELERY_BEAT_SCHEDULE["picker-sweep"]["task"] == "venus_rpa.picker.tasks.picker_sweep_task"
+
+
+def test_picker_values_are_bounded_and_storable_as_a_runs(personas, automation, settings):
+    """The picker opens the page with the values given, as a run would: a value longer than a run
+    parameter may be, or text that is not Unicode, is refused by name and queues nothing."""
+    from venus_rpa.core.text import NOT_STORABLE
+    from venus_rpa.picker.models import PickerSnapshot
+
+    settings.VENUS_PARAM_MAX_CHARS = 20
+    client = personas.client(personas.teammate)
+    response = client.post(base(automation), {"step": 1, "params": {"q": "x" * 21}}, format="json")
+    assert "params.q" in assert_error(response, 400)["fields"]
+    response = client.post(base(automation), data=b'{"step": 1, "params": {"q": "\\ud800"}}',
+                           content_type="application/json")
+    assert assert_error(response, 400)["fields"] == {"params": [NOT_STORABLE]}
+    assert not PickerSnapshot.objects.exists()
+    assert client.post(base(automation), {"step": 1, "params": {"q": "x" * 20}}, format="json").status_code == 202

@@ -49,7 +49,9 @@ def test_a_web_only_step_on_android_or_the_desktop_is_refused_at_save(owner, sur
 @pytest.mark.django_db
 @pytest.mark.parametrize(("domains", "message"), [
     ([], "List the domains this credential may be typed on, such as erp.example.com."),
-    (["not a url"], "'not a url' is not a host name such as example.com."),
+    (["not-a-url!"], "'not-a-url!' is not a host name such as example.com."),
+    (["erp example.com"], "'erp example.com' is not a host name (it has spaces): give one domain per line, such as "
+                          "example.com or *.example.com."),  # as an automation's allowed domains
     (["https://erp.example.com/login"], "'https://erp.example.com/login' is a URL: enter only its host, such as "
                                         "erp.example.com."),
 ])
@@ -85,11 +87,12 @@ def test_the_editor_refuses_a_goto_that_is_not_an_address_and_empty_domains(pers
     response = client.post("/automations/new/", editor_post(steps=[{"kind": "goto", "url": "not a url"}],
                                                             allowed_domains=""))
     html = response.content.decode()
-    summary = html.split('id="error-summary"')[1].split("</div>")[0]
     assert response.status_code == 400
-    assert "<strong>Step 1 › url:</strong> Not a web address" in summary
-    assert "<strong>Allowed domains:</strong> List the domains runs may visit" in summary
-    assert "<code>" not in summary
+    row = html.split('class="step-row')[1]
+    assert "Step 1 (goto) › URL: Not a web address" in row.split('name="s-u0-url"')[1].split("</label>")[0]
+    box = html.split('name="allowed_domains"')[1].split("</label>")[0]
+    assert "List the domains runs may visit" in box
+    assert "Not a web address" not in html.split('class="step-row')[0]  # once, under its field
 
 
 @pytest.mark.django_db

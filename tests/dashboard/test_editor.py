@@ -99,11 +99,11 @@ def test_step_errors_show_inline_on_their_row(editor_client):
     assert response.status_code == 400
     html = response.content.decode()
     assert "Not saved" in html
-    assert "<strong>Step 2 › target:</strong>" in html  # a label, not the key; pydantic's kind tag is dropped
     rows = html.split('class="step-row')[1:]
     assert "has-errors" in rows[1].split(">")[0]
-    assert "a target needs text, role, label, placeholder, css or resource_id" in rows[1]
-    assert "String should have at least 1 character" in rows[2].split('name="s-u2-option"')[1]
+    # the step as its row shows it and the field by its label; pydantic's kind tag and wording dropped
+    assert "Step 2 (click “Press it”): Target needs text, role, label, placeholder or CSS." in rows[1]
+    assert "Step 3 (select): Option is required." in rows[2].split('name="s-u2-option"')[1]
     assert "errors" not in rows[0]
     assert 'value="Press it"' in rows[1]  # what was typed stays in the form
     assert not Automation.objects.filter(slug="sign-in").exists()
@@ -123,19 +123,29 @@ def test_section_errors_show_inline(editor_client):
         params=[{"name": "n", "type": "integer", "default": "many"}]))
     html = response.content.decode()
     assert response.status_code == 400
-    assert "max_steps: Input should be greater than or equal to 1" in html
+    assert "Max steps must be 1 or more." in html.split("<legend>Limits</legend>")[1].split("</fieldset>")[0]
+    output = html.split('name="output_schema"')[1].split("</fieldset>")[0]
+    assert "Line 1, column 2: a key in double quotes is expected here" in output
+    assert "n: the default or a choice is not a whole number (integer)." in html
     summary = html.split('id="error-summary"')[1].split("</div>")[0]
-    assert "<strong>Output schema:</strong> Line 1, column 2: a key in double quotes is expected here" in summary
-    assert "n: the default or a choice is not a whole number (integer)." in summary
+    assert "Fix what is marked below." in summary and "<li>" not in summary  # each error once, at its field
     # no internal keys, no Python messages
-    for raw in ("output_schema", "param_schema", "char 1", "line 1 column", "invalid literal"):
-        assert raw not in summary, raw
+    for raw in ("max_steps", "Input should", "char 1", "line 1 column", "invalid literal"):
+        assert raw not in html.split('id="error-summary"')[1].split("</form>")[0].replace('name="max_steps"', ""), raw
 
 
 def test_a_taken_slug_is_a_field_error(editor_client, automation):
     response = editor_client.post("/automations/new/", editor_post(slug=automation.slug, steps=[{"kind": "goto", "url": "/"}]))
     assert response.status_code == 400
     assert "Already in use." in response.content.decode()
+
+
+def test_a_name_whose_slug_is_taken_is_an_error_at_the_name_when_no_slug_was_typed(editor_client, automation):
+    response = editor_client.post("/automations/new/", editor_post(name=automation.name, slug="",
+                                                                    steps=[{"kind": "goto", "url": "/"}]))
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "Another automation has a name that gives the same address" in html and "Already in use." not in html
 
 
 def test_editing_keeps_the_version_when_nothing_changed(editor_client, automation):
@@ -162,8 +172,8 @@ def test_editing_a_step_makes_a_new_version_with_a_diff(editor_client, automatio
     assert automation.current_version.steps[0]["value"] == "{{title}} (edited)"
     versions = editor_client.get(f"/automations/{automation.slug}/versions/").content.decode()
     assert "edited value" in versions
-    assert '<span class="diff-del">-    &quot;value&quot;: &quot;{{title}}&quot;</span>' in versions
-    assert '<span class="diff-add">+    &quot;value&quot;: &quot;{{title}} (edited)&quot;</span>' in versions
+    # the step's change in words (tests/dashboard/test_version_diff_page.py)
+    assert "<del>&#x27;{{title}}&#x27;</del> → <ins>&#x27;{{title}} (edited)&#x27;</ins>" in versions
 
 
 def test_moving_steps_follows_the_posted_order(editor_client, automation):
@@ -263,3 +273,13 @@ def test_the_json_view_keeps_the_parameter_order(editor_client):
     schema = json.loads(html.split('name="param_json"')[1].split(">", 1)[1].split("</textarea>")[0]
                         .replace("&quot;", '"'))
     assert list(schema["properties"]) == ["zeta", "alpha"] and schema["required"] == ["zeta", "alpha"]
+
+
+def test_a_change_note_longer_than_its_column_is_a_field_error_not_a_crash(editor_client, personas):
+    response = editor_client.post("/automations/new/", editor_post(change_note="n" * 301,
+                                                                    steps=[{"kind": "goto", "url": "/"}]))
+    assert response.status_code == 400
+    assert "A change note has at most 300 characters (this one has 301)." in response.content.decode()
+    from venus_rpa.automations.models import Automation
+
+    assert not Automation.objects.filter(workspace=personas.workspace, slug="sign-in").exists()

@@ -93,7 +93,7 @@ def test_a_loop_without_a_cap_is_an_error_on_its_row(editor_client):
         {"kind": "repeat", "cond_kind": "text_visible", "cond_text": "Done"}, {"kind": "click", "target_text": "More"},
         {"kind": "end"}]))
     assert response.status_code == 400
-    assert "Field required" in rows_html(response)[0].split('name="s-u0-max_iterations"')[1]
+    assert "Step 1 (repeat): Max iterations is required." in rows_html(response)[0].split('name="s-u0-max_iterations"')[1]
 
 
 def test_an_unclosed_block_and_a_stray_end_are_errors_on_their_rows(editor_client):

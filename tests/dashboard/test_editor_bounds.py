@@ -30,7 +30,7 @@ def test_a_long_description_and_a_long_step_value_are_shown_together(editor_clie
     assert response.status_code == 400
     page = response.content.decode()
     assert "A description has at most 2,000 characters" in page.split('name="description"')[1].split("</label>")[0]
-    assert "String should have at most 10000 characters (this one has 10001)" in page
+    assert "Step 1 (fill): Value is too long: at most 10000 characters (this one has 10001)." in page
     assert not Automation.objects.filter(workspace=personas.workspace).exists()
 
 

@@ -105,3 +105,100 @@ def test_a_viewer_sending_the_current_base_is_still_refused(viewer_client, edito
     assert viewer_client.post(f"/automations/{automation.slug}/", tab).status_code == 403
     automation.refresh_from_db()
     assert automation.description == ""
+
+
+# -- a change that makes no version (the name, the description) ----------------------------------
+
+@pytest.fixture
+def stable(personas):
+    """An automation the editor gives back exactly as stored (no parameter schema, whose order
+    PostgreSQL's JSON does not keep), so a save of its name alone makes no version."""
+    from tests.dashboard.conftest import definition
+    from venus_rpa.automations.services import automation_create
+
+    steps = [{"kind": "fill", "name": "Title", "target": "Title", "value": "Lunch"},
+             {"kind": "click", "target": {"role": "button", "name": "Save"}}]
+    return automation_create(workspace=personas.workspace, user=personas.owner, slug="file-lunch",
+                             name="File lunch", definition=definition(goal="File lunch", param_schema={}, steps=steps))
+
+
+def test_the_editor_page_sends_the_revision_it_shows(editor_client, automation):
+    assert opened(editor_client, automation)["base_revision"] == ["1"]
+    tab = opened(editor_client, automation)
+    tab["name"] = ["File expense (renamed)"]
+    assert editor_client.post(f"/automations/{automation.slug}/", tab).status_code == 302
+    assert opened(editor_client, automation)["base_revision"] == ["2"]
+
+
+def test_a_stale_tab_cannot_revert_a_change_to_the_name_only(editor_client, owner_client, stable):
+    """Version 1 opened in two tabs; one renames it (no new version, the next revision); the
+    other's save, which would put the old name back, is refused and the new name kept."""
+    automation = stable
+    tab_a, tab_b = opened(editor_client, automation), opened(owner_client, automation)
+    tab_a["name"] = ["File lunch report"]
+    assert editor_client.post(f"/automations/{automation.slug}/", tab_a).status_code == 302
+    automation.refresh_from_db()
+    assert (automation.name, automation.current_version.number, automation.revision) == ("File lunch report", 1, 2)
+    tab_b["description"] = ["Typed in tab B"]
+
+    refused = owner_client.post(f"/automations/{automation.slug}/", tab_b)
+
+    assert refused.status_code == 409
+    page = html.unescape(refused.content.decode())
+    banner = page.split('id="edit-conflict"')[1].split("</div>")[0]
+    assert "This automation was changed (by bob, " in banner and "since you opened it: reload to see it." in banner
+    assert "see what changed" not in banner  # no version in between to compare
+    assert "Typed in tab B" in page  # nothing typed is lost
+    automation.refresh_from_db()
+    assert (automation.name, automation.description, automation.revision) == ("File lunch report", "", 2)
+    assert AutomationVersion.objects.filter(automation=automation).count() == 1
+    again = form_data(refused.content.decode(), "automation-form")
+    assert again["base_revision"] == ["1"]  # saving the refused page again is refused again
+    assert owner_client.post(f"/automations/{automation.slug}/", again).status_code == 409
+
+
+@pytest.mark.parametrize("stale_change", ["nothing", "steps", "replay_cache"])
+def test_after_a_description_change_any_save_from_an_older_tab_is_refused(
+        editor_client, owner_client, automation, stale_change):
+    tab_a, tab_b = opened(editor_client, automation), opened(owner_client, automation)
+    tab_a["description"] = ["Described in tab A"]
+    assert editor_client.post(f"/automations/{automation.slug}/", tab_a).status_code == 302
+    if stale_change == "steps":
+        set_save_target(tab_b, "Submit")
+    elif stale_change == "replay_cache":
+        del tab_b["replay_cache"]
+
+    assert owner_client.post(f"/automations/{automation.slug}/", tab_b).status_code == 409
+
+    automation.refresh_from_db()
+    assert automation.description == "Described in tab A"
+    assert automation.replay_cache is True
+    assert automation.current_version.steps[1]["target"]["name"] == "Save"
+
+
+def test_a_save_that_changes_nothing_moves_no_revision(editor_client, owner_client, stable):
+    automation = stable
+    tab_a, tab_b = opened(editor_client, automation), opened(owner_client, automation)
+    assert editor_client.post(f"/automations/{automation.slug}/", tab_a).status_code == 302
+    automation.refresh_from_db()
+    assert (automation.revision, automation.current_version.number) == (1, 1)
+    tab_b["name"] = ["Renamed in tab B"]
+    assert owner_client.post(f"/automations/{automation.slug}/", tab_b).status_code == 302
+
+
+@pytest.mark.parametrize("base, status", [("7", 409), ("not a number", 302), ("", 302)])
+def test_a_forged_revision_only_refuses_or_is_ignored(editor_client, automation, base, status):
+    tab = opened(editor_client, automation)
+    tab["base_revision"] = [base]
+    tab["name"] = ["Forged"]
+    assert editor_client.post(f"/automations/{automation.slug}/", tab).status_code == status
+    automation.refresh_from_db()
+    assert automation.name == ("File expense" if status == 409 else "Forged")
+
+
+def test_a_viewer_sending_the_current_revision_is_still_refused(viewer_client, editor_client, automation):
+    tab = opened(editor_client, automation)
+    tab["name"] = ["Viewer was here"]
+    assert viewer_client.post(f"/automations/{automation.slug}/", tab).status_code == 403
+    automation.refresh_from_db()
+    assert (automation.name, automation.revision) == ("File expense", 1)

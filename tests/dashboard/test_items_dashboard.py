@@ -116,7 +116,7 @@ def test_a_for_each_block_round_trips_through_the_editor_rows(editor_client, per
     posted = _as_post(form)
     posted["s-s1-lanes"] = "9"  # the block's row: more than 4 is refused on that row, nothing saved
     refused = editor_client.post("/automations/rows/", posted)
-    assert refused.status_code == 400 and "less than or equal to 4" in refused.content.decode()
+    assert refused.status_code == 400 and "Items at once must be 4 or less." in refused.content.decode()
     posted["s-s1-lanes"] = "1"  # back to one lane: items one after another
     assert editor_client.post("/automations/rows/", posted).status_code == 302
     automation.refresh_from_db()

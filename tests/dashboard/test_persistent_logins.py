@@ -52,7 +52,7 @@ def test_marked_steps_without_a_check_are_refused_on_the_page(editor_client, per
     crm(personas)
     response = editor_client.post("/automations/new/", editor_post(steps=SIGN_IN_STEPS))
     assert response.status_code == 400
-    assert "the signed-in check needs text_visible" in response.content.decode()
+    assert "The signed-in check needs text visible, URL contains or URL does not contain." in response.content.decode()
 
 
 def test_a_credential_page_lists_its_sessions_without_their_content(viewer_client, personas):

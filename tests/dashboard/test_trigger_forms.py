@@ -1,6 +1,7 @@
-"""The New schedule and New webhook forms: archived automations are not offered (and the services
-refuse them); creating a webhook is Post/Redirect/Get, so a reload makes no second webhook and the
-secret is shown once, in no URL; two webhooks of a workspace never share a name."""
+"""The New schedule, New webhook and New callback forms: archived automations are not offered (and
+the services refuse them); creating a webhook or a callback endpoint is Post/Redirect/Get, so a
+reload makes no second one and the secret is shown once, in no URL; two webhooks of a workspace
+never share a name."""
 
 from __future__ import annotations
 
@@ -102,3 +103,64 @@ def test_a_webhook_name_in_use_in_the_workspace_is_refused_in_any_letter_case(ed
     other, _ = webhook_trigger_create(workspace=personas.other_workspace, user=personas.outsider,
                                       automation=foreign_automation, name="ERP")  # another workspace: fine
     assert other.name == "ERP"
+
+
+CALLBACK_URL = "https://hooks.example.com/venus"
+
+
+def test_adding_a_callback_redirects_and_a_reload_makes_no_second_one(editor_client, personas):
+    from venus_rpa.triggers.models import CallbackEndpoint
+    from venus_rpa.triggers.services._common import secret_read
+
+    response = editor_client.post("/webhooks/callbacks/new/", {"url": CALLBACK_URL, "automation": ""})
+    assert response.status_code == 302 and response["Location"] == "/webhooks/"
+    endpoint = CallbackEndpoint.objects.get(workspace=personas.workspace)
+    raw = secret_read(endpoint.secret_ciphertext)
+    assert raw not in str(dict(editor_client.session))  # held encrypted until shown
+    shown = editor_client.get(response["Location"])
+    page = shown.content.decode()
+    secret = page.split('id="new-secret">')[1].split("</pre>")[0]
+    assert secret == raw and secret.startswith("cbsec_") and shown["Cache-Control"] == "no-store"
+    assert f"Callback endpoint {CALLBACK_URL} added." in page
+    again = editor_client.get(response["Location"])  # the reload: the list, no secret, no new endpoint
+    assert again.status_code == 200 and "cbsec_" not in again.content.decode()
+    assert 'id="new-secret"' not in again.content.decode() and again.get("Cache-Control") != "no-store"
+    assert CallbackEndpoint.objects.filter(workspace=personas.workspace).count() == 1
+    assert raw not in str(dict(editor_client.session))
+
+
+def test_a_callback_secret_waits_for_the_list_and_is_not_shown_on_a_webhook_page(editor_client, automation,
+                                                                                  personas):
+    from venus_rpa.triggers.services import webhook_trigger_create
+
+    trigger, _ = webhook_trigger_create(workspace=personas.workspace, user=personas.owner, automation=automation,
+                                        name="ERP")
+    editor_client.post("/webhooks/callbacks/new/", {"url": CALLBACK_URL, "automation": automation.slug})
+    assert "cbsec_" not in editor_client.get(f"/webhooks/{trigger.pk}/").content.decode()
+    assert 'id="new-secret">cbsec_' in editor_client.get("/webhooks/").content.decode()
+
+
+def test_a_refused_callback_shows_the_form_again_with_no_secret_and_a_viewer_cannot_add_one(
+        editor_client, viewer_client, personas):
+    from venus_rpa.triggers.models import CallbackEndpoint
+
+    response = editor_client.post("/webhooks/callbacks/new/", {"url": "ftp://hooks.example.com/x", "automation": ""})
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert 'value="ftp://hooks.example.com/x"' in page and "cbsec_" not in page
+    assert viewer_client.post("/webhooks/callbacks/new/", {"url": CALLBACK_URL, "automation": ""}).status_code == 403
+    assert not CallbackEndpoint.objects.exists()
+
+
+def test_a_held_callback_secret_of_another_workspace_is_not_shown(editor_client, personas):
+    from venus_rpa.automations.crypto import encrypt_fields
+    from venus_rpa.dashboard.secret_once import SESSION_KEY
+    from venus_rpa.triggers.services import callback_endpoint_create
+
+    foreign, raw = callback_endpoint_create(workspace=personas.other_workspace, user=None, url=CALLBACK_URL)
+    session = editor_client.session  # as if held before a switch of workspace
+    session[SESSION_KEY] = {"kind": "callback", "pk": foreign.pk, "ciphertext": encrypt_fields({"secret": raw})}
+    session.save()
+    page = editor_client.get("/webhooks/").content.decode()
+    assert raw not in page and 'id="new-secret"' not in page
+    assert SESSION_KEY not in editor_client.session  # taken, not left for later

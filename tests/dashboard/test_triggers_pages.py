@@ -61,8 +61,8 @@ def test_callbacks_and_deliveries_with_resend(editor_client, automation, persona
     from tests.dashboard.conftest import make_run
     from venus_rpa.triggers.models import CallbackDelivery, CallbackEndpoint
 
-    response = editor_client.post("/webhooks/callbacks/new/", {"url": "https://hooks.example.com/venus"})
-    assert response.status_code == 200 and 'id="new-secret"' in response.content.decode()
+    response = editor_client.post("/webhooks/callbacks/new/", {"url": "https://hooks.example.com/venus"}, follow=True)
+    assert response.redirect_chain == [("/webhooks/", 302)] and 'id="new-secret"' in response.content.decode()
     endpoint = CallbackEndpoint.objects.get(workspace=personas.workspace)
     delivery = CallbackDelivery.objects.create(endpoint=endpoint, run=make_run(automation), status="failed",
                                                attempts=5, last_error="connection refused")

@@ -149,6 +149,8 @@ DASHBOARD = {
     "dashboard:webhook-delete": {"POST": "W"},
     "dashboard:webhook-test": {"POST": "W"},
     "dashboard:callback-create": {"POST": "W"},
+    "dashboard:callback-toggle": {"POST": "W"},
+    "dashboard:callback-delete": {"GET": "W", "POST": "W"},
     "dashboard:delivery-resend": {"POST": "W"},
     "dashboard:device-android": {"POST": "O"},
 }
@@ -164,6 +166,7 @@ OWN_GATE = {
 MATRIX = {**API, **DASHBOARD}
 # Form data where an empty form would be refused before the role is looked at.
 FORMS = {"dashboard:review-decide": {"decision": "reject"}, "dashboard:webhook-delete": {"confirm": "delete"},
+         "dashboard:callback-delete": {"confirm": "delete"},
          "dashboard:webhook-test": {"body": "{}", "start_run": "on"}}
 
 

@@ -62,7 +62,14 @@ class AutomationUpdateSerializer(DefinitionSerializer):
         help_text=("The version number this edit started from (`version.number` as last read). When the "
                    "automation has a newer version, nothing is changed and the answer is 409 (`conflict`, "
                    "fields: `base_version`), naming it. Left out: no check, the update applies to whatever "
-                   "version is current."))
+                   "version is current. A change of the name, description or replay cache alone makes no "
+                   "version: `base_revision` refuses an update over those too."))
+    base_revision = serializers.IntegerField(
+        required=False, min_value=1, max_value=2**31 - 1,
+        help_text=("The automation's `revision` as last read; it goes up with every change (name, description, "
+                   "replay cache or a new version). When the automation has changed since, nothing is changed "
+                   "and the answer is 409 (`conflict`, fields: `base_revision`), whatever either update "
+                   "changed. Left out: no check."))
 
 
 class VersionOutSerializer(serializers.ModelSerializer):
@@ -79,7 +86,7 @@ class AutomationOutSerializer(serializers.ModelSerializer):
     class Meta:
         model = Automation
         fields = ["id", "slug", "name", "description", "version", "archived", "archived_at", "replay_cache",
-                  "created_at", "updated_at"]
+                  "revision", "created_at", "updated_at"]
 
 
 class AutomationFilterSerializer(SearchSerializer):
@@ -127,7 +134,8 @@ class AutomationDetailApi(APIView):
     @extend_schema(request=AutomationUpdateSerializer, responses={200: AutomationOutSerializer, 409: ERROR_409})
     def patch(self, request, slug: str):
         """Change the name, description, replay cache or definition (a changed definition becomes a
-        new version). 409 when the automation is archived, or has a version newer than `base_version`."""
+        new version). 409 when the automation is archived, has a version newer than `base_version`, or
+        has changed in any way since `base_revision`."""
         workspace = request_workspace(request)
         automation = selectors.automation_get(workspace=workspace, slug=slug)
         require_write(request, workspace)
@@ -138,7 +146,7 @@ class AutomationDetailApi(APIView):
             automation=automation, user=request.user, name=data.validated_data.get("name"),
             description=data.validated_data.get("description"), definition=definition or None,
             change_note=data.validated_data.get("change_note", ""), replay_cache=data.validated_data.get("replay_cache"),
-            base_version=data.validated_data.get("base_version"),
+            base_version=data.validated_data.get("base_version"), base_revision=data.validated_data.get("base_revision"),
         )
         automation = selectors.automation_get(workspace=workspace, slug=slug)
         return Response(AutomationOutSerializer(automation).data)

@@ -1,7 +1,7 @@
 """Input rules for automations and credentials that the runtime's models do not state: slugs,
-names and descriptions, start and goto URLs, user regexes, credential field names, the size of a
-definition. Each `*_problem` returns None when the value is fine, else a message for people (the
-services turn it into a field error).
+names and descriptions, allowed domains, start and goto URLs, user regexes, credential field
+names, the size of a definition. Each `*_problem` returns None when the value is fine, else a
+message for people (the services turn it into a field error).
 
 Bounds: the texts inside a definition are bounded by the step schema (`workers.steps`: LABEL_MAX,
 URL_MAX, TEXT_MAX..., checked when saving); here the automation's name and description, the
@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from django.core.validators import slug_re
 from django.utils.text import slugify
 
+from venus_rpa.core.text import NOT_STORABLE, not_storable
 from workers import egress, flow, patterns
 from workers.sign_in import sign_in_credential, sign_in_domain
 from workers.steps import WEB_ONLY_KINDS, AutomationSpec, ExtractStep, GotoStep
@@ -25,6 +26,7 @@ from workers.totp import TOTP_FIELD, TotpSecretError, normalise_secret
 SLUG_MAX = 80
 NAME_MAX = 120  # shown in lists and every Automation dropdown (the column holds 200: older names)
 DESCRIPTION_MAX = 2000
+CHANGE_NOTE_MAX = 300  # AutomationVersion.change_note's column
 STEPS_MAX = 5000  # steps of one definition, those inside blocks included (calls: calls.MAX_CALLED_STEPS)
 DEFINITION_MAX_BYTES = 256 * 1024  # the stored definition as JSON (UTF-8): what every run and API answer carries
 WEB_SCHEMES = ("http", "https")
@@ -52,15 +54,66 @@ def slug_problem(slug: str) -> str | None:
 def name_problem(name: str) -> str | None:
     if not name.strip():
         return "A name is required."
+    if not_storable(name):
+        return NOT_STORABLE
     if len(name) > NAME_MAX:
         return f"A name has at most {NAME_MAX} characters (this one has {len(name):,})."
     return None
 
 
+def change_note_problem(note: str) -> str | None:
+    if not_storable(note):
+        return NOT_STORABLE
+    if len(note) > CHANGE_NOTE_MAX:
+        return f"A change note has at most {CHANGE_NOTE_MAX} characters (this one has {len(note):,})."
+    return None
+
+
 def description_problem(description: str) -> str | None:
+    if not_storable(description):
+        return NOT_STORABLE
     if len(description) > DESCRIPTION_MAX:
         return f"A description has at most {DESCRIPTION_MAX:,} characters (this one has {len(description):,})."
     return None
+
+
+def domain_normalize(entry: str) -> str:
+    """An allowed-domains entry, an automation's or a credential's, in canonical form; ValueError
+    with a sentence for people otherwise. Both boxes take one domain per line (the dashboard's
+    `domain_entries`), so spaces inside an entry are a mistake refused by name ("erp example.com"
+    is not two hosts, and "not a domain" not three), before `egress.domain_normalize`."""
+    text = str(entry)
+    if any(c.isspace() for c in text.strip()):
+        raise ValueError(f"{text[:100]!r} is not a host name (it has spaces): give one domain per line, "
+                         "such as example.com or *.example.com.")
+    try:
+        domain = egress.domain_normalize(text)
+    except ValueError as exc:
+        raise ValueError(f"{exc}.") from exc
+    if problem := _wildcard_problem(text.strip(), domain):
+        raise ValueError(problem)
+    return domain
+
+
+def _wildcard_problem(entry: str, domain: str) -> str | None:
+    """A wildcard is kept in its canonical form, the domain itself ("*.example.com" is example.com:
+    a domain covers its subdomains, `egress.domain_allowed`), so it must name a domain: on a bare
+    top-level label ("*.com", "*.evil") it would let runs go to every site under it, and on an
+    IP address it means nothing."""
+    if not entry.startswith("*."):
+        return None
+    if egress.ip_literal(domain) is not None:
+        return f"{entry[:100]!r}: a wildcard needs a domain name, not an IP address; give the address alone."
+    if "." not in domain:
+        return (f"{entry[:100]!r} would allow every site under .{domain}: name a domain, such as *.example.{domain} "
+                f"(which also allows example.{domain} itself).")
+    return None
+
+
+def param_size(value: Any) -> int:
+    """A run parameter's length in characters (settings.VENUS_PARAM_MAX_CHARS): a text's own,
+    anything else's as JSON."""
+    return len(value) if isinstance(value, str) else len(json.dumps(value, ensure_ascii=False, default=str))
 
 
 def json_size(value: Any) -> int:
@@ -163,6 +216,41 @@ def definition_problems(spec: AutomationSpec) -> dict[str, list[str]]:
     return fields
 
 
+def off_domain_problems(spec: AutomationSpec, *, allowed_domains: list[str], fields: dict[str, list[str]]) -> None:
+    """A web automation's start URL and `goto` URLs (blocks' too) must be on its allowed domains:
+    a run is blocked before it gets there (`egress.domain_allowed`, the browser guard's rule).
+    Problems go to `fields` ("start_url", "steps.N.url"). Not checked here: a host a parameter
+    fills (`{{site}}`, known only when the run starts), a relative path (on the start URL's
+    site), and anything when the allowed domains are themselves wrong (reported already)."""
+    if spec.surface != "web" or not allowed_domains or "allowed_domains" in fields:
+        return
+    listed = ", ".join(allowed_domains[:5]) + (f" and {len(allowed_domains) - 5} more" if len(allowed_domains) > 5 else "")
+    places = [("start_url", spec.start_url, "start on one of them")]
+    places += [(f"{where}.url", step.url, "go to a page on one of them (a path such as /login stays on the "
+                "start URL's site)") for where, step, _ in flow.walk(spec.steps) if isinstance(step, GotoStep)]
+    for field, url, instead in places:
+        host = _fixed_host(url or "")
+        if host and not egress.domain_allowed(host, allowed_domains):
+            fields.setdefault(field, []).append(
+                f"Goes to {host}, which is not among the allowed domains ({listed}): add it there, or {instead}.")
+
+
+def _fixed_host(url: str) -> str | None:
+    """The host of an absolute http(s) URL in canonical form; None for a relative one, one whose
+    host a parameter fills, or one that is malformed (`web_url_problem` reports that)."""
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in WEB_SCHEMES or not host or "{" in parts.netloc.rpartition("@")[2]:
+        return None
+    try:
+        return egress.domain_normalize(host)
+    except ValueError:
+        return None
+
+
 def credential_fields_problem(names: Any) -> str | None:
     """Field names go into `{{credentials.NAME.FIELD}}`: letters, digits, `_` and `-` only."""
     bad = [str(n) for n in names if not (isinstance(n, str) and CREDENTIAL_FIELD_RE.fullmatch(n))]
@@ -170,6 +258,17 @@ def credential_fields_problem(names: Any) -> str | None:
         shown = ", ".join(repr(n) for n in bad)
         return (f"Field names use letters, digits, '_' and '-' only (no dots or spaces, at most 64 "
                 f"characters): {shown}")
+    return None
+
+
+def credential_fields_repeated_problem(names: list[str]) -> str | None:
+    """A form gives field names one by one: a name given twice would keep one of its values
+    unseen (a credential holds one value per name), so it is refused by name."""
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        shown = ", ".join(repr(n) for n in repeated)
+        return (f"Each field name may be given once: {shown} {'is' if len(repeated) == 1 else 'are'} given more "
+                "than once. Rename one, or remove it.")
     return None
 
 

@@ -42,6 +42,11 @@ def _free_name_and_slug(*, automation: Automation) -> tuple[str, str]:
     raise Conflict("Too many copies of this automation exist already; rename some first.")
 
 
+def _shortened(text: str, limit: int) -> str:
+    """`text` within `limit` characters (a description saved before the limit), an ellipsis ending it."""
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
 @transaction.atomic
 def automation_clone(*, automation: Automation, user) -> Automation:
     """A new automation with the current definition (steps, schemas, domains, policies, and the
@@ -52,7 +57,8 @@ def automation_clone(*, automation: Automation, user) -> Automation:
         raise Conflict("This automation has no version to copy.")
     name, slug = _free_name_and_slug(automation=automation)
     clone = automation_create(workspace=automation.workspace, user=user, slug=slug, name=name,
-                              description=automation.description, definition=version.definition(),
+                              description=_shortened(automation.description, checks.DESCRIPTION_MAX),
+                              definition=version.definition(),
                               change_note=f"Copied from {automation.name} v{version.number}", audit=False)
     audit_record(workspace=automation.workspace, actor=user, action=AuditAction.AUTOMATION_CLONED, automation=clone,
                  version_number=1, changes=[f"copied from {automation.slug} v{version.number}"],

@@ -28,6 +28,11 @@ class Automation(models.Model):
     # of the definition: switching it makes no new version; switching it off forgets the paths.
     replay_cache = models.BooleanField(
         default=True, help_text="Replay verified agent paths without calling the model while the screens match.")
+    # Counts the saves that changed anything (name, description, replay cache, a new version): a
+    # change to the name alone makes no version, so an editor sends the revision it read too, and
+    # a save over a newer one is refused (automations.services.automation_update, base_revision).
+    revision = models.PositiveIntegerField(
+        default=1, help_text="Goes up by one with every change to the automation; send it back as base_revision.")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["workspace", "slug"], name="automation_slug_per_workspace")]

@@ -16,6 +16,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from venus_rpa.accounts.models import Workspace
 from venus_rpa.audit.models import AuditAction
+from venus_rpa.audit.selectors import audit_list
 from venus_rpa.audit.services import audit_record
 from venus_rpa.automations import checks, governance
 from venus_rpa.automations.calls import calls_problems, stored_steps
@@ -23,6 +24,7 @@ from venus_rpa.automations.crypto import decrypt_json, encrypt_fields, encrypt_j
 from venus_rpa.automations.models import Automation, AutomationVersion, Credential, LoginSession, ReplayPath
 from venus_rpa.core.errors import Conflict, InvalidInput
 from venus_rpa.core.judges import judge_names, unknown_judges
+from venus_rpa.core.text import NOT_STORABLE, not_storable, shown
 from workers import egress, flow_checks, patterns
 from workers.sign_in import state_permitted
 from workers.steps import SAVING, SECRET_RE, AutomationSpec, template_params
@@ -52,7 +54,11 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any], slu
     data = {**DEFINITION_DEFAULTS, **{k: v for k, v in definition.items() if v is not None}}
     unknown = set(data) - set(DEFINITION_DEFAULTS)
     if unknown:
-        raise InvalidInput("Unknown fields.", fields={k: ["Unknown field."] for k in sorted(unknown)})
+        raise InvalidInput("Unknown fields.", fields={shown(k): ["Unknown field."] for k in sorted(unknown)})
+    parts = [(f"steps.{i}", step) for i, step in enumerate(data["steps"])] if isinstance(data["steps"], list) else []
+    parts += [(key, value) for key, value in data.items() if key != "steps" or not parts]
+    if unstorable := {where: [NOT_STORABLE] for where, value in parts if not_storable(value)}:
+        raise InvalidInput("The automation definition holds text that cannot be stored.", fields=unstorable)
     spec_fields = {k: data[k] for k in AutomationSpec.model_fields}
     try:
         spec = AutomationSpec.model_validate(spec_fields, context=SAVING)  # texts' bounds too (workers.steps)
@@ -66,6 +72,7 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any], slu
     for where, problems in [*call_problems.items(), *flow_checks.definition_problems(expanded.steps).items()]:
         fields.setdefault(where, []).extend(problems)  # calls; step values and blocks (returned values too)
     domains = _allowed_domains_clean(data, fields)
+    checks.off_domain_problems(spec, allowed_domains=domains, fields=fields)  # a run would be blocked there
     schema = data["param_schema"]
     try:
         patterns.schema_check(schema)  # user regexes compile under the bounded engine's rules
@@ -111,6 +118,10 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any], slu
             errors = patterns.schema_errors(schema["properties"][name], value)
             if errors:
                 fields.setdefault("param_schema", []).append(f"Default of {name!r} is invalid: {errors[0].message}")
+            elif (size := checks.param_size(value)) > settings.VENUS_PARAM_MAX_CHARS:  # every run stores its defaults
+                fields.setdefault("param_schema", []).append(
+                    f"Default of {name!r} has {size:,} characters; a run parameter has at most "
+                    f"{settings.VENUS_PARAM_MAX_CHARS:,}.")
     credentials = list(dict.fromkeys(data["credentials"]) | dict.fromkeys(sorted(used_creds)))
     known = {c.name: c for c in Credential.objects.filter(workspace=workspace, name__in=credentials)}
     if set(credentials) - set(known):
@@ -126,9 +137,11 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any], slu
     return clean
 
 
-def _metadata_problems(*, name: str | None, description: str | None) -> dict[str, list[str]]:
-    """Field errors of an automation's name and description (None: not being changed)."""
+def _metadata_problems(*, name: str | None, description: str | None, change_note: str = "") -> dict[str, list[str]]:
+    """Field errors of an automation's name, description (None: not being changed) and change note."""
     fields: dict[str, list[str]] = {}
+    if problem := checks.change_note_problem(change_note):
+        fields["change_note"] = [problem]
     if name is not None and (problem := checks.name_problem(name)):
         fields["name"] = [problem]
     if description is not None and (problem := checks.description_problem(description)):
@@ -155,12 +168,8 @@ def _allowed_domains_clean(data: dict[str, Any], fields: dict[str, list[str]]) -
     raw = data.get("allowed_domains") or []
     problems, domains = [], []
     for entry in raw if isinstance(raw, list) else []:
-        if any(c.isspace() for c in str(entry).strip()):
-            problems.append(f"{str(entry)[:100]!r} is not a host name (it has spaces): give one domain per line, "
-                            "such as example.com or *.example.com.")
-            continue
         try:
-            domains.append(egress.domain_normalize(str(entry)))
+            domains.append(checks.domain_normalize(entry))
         except ValueError as exc:
             problems.append(str(exc))
     if not raw and data.get("surface", "web") == "web":
@@ -187,14 +196,18 @@ def automation_create(*, workspace: Workspace, user, slug: str, name: str, descr
     """Create an automation and its version 1. An empty slug is made from the name; a policy below
     the default safety review needs an owner or reviewer (`governance`). Audited unless `audit`
     is False (a caller that records its own event: a clone)."""
-    slug = slug or checks.slug_propose(name)
+    given_slug, slug = bool(slug), slug or checks.slug_propose(name)
     if problem := checks.slug_problem(slug):
         raise InvalidInput("The slug is invalid.", fields={"slug": [problem]})
-    clean = _definition_and_metadata(metadata=_metadata_problems(name=name, description=description),
+    clean = _definition_and_metadata(metadata=_metadata_problems(name=name, description=description,
+                                                                  change_note=change_note),
                                      workspace=workspace, definition=definition, slug=slug)
     lowered = governance.safety_change_authorize(workspace=workspace, user=user, automation=None, before=None,
                                                  after=clean["safety"])
-    conflict = Conflict(f"An automation with slug {slug!r} exists already.", fields={"slug": ["Already in use."]})
+    conflict = Conflict(f"An automation with slug {slug!r} exists already.", fields={"slug": ["Already in use."]}
+                        if given_slug else {"name": [  # the slug was made from the name: say so where it was typed
+                            f"Another automation has a name that gives the same address ({slug!r}): "
+                            "choose another name, or give this one a slug of its own."]})
     if Automation.objects.filter(workspace=workspace, slug=slug).exists():
         raise conflict
     try:
@@ -218,7 +231,7 @@ def automation_create(*, workspace: Workspace, user, slug: str, name: str, descr
 def automation_update(*, automation: Automation, user, name: str | None = None, description: str | None = None,
                       definition: dict[str, Any] | None = None, change_note: str = "",
                       replay_cache: bool | None = None, audit: bool = True,
-                      base_version: int | None = None) -> Automation:
+                      base_version: int | None = None, base_revision: int | None = None) -> Automation:
     """Update metadata; a changed definition becomes a new version (old versions stay as they were).
     `replay_cache` False switches the replay cache off and forgets its paths (no new version).
     What changed is audited unless `audit` is False (a caller that records its own event: a restore).
@@ -227,15 +240,21 @@ def automation_update(*, automation: Automation, user, name: str | None = None, 
     client's last read). When it is not the current version, nothing is changed and Conflict is
     raised (fields: base_version), naming the version that came in between: two editors never
     silently overwrite each other. None: no check (the caller sends the whole truth it wants).
-    The check runs under the automation's row lock, so of two saves from the same base only the
-    first passes. It can only refuse a save: it grants nothing the caller could not do without it."""
+    `base_revision`: the same for the automation's `revision`, which every change moves on (the
+    name, description or replay cache alone make no version): a save from a page opened before
+    any change since is refused (fields: base_revision), whatever either of them changed.
+    The checks run under the automation's row lock, so of two saves from the same base only the
+    first passes. They can only refuse a save: they grant nothing the caller could not do without."""
     automation = Automation.objects.select_for_update().get(pk=automation.pk)
     if automation.archived_at is not None:
         raise Conflict(f"“{automation.name}” is archived; restore it from the archive to change it.")
     if base_version is not None:
         _base_version_check(automation=automation, base_version=base_version)
+    if base_revision is not None:
+        _base_revision_check(automation=automation, base_revision=base_revision)
     metadata = _metadata_problems(name=name if name is not None and name != automation.name else None,
-                                  description=description if description != automation.description else None)
+                                  description=description if description != automation.description else None,
+                                  change_note=change_note)
     if metadata and definition is None:
         raise InvalidInput("The automation is invalid.", fields=metadata)
     changes = []
@@ -265,6 +284,8 @@ def automation_update(*, automation: Automation, user, name: str | None = None, 
             changed = sorted(k for k in clean if clean.get(k) != current.get(k))
             changes.append(f"v{version.number}: {', '.join(k.replace('_', ' ') for k in changed)} changed"
                            + (f" ({change_note[:200]})" if change_note else ""))
+    if changes:
+        automation.revision += 1
     automation.save()
     if audit and changes:
         audit_record(workspace=automation.workspace, actor=user, action=AuditAction.AUTOMATION_EDITED,
@@ -288,6 +309,23 @@ def _base_version_check(*, automation: Automation, base_version: int) -> None:
     raise Conflict(f"This automation was changed (version {number}{who}, {when}) since you opened version "
                    f"{base_version}: reload to see it.",
                    fields={"base_version": [f"Version {base_version} is not the current version ({number})."]})
+
+
+def _base_revision_check(*, automation: Automation, base_revision: int) -> None:
+    """Conflict unless `base_revision` is the automation's current revision, naming who changed it
+    last and when (the latest edit in its audit log; the caller holds the row lock)."""
+    current = automation.revision
+    if base_revision == current:
+        return
+    if base_revision > current:  # not a revision a reader could have seen
+        raise Conflict(f"Revision {base_revision} is not this automation's current revision ({current}): reload it.",
+                       fields={"base_revision": [f"The current revision is {current}."]})
+    last = audit_list(workspace=automation.workspace, automation=automation).filter(
+        action__in=[AuditAction.AUTOMATION_EDITED, AuditAction.VERSION_RESTORED]).first()
+    who = f"by {last.actor_name}, " if last and last.actor_name else ""
+    when = timezone.localtime(last.created_at if last else automation.updated_at).strftime("%Y-%m-%d %H:%M %Z")
+    raise Conflict(f"This automation was changed ({who}{when}) since you opened it: reload to see it.",
+                   fields={"base_revision": [f"Revision {base_revision} is not the current revision ({current})."]})
 
 
 @transaction.atomic
@@ -346,15 +384,16 @@ def credential_set(*, workspace: Workspace, name: str, fields: dict[str, str], d
 
 
 def credential_domains_clean(domains: Any) -> list[str]:
-    """A credential's domains in canonical form. At least one: a credential is typed only on its
+    """A credential's domains in canonical form, by the automations' rule (`checks.domain_normalize`:
+    one host per entry, spaces refused by name). At least one: a credential is typed only on its
     own domains, and one without any would not be typed anywhere (InvalidInput otherwise)."""
     entries = [str(d).strip() for d in domains] if isinstance(domains, list | tuple) else []
     problems, clean = [], []
     for entry in (e for e in entries if e):
         try:
-            clean.append(egress.domain_normalize(entry))
+            clean.append(checks.domain_normalize(entry))
         except ValueError as exc:
-            problems.append(f"{exc}.")
+            problems.append(str(exc))
     if not clean and not problems:
         problems.append("List the domains this credential may be typed on, such as erp.example.com.")
     if problems:

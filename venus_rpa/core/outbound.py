@@ -8,6 +8,7 @@ was judged (no second DNS answer); no proxy from the environment; redirects are 
 
 from __future__ import annotations
 
+import unicodedata
 from urllib.parse import urlsplit
 
 import httpx
@@ -26,20 +27,32 @@ def allow_private() -> egress.PrivateAllowList:
 
 def outbound_url_check(url: str, *, field: str, invalid: str, refused: str, userinfo: bool = True) -> str:
     """The URL if requests may be sent there, else InvalidInput on `field` (`invalid`: the message
-    for a malformed URL, `refused`: for a forbidden destination). A name that does not resolve
-    now is accepted: every attempt checks it again before connecting. `userinfo=False` also
-    refuses credentials in the URL (`user:pass@`)."""
-    parts = urlsplit(url)
-    try:
-        parts.port  # noqa: B018 -- raises ValueError on a port out of range
-    except ValueError:
-        raise InvalidInput(invalid, fields={field: ["The port is not a number between 0 and 65535."]}) from None
+    for a malformed URL, `refused`: for a forbidden destination). Well formed: at most URL_MAX
+    characters, no space or control character anywhere (the URL parser would drop a tab or line
+    break unseen), http(s), a port in range, and a host that is an IP address or a host name
+    (`egress.host_name_valid`: "exa mple.com" or "*.example.com" is none). A name that does not
+    resolve now is accepted: every attempt checks it again before connecting. `userinfo=False`
+    also refuses credentials in the URL (`user:pass@`)."""
+    def bad(problem: str) -> InvalidInput:
+        return InvalidInput(invalid, fields={field: [problem]})
+
     if len(url) > URL_MAX:
-        raise InvalidInput(invalid, fields={field: [f"Must be at most {URL_MAX} characters."]})
+        raise bad(f"Must be at most {URL_MAX} characters (this one has {len(url):,}).")
+    if any(c.isspace() or unicodedata.category(c) in ("Cc", "Cf") for c in url):
+        raise bad("Must not contain spaces or control characters (write a space in the path as %20).")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- raises ValueError on a port out of range
+    except ValueError as exc:
+        problem = "The port is not a number between 0 and 65535." if "port" in str(exc).lower() else (
+            "The host is not a valid IPv6 address in brackets, such as https://[2001:db8::1]/.")
+        raise bad(problem) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidInput(invalid, fields={field: ["Must be an http:// or https:// URL."]})
+        raise bad("Must be an http:// or https:// URL.")
+    if not egress.host_name_valid(parts.hostname):
+        raise bad(f"{parts.hostname[:100]!r} is not a host name such as example.com, or an IP address.")
     if not userinfo and "@" in parts.netloc:
-        raise InvalidInput(invalid, fields={field: ["Must not contain a user name or password before the host."]})
+        raise bad("Must not contain a user name or password before the host.")
     try:
         host, port = egress.url_destination(url)
         egress.destination_check(host, port, allow=allow_private())

@@ -33,6 +33,21 @@ class JSONTooDeep(ValueError):
     """The document nests arrays/objects deeper than allowed."""
 
 
+class JSONDuplicateKey(ValueError):
+    """An object gives the same key twice."""
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`object_pairs_hook` that refuses a key given twice in one object: Python's json would keep
+    the last value unseen (two credential fields named "user" would become one)."""
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise JSONDuplicateKey(f"the key {key[:100]!r} is given twice in one object: give each key once.")
+        obj[key] = value
+    return obj
+
+
 def json_depth(text: str) -> int:
     """The deepest array/object nesting of `text`, brackets inside strings not counted.
 
@@ -93,12 +108,14 @@ def _read_limited(stream: IO[bytes]) -> bytes:
 
 
 class BoundedJSONParser(JSONParser):
-    """DRF's JSON parser with a body-size limit (413) and a nesting limit (400, parse_error)."""
+    """DRF's JSON parser with a body-size limit (413), a nesting limit and no key given twice in
+    one object (400, parse_error)."""
 
     def parse(self, stream, media_type=None, parser_context=None) -> Any:
         raw = _read_limited(stream)
         try:
             text = codecs.decode(raw, get_encoding(parser_context or {}))
-            return json_loads_bounded(text, parse_constant=strict_constant if self.strict else None)
+            return json_loads_bounded(text, parse_constant=strict_constant if self.strict else None,
+                                      object_pairs_hook=unique_keys)
         except ValueError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None

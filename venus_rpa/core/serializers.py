@@ -13,6 +13,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from venus_rpa.core.text import NOT_STORABLE, not_storable
+
 
 def _type_error(field: serializers.Field, value: Any) -> tuple[str, str] | None:
     """Why `value` (parsed JSON) is not of the JSON type `field` documents, as (path below the
@@ -37,27 +39,6 @@ def _type_error(field: serializers.Field, value: Any) -> tuple[str, str] | None:
     return None
 
 
-def _not_storable_text(value: Any) -> bool:
-    """Whether a parsed JSON value holds text PostgreSQL cannot store: an unpaired surrogate
-    ("\\ud83d" alone, which is not Unicode) or a NUL character, in a key or a string."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if "\x00" in item:
-                return True
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
-
-
 class StrictSerializer(serializers.Serializer):
     """Refuses unknown keys, values of the wrong JSON type and text that is not Unicode, each as
     a field error."""
@@ -70,8 +51,8 @@ class StrictSerializer(serializers.Serializer):
             for name, field in self.fields.items():
                 if name in data and not field.read_only and (error := _type_error(field, data[name])):
                     errors[name + error[0]] = [error[1]]
-                elif name in data and _not_storable_text(data[name]):
-                    errors[name] = ["Contains a NUL character or an unpaired surrogate: not storable text."]
+                elif name in data and not_storable(data[name]):
+                    errors[name] = [NOT_STORABLE]
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)

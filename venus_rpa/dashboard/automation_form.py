@@ -16,12 +16,17 @@ from venus_rpa.automations.services import DEFINITION_DEFAULTS
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.core.judges import judge_names
 from venus_rpa.dashboard import blocks, editor, step_lines
-from venus_rpa.dashboard.field_errors import field_label, json_field
+from venus_rpa.dashboard.field_errors import (error_sentence, json_field, plain_message, setting_label, step_field_label,
+                                              step_place)
 from workers.steps import AutomationSpec
 
 DEFAULT_STEP = {"kind": "goto", "url": "/"}
 DEFAULT_CAPTCHA = {"enabled": True, "solvers": ["local", "model", "human"], "max_attempts": 3, "letter_case": "unknown"}
 DEFAULT_LIMITS = {"max_steps": 100, "max_seconds": 600}
+# The keys whose errors the editor page lists under their own box or section (`section_errors`);
+# an error under any other key has no place in the page and is listed at the top.
+PLACED = ("name", "slug", "surface", "start_url", "allowed_domains", "description", "goal", "steps", "param_schema",
+          "credentials", "sign_in", "success_criteria", "output_schema", "safety", "captcha", "limits")
 
 
 def domain_entries(text: str) -> list[str]:
@@ -51,10 +56,11 @@ class AutomationEditor:
     safety_json: str = ""
     replay_cache: bool | None = True  # None: the posted form had no such box (keep what is stored)
     errors: dict[str, list[str]] = field(default_factory=dict)
-    # The version the page was opened at, posted back so a save over a newer version is refused
-    # (automation_update's base_version); None on the new-automation page.
+    # The version and the revision the page was opened at, posted back so a save over a newer one
+    # is refused (automation_update's base_version, base_revision); None on the new-automation page.
     base_version: int | None = None
-    conflict: list[str] = field(default_factory=list)  # why the save was refused: a newer version
+    base_revision: int | None = None
+    conflict: list[str] = field(default_factory=list)  # why the save was refused: a change made since
     step_paths: dict[str, int] = field(default_factory=dict)  # "steps.1.steps.0" -> index in `steps`
     # The inputs' maxlength (the services refuse longer ones: automations.checks)
     bounds: ClassVar[dict[str, int]] = {"name": checks.NAME_MAX, "description": checks.DESCRIPTION_MAX}
@@ -76,7 +82,7 @@ class AutomationEditor:
         definition = version.definition() if version else dict(DEFINITION_DEFAULTS)
         form = cls(name=automation.name, slug=automation.slug, description=automation.description,
                    definition=definition, replay_cache=automation.replay_cache,
-                   base_version=version.number if version else 0)
+                   base_version=version.number if version else 0, base_revision=automation.revision)
         form.steps = blocks.rows_from_steps(definition["steps"])
         _, form.step_paths = blocks.steps_from_rows(form.steps)
         blocks.values_hints(definition["steps"], form.steps, form.step_paths, expand=lambda steps: calls_problems(
@@ -99,7 +105,8 @@ class AutomationEditor:
     def from_post(cls, data: QueryDict) -> "AutomationEditor":
         form = cls(name=data.get("name", "").strip(), slug=data.get("slug", "").strip(),
                    description=data.get("description", "").strip(), change_note=data.get("change_note", "").strip(),
-                   base_version=_version_number(data.get("base_version", "")))
+                   base_version=_version_number(data.get("base_version", "")),
+                   base_revision=_version_number(data.get("base_revision", "")))
         form.steps = editor.step_rows_from_post(data)
         form.params, form.param_json, form.param_extra = None, data.get("param_json", ""), data.get("param_extra", "")
         if data.get("param_mode") != "json":
@@ -115,9 +122,9 @@ class AutomationEditor:
     def _definition_from(self, data: QueryDict) -> dict[str, Any]:
         errors = self.errors
         steps, self.step_paths = blocks.steps_from_rows(self.steps)
-        for row in self.steps:
-            for message in row.errors.get("", []):
-                errors.setdefault("steps", []).append(message)
+        for index, row in enumerate(self.steps):  # a row that does not read back, a block never closed
+            if row.errors.get(""):
+                row.errors[""] = [f"{self.step_named(index)}: {message}" for message in row.errors[""]]
         blocks.values_hints(steps, self.steps, self.step_paths)
         if self.params is None:
             param_schema = json_field(self.param_json, "param_schema", errors)
@@ -154,33 +161,62 @@ class AutomationEditor:
         }
 
     # -- errors ------------------------------------------------------------------------------
+    @property
+    def has_errors(self) -> bool:
+        """Anything to fix: the form's own errors, the services', or a row's."""
+        return bool(self.errors) or any(row.errors for row in self.steps)
+
     def add_service_error(self, exc: ServiceError) -> None:
-        """Attach a refused save's error: a newer version saved meanwhile (`base_version`) as the
-        conflict shown above the form, anything else as field errors."""
-        if "base_version" in exc.fields:
+        """Attach a refused save's error: a change made meanwhile (`base_version`, `base_revision`)
+        as the conflict shown above the form, anything else as field errors."""
+        if "base_version" in exc.fields or "base_revision" in exc.fields:
             self.conflict.append(exc.message)
         else:
             self.add_errors(exc.fields or {"definition": [exc.message]})
 
+    def step_named(self, index: int) -> str:
+        """Row `index` as the page shows it: "Step 3 (fill “Amount”)" (`field_errors.step_place`)."""
+        row = self.steps[index]
+        return step_place(index + 1, row.kind, str(row.values.get("name") or ""))
+
     def add_errors(self, fields: dict[str, list[str]]) -> None:
-        """Attach service field errors (`steps.2.click.target`, `limits.max_steps`...) to their
-        rows and sections."""
+        """Attach service field errors (`steps.2.click.target`, `limits.max_steps`...) in plain
+        words (`field_errors.error_sentence`): a step's under its field on its row (steps inside
+        blocks too: "steps.1.steps.0.value"), or at the row's head when the row has no place for
+        that field; the others under their box or section. A message already there is not repeated."""
+        surface = str(self.definition.get("surface") or "web")
         for key, messages in fields.items():
-            found = blocks.row_for_key(key, self.step_paths) if key.startswith("steps.") else None
-            if found is not None:  # steps inside blocks too: "steps.1.steps.0.value"
-                index, name = found
-                self.steps[index].errors.setdefault(name, []).extend(messages)
-                key = f"steps.{index}" + (f".{name}" if name else "")  # the row's number in the editor
-            self.errors.setdefault(key, []).extend(messages)
+            found = blocks.row_place(key, self.step_paths) if key.startswith("steps.") else None
+            if found is not None:
+                index, rest = found
+                slot = rest[0] if rest and rest[0] in editor.ROW_ERROR_SLOTS else ""
+                where, label = self.step_named(index), step_field_label(rest)
+                placed = self.steps[index].errors.setdefault(slot, [])
+            else:
+                where, label = "", setting_label(key)
+                placed = self.errors.setdefault(key, [])
+            for message in messages:
+                if "." in key or where:  # a setting inside a box, or a step's field: named
+                    sentence = error_sentence(message, label=label, where=where, surface=surface)
+                else:  # under its own box: pydantic's wording only is made plain
+                    sentence = plain_message(message, label, surface=surface)[0]
+                if sentence not in placed:
+                    placed.append(sentence)
 
     def section_errors(self, prefix: str) -> list[str]:
-        return [f"{k[len(prefix) + 1:]}: {m}" if k != prefix else m
-                for k, msgs in self.errors.items() if k == prefix or k.startswith(prefix + ".") for m in msgs]
+        """The messages shown under a box or section: its key's and its sub-keys' (each names its field)."""
+        return [m for k, msgs in self.errors.items() if k == prefix or k.startswith(prefix + ".") for m in msgs]
 
     @property
-    def error_summary(self) -> list[tuple[str, str]]:
-        """(label, message) pairs: "Parameters", "Step 3 › url", never an internal key."""
-        return [(field_label(k), m) for k, msgs in self.errors.items() for m in msgs]
+    def error_count(self) -> int:
+        return sum(len(msgs) for msgs in self.errors.values()) + sum(
+            len(msgs) for row in self.steps for msgs in row.errors.values())
+
+    @property
+    def error_summary(self) -> list[str]:
+        """The messages that have no place in the page (`PLACED`), for the list above the form:
+        every other one is shown once, under what it is about."""
+        return [m for k, msgs in self.errors.items() if k.split(".")[0] not in PLACED for m in msgs]
 
     # -- template helpers --------------------------------------------------------------------
     @property

@@ -152,9 +152,9 @@ def values_hints(steps: list[dict[str, Any]], rows: list[editor.StepRow], paths:
             rows[paths[path]].values_here = names
 
 
-def row_for_key(key: str, paths: dict[str, int]) -> tuple[int, str] | None:
-    """The row a service field error belongs to and the field on it: "steps.0.if.steps.1.fill.value"
-    (pydantic names each union member) -> (row of steps.0.steps.1, "value")."""
+def row_place(key: str, paths: dict[str, int]) -> tuple[int, list[str]] | None:
+    """The row a service field error belongs to and the path on it: "steps.0.if.steps.1.click.target.nth"
+    (pydantic names each union member) -> (row of steps.0.steps.1, ["target", "nth"])."""
     parts = key.split(".")
     tags = set(editor.STEP_KINDS) - set(MARKERS)  # "else" after an index is a path, never a tag
     cleaned = [p for i, p in enumerate(parts) if not (i and parts[i - 1].isdigit() and p in tags)]
@@ -162,6 +162,12 @@ def row_for_key(key: str, paths: dict[str, int]) -> tuple[int, str] | None:
         path = ".".join(cleaned[:cut])
         if path in paths:
             rest = cleaned[cut:]
-            field = rest[0] if rest else ""
-            return paths[path], "condition" if field in ("condition", "until") else field
+            return paths[path], ["condition", *rest[1:]] if rest[:1] == ["until"] else rest
     return None
+
+
+def row_for_key(key: str, paths: dict[str, int]) -> tuple[int, str] | None:
+    """The row a service field error belongs to and the field on it: "steps.0.if.steps.1.fill.value"
+    -> (row of steps.0.steps.1, "value")."""
+    found = row_place(key, paths)
+    return None if found is None else (found[0], found[1][0] if found[1] else "")

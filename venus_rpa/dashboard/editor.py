@@ -46,7 +46,12 @@ KIND_FIELDS: dict[str, tuple[str, ...]] = {
 }
 NOT_STEPS = ("if", "else", "repeat", "for_each", "skip_item", "end", "call")  # rows without a timeout or sign-in mark
 SIGN_IN_CHECK_KEYS = ("text_visible", "url_contains", "url_excludes", "timeout_s")
-TARGET_KEYS = ("text", "role", "name", "label", "placeholder", "css", "nth", "within", "near")
+TARGET_KEYS = ("text", "role", "name", "label", "placeholder", "css", "resource_id", "nth", "within", "near")
+# The fields under which a step row lists its errors (_step_row.html); an error on any other field
+# of the step is listed at the row's head, named by its label (dashboard.field_errors).
+ROW_ERROR_SLOTS = frozenset({"", "sign_in", "condition", "max_iterations", "lanes", "reason", "url", "target", "value",
+                             "automation", "version", "params", "option", "from_input", "filename", "key", "text",
+                             "from_file", "into", "pattern", "goal", "max_actions", "timeout_s"})
 BOOL_FIELDS = {"checked", "absent", "all", "append", "stop_on_failure"}
 ROW_FLAGS = (*BOOL_FIELDS, "sign_in", "negate")  # a row's checkboxes: True or False, never absent
 # Sent even when empty, so the service names the missing value on the right row.

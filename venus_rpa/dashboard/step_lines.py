@@ -27,7 +27,7 @@ UID = re.compile(r"^[A-Za-z0-9_]{1,32}$")
 def summary(row: editor.StepRow) -> str:
     """What a closed row does, in one line: its name, then the field that says most for its kind."""
     values = row.values
-    target = next((str(values[f"target_{k}"]) for k in ("text", "name", "label", "placeholder", "css")
+    target = next((str(values[f"target_{k}"]) for k in ("text", "name", "label", "placeholder", "css", "resource_id")
                    if values.get(f"target_{k}")), "")
     detail = {"goto": values.get("url"), "fill": f"{target} ← {values.get('value', '')}" if target else None,
               "select": f"{target} ← {values.get('option', '')}" if target else None,
@@ -63,12 +63,13 @@ def _line(row: editor.StepRow, readonly: bool) -> SafeString:
         tools="" if readonly else format_html(TOOLS, label=text or row.kind), grip="" if readonly else GRIP)
 
 
-def rows_html(rows: list[editor.StepRow], readonly: bool = False) -> SafeString:
+def rows_html(rows: list[editor.StepRow], readonly: bool = False, surface: str = "web") -> SafeString:
     """Every row of the editor: closed rows as lines (without tools for a reader), the others
-    through the full row template."""
+    through the full row template (`surface`: the automation's; Android rows show a resource id)."""
     full = get_template("dashboard/automations/_step_row.html")
+    context = {**ROW_CONTEXT, "surface": surface}
     parts = [_line(row, readonly) if row.closed and not row.errors
-             else conditional_escape(full.render({**ROW_CONTEXT, "row": row})) for row in rows]
+             else conditional_escape(full.render({**context, "row": row})) for row in rows]
     return format_html_join("", "{}", ((part,) for part in parts))
 
 

@@ -26,6 +26,13 @@ class ReviewStatus(models.TextChoices):
     CANCELLED = "cancelled"
 
 
+# A decided review's outcome in the words people read (the Decided list's filter, a decided
+# review's page, the answer to a decision that came too late).
+DECIDED_WORDS = {ReviewStatus.APPROVED: "Approved", ReviewStatus.REJECTED: "Rejected",
+                 ReviewStatus.EDITED: "Approved with changes", ReviewStatus.ANSWERED: "Answered",
+                 ReviewStatus.EXPIRED: "Expired (nobody decided)", ReviewStatus.CANCELLED: "Cancelled (run ended)"}
+
+
 class ReviewRequest(models.Model):
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="review_requests")
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="review_requests")

@@ -27,7 +27,7 @@ from venus_rpa.accounts.selectors import membership_get
 from venus_rpa.audit.models import AuditAction
 from venus_rpa.audit.services import audit_record
 from venus_rpa.core.errors import Conflict, InvalidInput, PermissionDenied
-from venus_rpa.reviews.models import DecisionKind, ReviewDecision, ReviewKind, ReviewRequest, ReviewStatus
+from venus_rpa.reviews.models import DECIDED_WORDS, DecisionKind, ReviewDecision, ReviewKind, ReviewRequest, ReviewStatus
 from venus_rpa.reviews.signals import review_opened
 from venus_rpa.runs.events import publish_workspace_event
 from venus_rpa.runs.models import TERMINAL, Run
@@ -156,8 +156,13 @@ def _why_not_pending(review: ReviewRequest) -> str:
     if review.status == ReviewStatus.PENDING and review.run.status in TERMINAL:
         review_cancel(review_id=review.pk)
         return f"The run has ended ({review.run.status}); nothing is waiting for this decision."
+    return f"The review is not pending any more: {_outcome(review)}."
+
+
+def _outcome(review: ReviewRequest) -> str:
+    """"approved with changes by rita", as the Decided list says it."""
     who = f" by {review.decided_by}" if review.decided_by else ""
-    return f"The review is not pending any more ({review.status}{who})."
+    return DECIDED_WORDS.get(review.status, review.status).lower() + who
 
 
 def edit_validate(*, review: ReviewRequest, edited: Any) -> dict[str, Any]:
@@ -282,7 +287,7 @@ def review_respond(*, review: ReviewRequest, user, response: dict[str, Any]) -> 
             transaction.on_commit(lambda: _decided(review.pk, review.run_id))
     if not updated:
         review.refresh_from_db()
-        raise Conflict(f"The review is not pending any more ({review.status}).")
+        raise Conflict(f"The review is not pending any more: {_outcome(review)}.")
     review.refresh_from_db()
     return review
 

@@ -19,10 +19,12 @@ from venus_rpa.accounts.models import Workspace
 from venus_rpa.audit.models import AuditAction
 from venus_rpa.audit.services import audit_record
 from venus_rpa.automations.calls import called_credentials, calls_expand, calls_resolve
+from venus_rpa.automations.checks import param_size
 from venus_rpa.automations.crypto import decrypt_fields
 from venus_rpa.automations.lifecycle import archived_refusal
 from venus_rpa.automations.models import Automation, Credential
 from venus_rpa.core.errors import Conflict, InvalidInput
+from venus_rpa.core.text import NOT_STORABLE, not_storable, shown
 from venus_rpa import celery_app
 from venus_rpa.runs import admission
 from venus_rpa.runs.events import publish_run_changed, publish_run_event
@@ -50,11 +52,6 @@ BLANK_REQUIRED = "This parameter is required."
 BLANK_REQUIRED_WITH_DEFAULT = "This parameter is required (a cleared field does not fall back to its default)."
 
 
-def _param_size(value: Any) -> int:
-    """A value's length in characters: a text's own, anything else's as JSON."""
-    return len(value) if isinstance(value, str) else len(json.dumps(value, ensure_ascii=False))
-
-
 def params_bounds_check(params: dict[str, Any]) -> None:
     """Refuse parameters too large to store or show (settings VENUS_PARAM_MAX_CHARS per value,
     VENUS_PARAMS_MAX_KEYS, VENUS_PARAMS_MAX_BYTES of JSON in all) before anything else reads them."""
@@ -63,7 +60,7 @@ def params_bounds_check(params: dict[str, Any]) -> None:
         raise InvalidInput("Too many parameters.", fields={
             "params": [f"At most {max_keys} parameters may be given ({len(params)} were)."]})
     max_chars = settings.VENUS_PARAM_MAX_CHARS
-    sizes = {str(k): _param_size(v) for k, v in params.items()}
+    sizes = {str(k): param_size(v) for k, v in params.items()}
     long = {k: n for k, n in sizes.items() if n > max_chars}
     if long:
         raise InvalidInput(f"A parameter value may be at most {max_chars} characters long.", fields={
@@ -96,6 +93,10 @@ def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
     size (`params_bounds_check`); a required parameter given as empty text is missing."""
     if not isinstance(params, dict):
         raise InvalidInput("Parameters must be an object.", fields={"params": [PARAMS_NOT_OBJECT]})
+    unstorable = sorted(shown(k) for k, v in params.items() if not_storable(k) or not_storable(v))
+    if unstorable:  # before anything measures or stores them (JSON of them cannot be encoded)
+        raise InvalidInput("A parameter holds text that cannot be stored.",
+                           fields={f"params.{k}": [NOT_STORABLE] for k in unstorable})
     params_bounds_check(params)
     smuggled = sorted(k for k, v in params.items() if "{{" in json.dumps(v))
     if smuggled:
@@ -105,6 +106,12 @@ def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
     blank = _blank_required(schema, params)
     with_defaults = {**{k: v["default"] for k, v in (schema.get("properties") or {}).items()
                         if isinstance(v, dict) and "default" in v}, **params}
+    try:  # what is stored and what a retry gives again: an accepted start can always be retried
+        params_bounds_check(with_defaults)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{exc.message} (with the parameter schema's defaults added)", fields={"param_schema": [
+            *(f"With its defaults added, {where}: {message}" for where, ms in exc.fields.items() for message in ms),
+            "Shorten the defaults in the automation's parameter schema."]}) from None
     try:  # user regexes run bounded; a remote $ref is never fetched (refused at save, unresolvable here)
         errors = patterns.schema_errors(schema, with_defaults, registry=no_fetch_registry())
     except Unresolvable as exc:
@@ -250,20 +257,22 @@ def workspace_run_limit_set(*, workspace: Workspace, max_concurrent_runs: int | 
     return workspace
 
 
-def cancel_reason(*, run: Run, user=None, mid_step: bool = False, waiting: str = "") -> str:
+def cancel_reason(*, run: Run, user=None, at: str = "", waiting: str = "") -> str:
     """Why a cancelled run ended: who asked (`user`, else the run's `cancel_requested_by`; "user" when
-    nobody is known) and how far it had got, in the step numbers its page shows: "before it started"
-    only for a run that never started (no start time, no step recorded); else "while running" (or
-    `waiting`, e.g. "waiting for a person"), "after step #N" (its last recorded step) between steps,
-    "at step #N" when its worker stopped it in the middle of step N (`mid_step`)."""
+    nobody is known) and how far it had got: "before it started" only for a run that never started
+    (no start time, no step recorded); else "while running" (or `waiting`, e.g. "waiting for a
+    person") and where. `at`: the step its worker stopped it at, as the editor numbers it
+    ("step 4 (Click Next)", `workers.run_state.RunResult.at`), as failure reasons name steps. Without
+    it (nobody was running it), "after step #N": its last trace record, numbered as the run page
+    numbers its records."""
     if not getattr(user, "is_authenticated", False):
         user = run.cancel_requested_by if run.cancel_requested_by_id else None
     who = user.get_username() if user is not None else "user"
     last = run.steps.order_by("-index").values_list("index", flat=True).first()
     if run.started_at is None and last is None:
         return f"cancelled by {who} before it started"
-    if mid_step:
-        where = f"at step #{0 if last is None else last + 1}"
+    if at:
+        where = at if at.startswith(("before ", "after ")) else f"at {at}"
     else:
         where = f"after step #{last}" if last is not None else "before its first step"
     return f"cancelled by {who} while {waiting or 'running'}, {where}"

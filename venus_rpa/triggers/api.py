@@ -40,9 +40,14 @@ def _automation(workspace, slug: str | None) -> Automation | None:
 # --- schedules ------------------------------------------------------------------------------------
 
 
+SCHEDULE_NAME_HELP = (f"At most {services.schedules.NAME_MAX} characters (a longer name saved before that bound may "
+                      "be sent back unchanged); no other schedule of the workspace may have it, in any letter case "
+                      "(409, fields.name).")
+
+
 class ScheduleInSerializer(StrictSerializer):
     automation = serializers.SlugField(max_length=80)
-    name = serializers.CharField(max_length=200)
+    name = serializers.CharField(max_length=200, help_text=SCHEDULE_NAME_HELP)  # the column; the service: NAME_MAX
     cron = serializers.CharField(max_length=200, help_text="minute hour day-of-month month day-of-week, or @daily…")
     timezone = serializers.CharField(max_length=64, default="UTC", help_text="IANA name, e.g. Europe/Berlin.")
     params = serializers.DictField(default=dict)
@@ -50,7 +55,7 @@ class ScheduleInSerializer(StrictSerializer):
 
 
 class ScheduleUpdateSerializer(StrictSerializer):
-    name = serializers.CharField(max_length=200, required=False)
+    name = serializers.CharField(max_length=200, required=False, help_text=SCHEDULE_NAME_HELP)
     cron = serializers.CharField(max_length=200, required=False)
     timezone = serializers.CharField(max_length=64, required=False)
     params = serializers.DictField(required=False)
@@ -302,15 +307,20 @@ class WebhookReceiveApi(APIView):
 # --- callbacks ------------------------------------------------------------------------------------
 
 
+# The URL's rules are the service's (`callbacks._url_validate`), so the API and the dashboard agree.
+CALLBACK_URL_HELP = ("http:// or https:// with a host name or IP address; no spaces, no user name or password; "
+                     "at most 2000 characters; a public address unless the operator allows a private one.")
+
+
 class CallbackInSerializer(StrictSerializer):
-    url = serializers.URLField(max_length=2000)
+    url = serializers.CharField(help_text=CALLBACK_URL_HELP)  # bounded by the service, in its words
     automation = serializers.SlugField(max_length=80, required=False, allow_null=True, default=None,
                                        help_text="Only runs of this automation; null or absent: every automation.")
     enabled = serializers.BooleanField(default=True)
 
 
 class CallbackUpdateSerializer(StrictSerializer):
-    url = serializers.URLField(max_length=2000, required=False)
+    url = serializers.CharField(required=False, help_text=CALLBACK_URL_HELP)
     automation = serializers.SlugField(max_length=80, required=False, allow_null=True)
     enabled = serializers.BooleanField(required=False)
 

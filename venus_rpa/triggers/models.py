@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
 
 from venus_rpa.accounts.models import Workspace
 from venus_rpa.automations.models import Automation
@@ -36,6 +37,10 @@ class Schedule(models.Model):
 
     class Meta:
         ordering = ["name", "id"]
+        constraints = [  # the services check first, with a field error (services._common.name_check)
+            models.UniqueConstraint("workspace", Lower("name"), name="one_schedule_name_per_workspace",
+                                    violation_error_message="Another schedule of this workspace has this name."),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.cron} {self.timezone})"
@@ -79,6 +84,10 @@ class WebhookTrigger(models.Model):
 
     class Meta:
         ordering = ["name", "id"]
+        constraints = [  # the services check first, with a field error (services._common.name_check)
+            models.UniqueConstraint("workspace", Lower("name"), name="one_webhook_name_per_workspace",
+                                    violation_error_message="Another webhook of this workspace has this name."),
+        ]
 
     def __str__(self) -> str:
         return self.name

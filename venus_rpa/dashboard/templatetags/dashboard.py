@@ -19,7 +19,7 @@ VIEWPORT = (1280, 800)  # the browser environment's viewport, in CSS px
 STATUS_TONES = {
     "queued": "muted", "running": "info", "awaiting_review": "warn", "awaiting_user": "warn", "succeeded": "ok",
     "failed": "bad", "cancelled": "muted", "timed_out": "bad", "pending": "warn", "answered": "ok", "approved": "ok",
-    "rejected": "bad", "expired": "muted", "delivered": "ok",
+    "rejected": "bad", "expired": "muted", "delivered": "ok", "edited": "ok",
 }
 
 
@@ -54,10 +54,12 @@ def status_tones_json() -> str:
 
 
 @register.simple_tag
-def status_badge(status: str) -> str:
+def status_badge(status: str, words: str = "") -> str:
+    """A status as a coloured badge; `words` says it when the status's own name would not
+    (a review's "edited" is "Approved with changes")."""
     tone = STATUS_TONES.get(status, "muted")
     return format_html('<span class="badge badge-{}" data-status="{}">{}</span>', tone, status,
-                       status.replace("_", " "))
+                       words or status.replace("_", " "))
 
 
 @register.filter
@@ -71,6 +73,14 @@ def edit_inputs(detail: dict | None) -> list:
     from venus_rpa.dashboard.review_edit import edit_inputs as inputs
 
     return inputs(detail or {})
+
+
+@register.filter
+def decided_view(review) -> Any:
+    """A decided review in words, with what an edit changed (dashboard.review_decided); None while pending."""
+    from venus_rpa.dashboard.review_decided import decided_view as view
+
+    return view(review)
 
 
 @register.filter
@@ -291,7 +301,7 @@ def section_errors(form, prefix: str) -> list[str]:
 
 @register.filter
 def has_advanced_target(values: dict) -> bool:
-    return any((values or {}).get(f"target_{k}") not in (None, "") for k in ("role", "name", "label", "placeholder", "css", "nth", "within", "near"))
+    return any((values or {}).get(f"target_{k}") not in (None, "") for k in ("role", "name", "label", "placeholder", "css", "resource_id", "nth", "within", "near"))
 
 
 @register.simple_tag

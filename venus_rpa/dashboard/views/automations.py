@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from venus_rpa.audit.models import AuditAction
 from venus_rpa.audit.selectors import audit_list
 from venus_rpa.automations.checks import slug_problem, slug_propose
-from venus_rpa.automations.models import Automation
+from venus_rpa.automations.models import Automation, Surface
 from venus_rpa.automations.selectors import (automation_get, automation_list, credential_list,
                                             site_letter_case_list)
 from venus_rpa.automations.services import automation_create, automation_update, definition_validate
@@ -47,7 +47,8 @@ def automation_index(request: HttpRequest) -> HttpResponse:
 def _editor_context(request: HttpRequest, form: AutomationEditor, automation: Automation | None) -> dict:
     readonly = not request.access.can_write or bool(automation and automation.is_archived)
     return {
-        "form": form, "automation": automation, "steps_html": step_lines.rows_html(form.steps, readonly),
+        "form": form, "automation": automation,
+        "steps_html": step_lines.rows_html(form.steps, readonly, surface=form.definition.get("surface") or "web"),
         "param_types": editor.PARAM_TYPES, "solvers": editor.SOLVERS, "judge_rules": editor.JUDGE_RULES,
         "credentials": credential_list(workspace=request.access.workspace), "readonly": readonly,
         # What a `call` step may run: the workspace's other automations, not archived (a datalist).
@@ -59,9 +60,8 @@ def _editor_context(request: HttpRequest, form: AutomationEditor, automation: Au
 
 def _check_all(request: HttpRequest, form: AutomationEditor) -> None:
     """With the form's own errors (bad JSON, untyped defaults) the save is not tried; still ask
-    the validator about the rest, so every problem shows at once."""
-    if not form.errors:
-        return
+    the validator about the rest, so every problem shows at once. Only then: after a tried save,
+    the service has said it all already (asked again, each of its errors would show twice)."""
     try:
         definition_validate(workspace=request.access.workspace, definition=form.definition, slug=form.slug or "")
     except ServiceError as exc:
@@ -74,14 +74,17 @@ def automation_new(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
         return render(request, "dashboard/automations/editor.html", _editor_context(request, AutomationEditor.blank(), None))
     form = AutomationEditor.from_post(request.POST)
+    typed_slug = form.slug  # "": made from the name, and a clash is said at the name (automation_create)
     form.slug = form.slug or slug_propose(form.name)
     if problem := slug_problem(form.slug):
         form.errors.setdefault("slug", []).append(problem)
     if not form.name:
         form.errors.setdefault("name", []).append("A name is required.")
-    if not form.errors:
+    if form.has_errors:
+        _check_all(request, form)
+    else:
         try:
-            automation = automation_create(workspace=request.access.workspace, user=request.user, slug=form.slug,
+            automation = automation_create(workspace=request.access.workspace, user=request.user, slug=typed_slug,
                                            name=form.name, description=form.description,
                                            definition=form.definition, change_note=form.change_note,
                                            replay_cache=form.replay_cache is not False)
@@ -90,7 +93,6 @@ def automation_new(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"Created {automation.name} (version 1).")
             return redirect("dashboard:automation-edit", slug=automation.slug)
-    _check_all(request, form)
     return render(request, "dashboard/automations/editor.html", _editor_context(request, form, None), status=400)
 
 
@@ -106,13 +108,15 @@ def automation_edit(request: HttpRequest, slug: str) -> HttpResponse:
     form.slug = automation.slug
     if not form.name:
         form.errors.setdefault("name", []).append("A name is required.")
-    if not form.errors:
+    if form.has_errors:
+        _check_all(request, form)
+    else:
         before = automation.current_version_id
         try:
             automation = automation_update(automation=automation, user=request.user, name=form.name,
                                            description=form.description, definition=form.definition,
                                            change_note=form.change_note, replay_cache=form.replay_cache,
-                                           base_version=form.base_version)
+                                           base_version=form.base_version, base_revision=form.base_revision)
         except ServiceError as exc:
             form.add_service_error(exc)
         else:
@@ -121,7 +125,6 @@ def automation_edit(request: HttpRequest, slug: str) -> HttpResponse:
             else:
                 messages.info(request, "Saved. The definition did not change, so there is no new version.")
             return redirect("dashboard:automation-edit", slug=automation.slug)
-    _check_all(request, form)
     return render(request, "dashboard/automations/editor.html", _editor_context(request, form, automation),
                   status=409 if form.conflict else 400)
 
@@ -130,14 +133,17 @@ def automation_edit(request: HttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def step_row(request: HttpRequest) -> HttpResponse:
     """A step row for the editor: GET a fresh one (htmx appends it to the list); POST a closed
-    row's line (`step` and its packed fields) to get it back open, with the same uid and values."""
+    row's line (`step` and its packed fields) to get it back open, with the same uid and values.
+    `surface`: the automation's, as the page's Surface box says (Android rows show a resource id)."""
+    surface = request.GET.get("surface") or request.POST.get("surface") or "web"
     if request.method == "POST":
         uid = request.POST.get("step", "")
         row = step_lines.open_row(uid, request.POST.get(f"s-{uid}-packed", ""))
     else:
         kind = request.GET.get("kind", "click")
         row = editor.StepRow(uid=editor.new_uid(), kind=kind if kind in editor.STEP_KINDS else "click")
-    return render(request, "dashboard/automations/_step_row.html", {"row": row, **step_lines.ROW_CONTEXT})
+    return render(request, "dashboard/automations/_step_row.html",
+                  {"row": row, **step_lines.ROW_CONTEXT, "surface": surface if surface in Surface.values else "web"})
 
 
 @member_view(write=True)

@@ -4,8 +4,6 @@ saved for it (domain and dates only) and lets editors revoke them."""
 
 from __future__ import annotations
 
-import re
-
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -14,11 +12,14 @@ from django.views.decorators.http import require_POST
 from django.utils.text import slugify
 from django.views.decorators.debug import sensitive_post_parameters, sensitive_variables
 
-from venus_rpa.automations.checks import TOTP_FIELD, credential_fields_problem, credential_totp_problem
+from venus_rpa.automations.checks import (
+    TOTP_FIELD, credential_fields_problem, credential_fields_repeated_problem, credential_totp_problem,
+)
 from venus_rpa.automations.selectors import credential_get, credential_list, login_session_get, login_session_list
-from venus_rpa.automations.services import credential_set, login_session_revoke
-from venus_rpa.core.errors import ServiceError
+from venus_rpa.automations.services import credential_domains_clean, credential_set, login_session_revoke
+from venus_rpa.core.errors import InvalidInput, ServiceError
 from venus_rpa.dashboard.access import member_view, require_write
+from venus_rpa.dashboard.automation_form import domain_entries
 from venus_rpa.dashboard.listing import listing, search_text
 
 DEFAULT_FIELDS = ["username", "password"]
@@ -29,7 +30,13 @@ def _form_from_post(request: HttpRequest) -> tuple[dict, dict[str, list[str]]]:
     name = post.get("name", "").strip()
     pairs = [(k.strip(), v) for k, v in zip(post.getlist("field_name"), post.getlist("field_value")) if k.strip()]
     errors: dict[str, list[str]] = {}
-    if totp_secret := post.get("totp_secret", "").strip():  # its own input: a setup key, not a typed value
+    totp_secret = post.get("totp_secret", "").strip()
+    if problem := credential_fields_repeated_problem([k for k, _ in pairs]):  # one value would be lost
+        errors["fields"] = [problem]
+    if totp_secret and any(k == TOTP_FIELD for k, _ in pairs):  # the box is the field "totp"
+        errors.setdefault("fields", []).append(
+            f"A field named {TOTP_FIELD!r} and the TOTP secret box are the same field: fill in only the box.")
+    if totp_secret:  # its own input: a setup key, not a typed value
         pairs = [(k, v) for k, v in pairs if k != TOTP_FIELD] + [(TOTP_FIELD, totp_secret)]
         if problem := credential_totp_problem(dict(pairs)):
             errors["totp"] = [problem]
@@ -42,8 +49,12 @@ def _form_from_post(request: HttpRequest) -> tuple[dict, dict[str, list[str]]]:
     elif any(v == "" for _, v in pairs):
         errors.setdefault("fields", []).append(
             "Every field needs a value (a stored value is never shown, so type all of them again).")
-    domains = [d for d in re.split(r"[\s,]+", post.get("domains", "")) if d]
-    form = {"name": name, "domains": " ".join(domains),
+    domains = domain_entries(post.get("domains", ""))  # one per line, as the automation editor's box
+    try:  # reported with the other fields' problems (credential_set checks them again)
+        credential_domains_clean(domains)
+    except InvalidInput as exc:
+        errors.update(exc.fields)
+    form = {"name": name, "domains": "\n".join(domains),
             "field_names": [k for k, _ in pairs if k != TOTP_FIELD] or DEFAULT_FIELDS}
     return {"form": form, "fields": dict(pairs), "domains": domains}, errors
 

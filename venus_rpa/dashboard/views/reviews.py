@@ -26,12 +26,10 @@ from venus_rpa.dashboard.access import member_view
 from venus_rpa.dashboard.listing import listing, search_text
 from venus_rpa.reviews import services as review_services
 from venus_rpa.reviews.bulk import review_outside_policy
-from venus_rpa.reviews.models import ReviewKind, ReviewStatus
+from venus_rpa.reviews.models import DECIDED_WORDS, ReviewKind, ReviewStatus
 from venus_rpa.reviews.selectors import review_get, review_list
 
 DECISIONS = ("approve", "reject", "edit")
-DECIDED_WORDS = {"approved": "Approved", "rejected": "Rejected", "edited": "Approved with changes",
-                 "answered": "Answered", "expired": "Expired (nobody decided)", "cancelled": "Cancelled (run ended)"}
 
 
 def decisions_available() -> bool:
@@ -72,7 +70,7 @@ def _decided_context(request: HttpRequest) -> dict:
                                  | Q(comment__icontains=word))
     listed = listing(request, decided.order_by(F("decided_at").desc(nulls_last=True), "-id"), per_page=10)
     return {"recent": listed.page.object_list, "page": listed.page, "filters": listed.filters, "q": listed.q,
-            "status": status or "", "statuses": DECIDED_WORDS.items()}
+            "status": status or "", "statuses": DECIDED_WORDS.items(), "words": DECIDED_WORDS}
 
 
 @member_view()

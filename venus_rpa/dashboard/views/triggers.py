@@ -2,7 +2,8 @@
 
 The pages exist only when the triggers app is installed (feature check); otherwise the nav
 shows them as TODO and these routes are not mounted. Secrets (webhook and callback signing
-keys) are shown once, in the response to the create or rotate that made them.
+keys) are shown once, on the page the create or rotate that made them redirects to
+(Post/Redirect/Get, `dashboard.secret_once`): a reload makes nothing twice and shows no secret.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
 from django.views.decorators.debug import sensitive_variables
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from venus_rpa.automations.selectors import automation_get, automation_list
 from venus_rpa.core.errors import ServiceError
@@ -23,6 +24,7 @@ from venus_rpa.dashboard.access import member_view, require_write
 from venus_rpa.dashboard.field_errors import errors_place, json_field
 from venus_rpa.dashboard.views import webhooks
 from venus_rpa.dashboard.listing import listing, search_text
+from venus_rpa.dashboard.secret_once import not_stored, secret_keep, secret_take
 
 
 def triggers_available() -> bool:
@@ -66,6 +68,8 @@ def schedule_index(request: HttpRequest) -> HttpResponse:
                     workspace=workspace, user=request.user, automation=automation, name=form["name"] or form["cron"],
                     cron=form["cron"], timezone_name=form["timezone"] or "UTC", params=params)
             except ServiceError as exc:
+                if "name" in exc.fields and not form["name"]:  # the name it was given: the cron, in use
+                    form["name"] = form["cron"]
                 errors = _form_errors(exc, form)
             else:
                 messages.success(request, f"Schedule {schedule.name} created.")
@@ -76,6 +80,7 @@ def schedule_index(request: HttpRequest) -> HttpResponse:
         "schedules": schedules, "form": form, "errors": errors, "page": listed.page, "filters": listed.filters,
         "q": listed.q,
         "automations": automation_list(workspace=workspace, archived=False),  # an archived one gets no trigger
+        "name_max": services.schedules.NAME_MAX,
     }, status=400 if errors else 200)
 
 
@@ -114,8 +119,16 @@ def _webhooks_context(request: HttpRequest) -> dict:
 
 
 @member_view()
+@sensitive_variables("held", "context")
 def webhook_index(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/triggers/webhooks.html", _webhooks_context(request))
+    """The list; after a callback endpoint was added, its secret once (`callback_create`)."""
+    context = _webhooks_context(request)
+    held = secret_take(request, kind="callback")
+    endpoint = next((e for e in context["endpoints"] if held and e.pk == held[0]), None)
+    if endpoint is None:  # none held, or one of another workspace (switched meanwhile): not shown here
+        return render(request, "dashboard/triggers/webhooks.html", context)
+    context["new_secret"] = {"what": f"callback {endpoint.url}", "secret": held[1], "url": endpoint.url}
+    return not_stored(render(request, "dashboard/triggers/webhooks.html", context))
 
 
 @member_view(write=True)
@@ -145,6 +158,7 @@ def webhook_create(request: HttpRequest) -> HttpResponse:
 
 @member_view(write=True)
 @require_POST
+@sensitive_variables("secret")
 def callback_create(request: HttpRequest) -> HttpResponse:
     from venus_rpa.triggers import services
 
@@ -157,12 +171,49 @@ def callback_create(request: HttpRequest) -> HttpResponse:
             workspace=request.access.workspace, user=request.user, url=form["url"], automation=automation)
     except ServiceError as exc:
         errors = _form_errors(exc, form)
-    else:
-        context = _webhooks_context(request)
-        context["new_secret"] = {"what": f"callback {endpoint.url}", "secret": secret, "url": endpoint.url}
-        return render(request, "dashboard/triggers/webhooks.html", context)
+    else:  # Post/Redirect/Get: the list shows the secret once, and a reload adds no second endpoint
+        messages.success(request, f"Callback endpoint {endpoint.url} added.")
+        secret_keep(request, kind="callback", pk=endpoint.pk, secret=secret)
+        return redirect("dashboard:webhooks")
     context.update(callback_form=form, errors=errors)
     return render(request, "dashboard/triggers/webhooks.html", context, status=400)
+
+
+def _endpoint(request: HttpRequest, endpoint_id: int):
+    from venus_rpa.triggers import selectors
+
+    return selectors.callback_endpoint_get(workspace=request.access.workspace, endpoint_id=endpoint_id)
+
+
+@member_view(write=True)
+@require_POST
+def callback_toggle(request: HttpRequest, endpoint_id: int) -> HttpResponse:
+    """Disable (enabled=0) or enable (enabled=1) a callback endpoint; a disabled one gets no new
+    deliveries, and its pending ones fail at their next attempt ("endpoint disabled")."""
+    from venus_rpa.triggers import services
+
+    enabled = request.POST.get("enabled") == "1"
+    endpoint = services.callback_endpoint_update(endpoint=_endpoint(request, endpoint_id), enabled=enabled)
+    messages.success(request, f"Callback endpoint {endpoint.url} {'enabled' if enabled else 'disabled'}.")
+    return redirect("dashboard:webhooks")
+
+
+@member_view(write=True)
+@require_http_methods(["GET", "POST"])
+def callback_delete(request: HttpRequest, endpoint_id: int) -> HttpResponse:
+    """GET: the confirmation page; POST from it (confirm=delete): delete the endpoint and its deliveries."""
+    from venus_rpa.dashboard.views.deletes import confirm_page
+    from venus_rpa.triggers import services
+
+    endpoint = _endpoint(request, endpoint_id)
+    if request.method == "GET" or request.POST.get("confirm") != "delete":
+        return confirm_page(request, title=f"Delete callback endpoint {endpoint.url}?", cancel="dashboard:webhooks",
+                            points=["Finished runs are no longer sent to this URL, and its delivery log is deleted.",
+                                    "Its runs are kept. To stop it for a while instead, disable it."])
+    url = endpoint.url
+    services.callback_endpoint_delete(endpoint=endpoint)
+    messages.success(request, f"Callback endpoint {url} deleted.")
+    return redirect("dashboard:webhooks")
 
 
 @member_view(write=True)
@@ -186,6 +237,8 @@ urlpatterns = [
     path("webhooks/", webhook_index, name="webhooks"),
     path("webhooks/new/", webhook_create, name="webhook-create"),
     path("webhooks/callbacks/new/", callback_create, name="callback-create"),
+    path("webhooks/callbacks/<int:endpoint_id>/toggle/", callback_toggle, name="callback-toggle"),
+    path("webhooks/callbacks/<int:endpoint_id>/delete/", callback_delete, name="callback-delete"),
     path("webhooks/deliveries/<int:delivery_id>/resend/", delivery_resend, name="delivery-resend"),
     *webhooks.urlpatterns,
 ] if triggers_available() else []

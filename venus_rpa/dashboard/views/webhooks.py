@@ -4,8 +4,8 @@ test event sent through the receiving path, and rotate / disable / enable / dele
 Everyone in the workspace may read the page; only editors and owners see and use the actions
 (403 otherwise), and a trigger of another workspace is 404. The signing secret is stored
 encrypted and shown once, on the page the create or rotation that made it redirects to
-(Post/Redirect/Get: `secret_show_once`), so reloading that page makes no second webhook or
-rotation and shows the secret no more.
+(Post/Redirect/Get: `secret_show_once`, with `dashboard.secret_once`), so reloading that page
+makes no second webhook or rotation and shows the secret no more.
 """
 
 from __future__ import annotations
@@ -20,44 +20,30 @@ from django.views.decorators.debug import sensitive_variables
 from django.views.decorators.http import require_http_methods, require_POST
 
 from venus_rpa.dashboard.access import member_view
+from venus_rpa.dashboard.secret_once import not_stored, secret_keep, secret_take
 
 # Kept in step with venus_rpa.triggers.signing (imported lazily: the app is optional).
 CURL = """SECRET='{secret}'
 URL='{url}'
 BODY='{body}'
+KEY='replace-with-your-event-id'  # the same key on every retry of one event: a retry starts no second run
 TS=$(date +%s)
 SIG=$(printf '%s.%s' "$TS" "$BODY" | openssl dgst -sha256 -hmac "$SECRET" -hex | sed 's/^.* //')
 curl -sS -X POST "$URL" \\
   -H 'Content-Type: application/json' \\
   -H "X-Venus-Timestamp: $TS" \\
   -H "X-Venus-Signature: sha256=$SIG" \\
+  -H "Idempotency-Key: $KEY" \\
   --data-raw "$BODY\""""
 SECRET_PLACEHOLDER = "paste-the-signing-secret-here"  # noqa: S105 -- a placeholder, not a secret
-SECRET_ONCE_KEY = "webhook_secret_once"  # noqa: S105 -- a session key's name, not a secret
 
 
 @sensitive_variables("secret")
 def secret_show_once(request: HttpRequest, trigger, secret: str) -> HttpResponse:
     """Redirect to the trigger's page, which shows `secret` on its next GET only. Until then it is
     kept encrypted (as the trigger's own copy) in the server-side session, never in a URL."""
-    from venus_rpa.automations.crypto import encrypt_fields
-
-    request.session[SECRET_ONCE_KEY] = {"trigger": trigger.pk, "ciphertext": encrypt_fields({"secret": secret})}
+    secret_keep(request, kind="webhook", pk=trigger.pk, secret=secret)
     return redirect("dashboard:webhook-detail", trigger_id=trigger.pk)
-
-
-def _secret_take(request: HttpRequest, trigger) -> str:
-    """The secret `secret_show_once` kept for this trigger's page, taken out of the session ("" if none)."""
-    from venus_rpa.automations.crypto import decrypt_fields
-
-    held = request.session.get(SECRET_ONCE_KEY)
-    if not isinstance(held, dict) or held.get("trigger") != trigger.pk:
-        return ""
-    del request.session[SECRET_ONCE_KEY]
-    try:
-        return decrypt_fields(held["ciphertext"])["secret"]
-    except (KeyError, TypeError, ValueError):
-        return ""
 
 
 def _trigger(request: HttpRequest, trigger_id: int):
@@ -79,15 +65,15 @@ def webhook_page(request: HttpRequest, trigger, *, secret: str = "", test: dict 
         "test_body": sample if test_body is None else test_body,
         "timestamp_header": signing.TIMESTAMP_HEADER, "signature_header": signing.SIGNATURE_HEADER,
     })
-    if secret:  # not kept by the browser's cache either (Back shows no secret)
-        response["Cache-Control"] = "no-store"
-    return response
+    return not_stored(response) if secret else response
 
 
 @member_view()
+@sensitive_variables("secret")
 def webhook_detail(request: HttpRequest, trigger_id: int) -> HttpResponse:
     trigger = _trigger(request, trigger_id)
-    return webhook_page(request, trigger, secret=_secret_take(request, trigger))
+    _, secret = secret_take(request, kind="webhook", pk=trigger.pk) or (None, "")
+    return webhook_page(request, trigger, secret=secret)
 
 
 @member_view(write=True)

@@ -41,9 +41,11 @@ OVERDUE = timedelta(seconds=60)
 
 
 def _url_validate(url: str) -> str:
-    """The URL if callbacks may be sent there (`core.outbound`)."""
+    """The URL if callbacks may be sent there (`core.outbound`: http(s), a real host, no spaces,
+    at most 2000 characters, a public or operator-listed address). No user name or password in it:
+    the signature authenticates a delivery, and the URL is shown on the dashboard to every member."""
     return outbound_url_check(url, field="url", invalid="The callback URL is invalid.",
-                              refused="Callbacks cannot be sent to this address.")
+                              refused="Callbacks cannot be sent to this address.", userinfo=False)
 
 
 def callback_endpoint_create(*, workspace: Workspace, user, url: str, automation: Automation | None = None,

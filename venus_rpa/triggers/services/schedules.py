@@ -15,18 +15,25 @@ from django_celery_beat.models import CrontabSchedule, PeriodicTask
 from venus_rpa.accounts.models import Workspace
 from venus_rpa.audit.models import AuditAction
 from venus_rpa.audit.services import audit_record
+from venus_rpa.automations import checks
 from venus_rpa.automations.models import Automation
 from venus_rpa.core.errors import InvalidInput, ServiceError
 from venus_rpa.runs.models import Trigger
 from venus_rpa.runs.services import params_validate, run_start
 from venus_rpa.triggers.cron import Cron, CronError, cron_parse, latest_tick, timezone_get
 from venus_rpa.triggers.models import Schedule, ScheduleFire
-from venus_rpa.triggers.services._common import automation_active_check, automation_check
+from venus_rpa.triggers.services._common import (
+    automation_active_check, automation_check, checked_together, name_check, name_unique,
+)
 
 log = logging.getLogger(__name__)
 
 FIRE_TASK = "venus_rpa.triggers.tasks.schedule_fire_task"
 FIRE_QUEUE = "default"
+# As an automation's name: shown on the schedules list and in audit lines (the column holds 200,
+# and a longer name saved before this bound is kept while it is not changed).
+NAME_MAX = checks.NAME_MAX
+NAME_CONSTRAINT = "one_schedule_name_per_workspace"
 
 
 def periodic_task_name(schedule_id: int) -> str:
@@ -53,6 +60,13 @@ def _schedule_validate(*, automation: Automation, cron: str, timezone_name: str,
     if fields:
         raise InvalidInput("The schedule is invalid.", fields=fields)
     return parsed
+
+
+def _name_check(*, workspace: Workspace, name: str, schedule: Schedule | None = None) -> str:
+    """The name, stripped: required, bounded, and not another schedule's of the workspace (in
+    any letter case): see `name_check`."""
+    return name_check(objects=Schedule.objects.filter(workspace=workspace), noun="schedule", name=name,
+                      limit=NAME_MAX, current=schedule)
 
 
 def _periodic_task_sync(*, schedule: Schedule, cron: Cron) -> None:
@@ -86,15 +100,19 @@ def schedule_create(*, workspace: Workspace, user, automation: Automation, name:
                     timezone_name: str = "UTC", params: dict[str, Any] | None = None,
                     enabled: bool = True) -> Schedule:
     """Create a schedule and its beat entry. Params are checked against the automation's
-    parameter schema now (and again at every fire, as the schema may change)."""
+    parameter schema now (and again at every fire, as the schema may change); the name is
+    bounded and unique in the workspace (`name_check`: a name in use is a Conflict)."""
     params = {} if params is None else params
     automation_check(workspace=workspace, automation=automation)
     automation_active_check(automation=automation)
-    parsed = _schedule_validate(automation=automation, cron=cron, timezone_name=timezone_name, params=params)
-    schedule = Schedule.objects.create(
-        workspace=workspace, automation=automation, name=name, cron=parsed.expression, timezone=timezone_name,
-        params=params, enabled=enabled, created_by=user if getattr(user, "is_authenticated", False) else None,
-    )
+    name, parsed = checked_together(
+        lambda: _name_check(workspace=workspace, name=name),
+        lambda: _schedule_validate(automation=automation, cron=cron, timezone_name=timezone_name, params=params))
+    with name_unique(noun="schedule", name=name, constraint=NAME_CONSTRAINT):
+        schedule = Schedule.objects.create(
+            workspace=workspace, automation=automation, name=name, cron=parsed.expression, timezone=timezone_name,
+            params=params, enabled=enabled, created_by=user if getattr(user, "is_authenticated", False) else None,
+        )
     _periodic_task_sync(schedule=schedule, cron=parsed)
     return schedule
 
@@ -107,11 +125,15 @@ def schedule_update(*, schedule: Schedule, name: str | None = None, cron: str | 
     cron = schedule.cron if cron is None else cron
     timezone_name = schedule.timezone if timezone_name is None else timezone_name
     params = schedule.params if params is None else params
-    parsed = _schedule_validate(automation=schedule.automation, cron=cron, timezone_name=timezone_name,
-                                params=params)
-    schedule.name = schedule.name if name is None else name
+    name, parsed = checked_together(
+        lambda: schedule.name if name is None else _name_check(workspace=schedule.workspace, name=name,
+                                                               schedule=schedule),
+        lambda: _schedule_validate(automation=schedule.automation, cron=cron, timezone_name=timezone_name,
+                                   params=params))
+    schedule.name = name
     schedule.cron, schedule.timezone, schedule.params = parsed.expression, timezone_name, params
-    schedule.save()
+    with name_unique(noun="schedule", name=name, constraint=NAME_CONSTRAINT):
+        schedule.save()
     _periodic_task_sync(schedule=schedule, cron=parsed)
     return schedule
 

@@ -28,7 +28,10 @@ from workers import flow as F
 from venus_rpa.triggers import signing
 from venus_rpa.triggers.models import WebhookIdempotencyKey, WebhookTrigger
 from venus_rpa.triggers.selectors import webhook_trigger_by_public_id
-from venus_rpa.triggers.services._common import automation_active_check, automation_check, run_api_url, secret_new, secret_read
+from venus_rpa.triggers.services._common import (
+    automation_active_check, automation_check, checked_together, name_check, name_unique, run_api_url, secret_new,
+    secret_read,
+)
 
 log = logging.getLogger(__name__)
 
@@ -69,24 +72,14 @@ def _mapping_validate(*, automation: Automation, mapping: Any) -> dict[str, str]
 
 
 NAME_MAX = 200  # WebhookTrigger.name
+NAME_CONSTRAINT = "one_webhook_name_per_workspace"
 
 
 def _name_check(*, workspace: Workspace, name: str, trigger: WebhookTrigger | None = None) -> str:
     """The name, stripped: required, bounded, and not another webhook's of the workspace (in any
-    letter case). Webhooks are told apart by name on their list and in the audit log, and a
-    second "ERP" beside the first would leave a sender's owner guessing which URL is theirs."""
-    name = name.strip()
-    if not name:
-        raise InvalidInput("A webhook needs a name.", fields={"name": ["A name is required."]})
-    if len(name) > NAME_MAX:
-        raise InvalidInput("The name is too long.", fields={"name": [f"At most {NAME_MAX} characters."]})
-    others = WebhookTrigger.objects.filter(workspace=workspace, name__iexact=name)
-    if trigger is not None:
-        others = others.exclude(pk=trigger.pk)
-    if others.exists():
-        raise Conflict(f"A webhook named “{name}” exists already in this workspace: give this one another name.",
-                       fields={"name": ["Another webhook has this name."]})
-    return name
+    letter case): see `name_check`."""
+    return name_check(objects=WebhookTrigger.objects.filter(workspace=workspace), noun="webhook", name=name,
+                      limit=NAME_MAX, current=trigger)
 
 
 def webhook_trigger_create(*, workspace: Workspace, user, automation: Automation, name: str,
@@ -95,25 +88,15 @@ def webhook_trigger_create(*, workspace: Workspace, user, automation: Automation
     """Create a trigger; returns it with its raw secret, which is shown this once only."""
     automation_check(workspace=workspace, automation=automation)
     automation_active_check(automation=automation)
-    name_error = None
-    try:
-        name = _name_check(workspace=workspace, name=name)
-    except ServiceError as exc:
-        name_error = exc
-    try:
-        mapping = _mapping_validate(automation=automation, mapping=param_mapping or {})
-    except InvalidInput as exc:  # both at once, when the name is wrong too
-        if name_error is not None:
-            raise InvalidInput(exc.message, fields={**name_error.fields, **exc.fields}) from exc
-        raise
-    if name_error is not None:
-        raise name_error
+    name, mapping = checked_together(lambda: _name_check(workspace=workspace, name=name),
+                                     lambda: _mapping_validate(automation=automation, mapping=param_mapping or {}))
     raw, ciphertext = secret_new(SECRET_PREFIX)
-    trigger = WebhookTrigger.objects.create(
-        workspace=workspace, automation=automation, name=name, public_id=secrets.token_urlsafe(18),
-        secret_ciphertext=ciphertext, param_mapping=mapping, enabled=enabled,
-        created_by=user if getattr(user, "is_authenticated", False) else None,
-    )
+    with name_unique(noun="webhook", name=name, constraint=NAME_CONSTRAINT):
+        trigger = WebhookTrigger.objects.create(
+            workspace=workspace, automation=automation, name=name, public_id=secrets.token_urlsafe(18),
+            secret_ciphertext=ciphertext, param_mapping=mapping, enabled=enabled,
+            created_by=user if getattr(user, "is_authenticated", False) else None,
+        )
     return trigger, raw
 
 
@@ -125,7 +108,8 @@ def webhook_trigger_update(*, trigger: WebhookTrigger, name: str | None = None,
         trigger.name = _name_check(workspace=trigger.workspace, name=name, trigger=trigger)
     if enabled is not None:
         trigger.enabled = enabled
-    trigger.save()
+    with name_unique(noun="webhook", name=trigger.name, constraint=NAME_CONSTRAINT):
+        trigger.save()
     return trigger
 
 
