@@ -12,6 +12,7 @@ from django.utils import timezone
 from tests.api.conftest import assert_error
 from tests.reviews.conftest import file_review, make_automation, question
 from venus_rpa.reviews.models import ReviewDecision, ReviewStatus
+from workers.gates.safety.values import mask_card
 
 pytestmark = pytest.mark.django_db
 
@@ -111,9 +112,16 @@ def test_an_edit_stores_the_complete_edited_action(clients, waiting_run):
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["status"] == "edited"
-    assert body["edited_action"] == {"kind": "fill", "name": "", "timeout_s": 10.0, "target": {"text": "Card number"},
-                                     "value": "5555 5555 5555 4444"}
+    # The run gets the whole edited action; the API shows it masked as the review's detail is, a card
+    # by its last 4 digits: a reviewer's answer is not a way to read a card back.
+    fill.refresh_from_db()
+    assert fill.edited_action == {"kind": "fill", "name": "", "timeout_s": 10.0, "target": {"text": "Card number"},
+                                  "value": "5555 5555 5555 4444"}
+    assert body["edited_action"] == {**fill.edited_action, "value": mask_card("5555555555554444")}
     assert body["decisions"][0]["edited_action"] == body["edited_action"]
+    assert "5555 5555 5555 4444" not in response.content.decode()
+    assert "4000 0566 5566 5556" not in response.content.decode()  # the proposed action's card as well
+    assert body["proposed_action"]["value"] == mask_card("4000056655665556")
 
 
 def test_an_edit_of_a_ui_venus_action_is_validated_as_one(clients, waiting_run):

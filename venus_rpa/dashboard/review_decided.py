@@ -16,7 +16,7 @@ from typing import Any
 
 from venus_rpa.dashboard.review_edit import LABELS, TARGET_LABELS
 from venus_rpa.reviews.models import DECIDED_WORDS, ReviewRequest, ReviewStatus
-from venus_rpa.reviews.services import payment_masked
+from venus_rpa.reviews.services import action_masked
 
 # Outcomes a person chose (expiry and cancellation are nobody's decision).
 _BY_A_PERSON = {ReviewStatus.APPROVED, ReviewStatus.REJECTED, ReviewStatus.EDITED, ReviewStatus.ANSWERED}
@@ -56,9 +56,6 @@ def _show(value: Any, key: str = "") -> str:
     return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS - 1] + "…"
 
 
-def _masked(review: ReviewRequest, action: dict[str, Any]) -> dict[str, Any]:
-    """`action` masked as the review's own detail was when it was filed."""
-    return payment_masked(review.title, {"action": action, "target": (review.detail or {}).get("target")})[1]["action"]
 
 
 def _parts(target: Any) -> dict[str, Any]:
@@ -77,7 +74,7 @@ def changes(review: ReviewRequest) -> list[Change]:
     proposed, edited = review.proposed_action or {}, review.edited_action or {}
     if review.status != ReviewStatus.EDITED or not edited:
         return []
-    old_shown, new_shown = _masked(review, proposed), _masked(review, edited)
+    old_shown, new_shown = action_masked(review, proposed), action_masked(review, edited)
     out: list[Change] = []
     # Only the editable fields can differ (`edit_validate`); the others are the stored action's
     # defaults filled in ("name": "", "timeout_s": 10), not the reviewer's changes.
@@ -102,6 +99,6 @@ def decided_view(review: ReviewRequest) -> Decided | None:
     who = ""
     if review.status in _BY_A_PERSON:
         who = review.decided_by.username if review.decided_by_id else "a former member"
-    edited = _masked(review, review.edited_action) if review.status == ReviewStatus.EDITED and review.edited_action else None
+    edited = action_masked(review, review.edited_action) if review.status == ReviewStatus.EDITED and review.edited_action else None
     return Decided(words=DECIDED_WORDS.get(review.status, review.status.capitalize()), who=who, when=review.decided_at,
                    comment=review.comment, changes=changes(review), edited_json=edited)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -19,6 +20,11 @@ from venus_rpa.reviews.models import ReviewDecision, ReviewKind, ReviewRequest, 
 
 class ReviewDecisionOutSerializer(serializers.ModelSerializer):
     user = serializers.CharField(source="user.username", default=None, allow_null=True)
+    edited_action = serializers.SerializerMethodField()
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_edited_action(self, decision: ReviewDecision) -> dict:
+        return services.action_masked(decision.review, decision.edited_action) if decision.edited_action else {}
 
     class Meta:
         model = ReviewDecision
@@ -30,6 +36,18 @@ class ReviewOutSerializer(serializers.ModelSerializer):
     automation = serializers.CharField(source="run.automation.slug")
     decided_by = serializers.CharField(source="decided_by.username", default=None, allow_null=True)
     decisions = ReviewDecisionOutSerializer(many=True, read_only=True)
+    # Masked as the review's title and detail are: a card number shows its last 4 digits, a security
+    # code none (reviews.services.payment_masked); the runtime keeps the real action.
+    proposed_action = serializers.SerializerMethodField()
+    edited_action = serializers.SerializerMethodField()
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_proposed_action(self, review: ReviewRequest) -> dict:
+        return services.action_masked(review, review.proposed_action)
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_edited_action(self, review: ReviewRequest) -> dict:
+        return services.action_masked(review, review.edited_action) if review.edited_action else {}
 
     class Meta:
         model = ReviewRequest

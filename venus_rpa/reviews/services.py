@@ -252,6 +252,12 @@ def payment_masked(title: str, detail: dict[str, Any]) -> tuple[str, dict[str, A
 _TYPED_KEYS = {"value", "content", "text", "typed_text"}
 
 
+def action_masked(review: ReviewRequest, action: dict[str, Any]) -> dict[str, Any]:
+    """A review's action (proposed or edited) masked as its own detail was when it was filed: what
+    the dashboard and the API show of it."""
+    return payment_masked(review.title, {"action": action or {}, "target": (review.detail or {}).get("target")})[1]["action"]
+
+
 def _validate_captcha_response(review: ReviewRequest, response: dict[str, Any]) -> dict[str, Any]:
     text = response.get("text")
     clicks = response.get("clicks")
