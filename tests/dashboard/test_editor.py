@@ -283,3 +283,11 @@ def test_a_change_note_longer_than_its_column_is_a_field_error_not_a_crash(edito
     from venus_rpa.automations.models import Automation
 
     assert not Automation.objects.filter(workspace=personas.workspace, slug="sign-in").exists()
+
+
+def test_a_new_automation_starts_with_a_click_to_fill_in_not_a_second_visit_to_the_site(editor_client):
+    html = editor_client.get("/automations/new/").content.decode()
+    assert html.count('name="step"') == 1 and 'value="/"' not in html
+    response = editor_client.post("/automations/new/", editor_post(steps=[{"kind": "click"}]))
+    assert response.status_code == 400  # left as it came: said at the row, nothing saved
+    assert "Step 1" in response.content.decode()

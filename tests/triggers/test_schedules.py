@@ -129,6 +129,21 @@ def test_a_bad_cron_expression_is_400_on_the_cron_field(owner, automation, cron)
     assert not Schedule.objects.exists() and not PeriodicTask.objects.filter(name__startswith="venus-").exists()
 
 
+@pytest.mark.parametrize("cron, said", [
+    ("61 * * * *", "Invalid minute field '61': 61 is past the last minute, 59."),
+    ("0 9 0 * *", "Invalid day of month field '0': 0 is before the first day of month, 1."),
+    ("0 9 * * 8", "Invalid day of week field '8': not a day of the week: use 0 to 7 (0 and 7 are Sunday) or sun, mon … sat."),
+    ("*/0 * * * *", "Invalid minute field '*/0': a step of 0 never moves on: use /1 or more."),
+    ("0 9 * * 1,,2", "Invalid day of week field '1,,2': a part is empty (two commas or a slash with nothing after it)."),
+    ("0 0 31 2 *", "This expression never fires: day of month '31' never occurs in month '2'.")])
+def test_a_bad_cron_expression_is_said_in_words_not_the_parsers(cron, said):
+    from venus_rpa.triggers.cron import CronError, cron_parse
+
+    with pytest.raises(CronError) as exc:
+        cron_parse(cron)
+    assert str(exc.value) == said
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("tz", ["Mars/Olympus_Mons", "../../etc/passwd", "EST5EDT-nope"])
 def test_an_unknown_time_zone_is_400_on_the_timezone_field(owner, automation, tz):

@@ -20,7 +20,9 @@ from venus_rpa.dashboard.field_errors import (error_sentence, json_field, plain_
                                               step_place)
 from workers.steps import AutomationSpec
 
-DEFAULT_STEP = {"kind": "goto", "url": "/"}
+# A new automation's first row: a click to fill in. A run opens the start URL by itself, so a first
+# "go to /" row opened it twice (or another page of the site than the start URL).
+DEFAULT_STEP = {"kind": "click"}
 DEFAULT_CAPTCHA = {"enabled": True, "solvers": ["local", "model", "human"], "max_attempts": 3, "letter_case": "unknown"}
 DEFAULT_LIMITS = {"max_steps": 100, "max_seconds": 600}
 # The keys whose errors the editor page lists under their own box or section (`section_errors`);

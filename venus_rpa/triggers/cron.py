@@ -76,11 +76,13 @@ def cron_parse(expression: str) -> Cron:
         try:
             crontab(**{name: fields[name]})
         except (ValueError, ParseException) as exc:
-            raise CronError(f"Invalid {label} field {fields[name]!r}: {_reason(exc)}") from None
+            raise CronError(f"Invalid {label} field {fields[name]!r}: {_reason(exc, label)}") from None
     try:
         parsed = crontab(**fields)
     except (ValueError, ParseException) as exc:
-        raise CronError(f"This expression never fires: {' '.join(str(exc).split())}") from None
+        words = " ".join(str(exc).split()).replace("Invalid crontab: ", "")
+        words = words.replace("day_of_month", "day of month").replace("month_of_year", "month")
+        raise CronError(f"This expression never fires: {words}") from None
     return Cron(
         expression=text, fields=fields, minutes=tuple(sorted(parsed.minute)), hours=tuple(sorted(parsed.hour)),
         days_of_month=frozenset(parsed.day_of_month), months=frozenset(parsed.month_of_year),
@@ -88,8 +90,27 @@ def cron_parse(expression: str) -> Cron:
     )
 
 
-def _reason(exc: Exception) -> str:
-    message = str(exc)
+_OUT_OF_RANGE = (re.compile(r"Invalid end range: (\d+) > (\d+)"), re.compile(r"Invalid beginning range: (\d+) < (\d+)"),
+                 re.compile(r"Valid range is (\d+)-(\d+)\. '(\d+)' was found"))
+
+
+def _reason(exc: Exception, label: str) -> str:
+    """Celery's parser's message, in the words of someone writing a schedule."""
+    message = " ".join(str(exc).split())
+    if label == "day of week" and any(p.search(message) for p in _OUT_OF_RANGE):
+        return "not a day of the week: use 0 to 7 (0 and 7 are Sunday) or sun, mon … sat."
+    if "step cannot be zero" in message:
+        return "a step of 0 never moves on: use /1 or more."
+    if m := _OUT_OF_RANGE[0].search(message):
+        return f"{m.group(1)} is past the last {label}, {m.group(2)}."
+    if m := _OUT_OF_RANGE[1].search(message):
+        return f"{m.group(1)} is before the first {label}, {m.group(2)}."
+    if m := _OUT_OF_RANGE[2].search(message):
+        return f"{m.group(3)} is not a {label}: use {m.group(1)} to {m.group(2)}."
+    if "negative numbers" in message:
+        return f"a {label} cannot be negative."
+    if "empty part" in message or "empty filter" in message:
+        return "a part is empty (two commas or a slash with nothing after it)."
     # Celery reports any unknown word as a "weekday literal", whatever the field.
     return message.replace("weekday literal", "value") if "weekday literal" in message else message
 
