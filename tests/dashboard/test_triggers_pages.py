@@ -101,3 +101,14 @@ def test_the_webhooks_list_searches_by_name_and_pages(editor_client, automation,
     assert "Invoices from SAP" in found and "Hook 01" not in found and ">1 webhook</p>" in found
     assert "No webhook matches “nothing”" in editor_client.get("/webhooks/?q=nothing").content.decode()
     assert editor_client.get("/webhooks/?q=%00&page=x").status_code == 200
+
+
+def test_bad_parameters_json_does_not_hide_a_bad_cron_or_time_zone(editor_client, automation):
+    response = editor_client.post("/schedules/", {"name": "S", "automation": automation.slug, "cron": "99 * * * *",
+                                                  "timezone": "Mars/Base", "params": "{not json"})
+    assert response.status_code == 400
+    import html as html_lib
+
+    page = html_lib.unescape(response.content.decode())
+    assert "99 is past the last minute, 59." in page and "Unknown time zone 'Mars/Base'" in page
+    assert page.count('class="errors"') >= 3  # the parameters' JSON, the cron and the time zone, each at its box

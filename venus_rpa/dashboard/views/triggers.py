@@ -50,6 +50,19 @@ def _form_errors(exc: ServiceError, form: dict) -> dict[str, list[str]]:
     return placed
 
 
+def _when_errors(form: dict) -> dict[str, list[str]]:
+    """The cron and time zone boxes' errors, as the service words them."""
+    from venus_rpa.triggers.cron import CronError, cron_parse, timezone_get
+
+    errors: dict[str, list[str]] = {}
+    for key, check in (("cron", cron_parse), ("timezone", timezone_get)):
+        try:
+            check(form[key] or ("UTC" if key == "timezone" else ""))
+        except CronError as exc:
+            errors[key] = [str(exc)]
+    return errors
+
+
 @member_view()
 def schedule_index(request: HttpRequest) -> HttpResponse:
     from venus_rpa.triggers import selectors, services
@@ -62,7 +75,9 @@ def schedule_index(request: HttpRequest) -> HttpResponse:
         form = {k: request.POST.get(k, "").strip() for k in form}
         automation = _automation(request, form["automation"], errors)
         params = json_field(form["params"], "params", errors)
-        if not errors:
+        if errors:  # every problem at once: the cron and time zone are judged even so
+            errors.update(_when_errors(form))
+        else:
             try:
                 schedule = services.schedule_create(
                     workspace=workspace, user=request.user, automation=automation, name=form["name"] or form["cron"],
