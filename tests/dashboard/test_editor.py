@@ -291,3 +291,16 @@ def test_a_new_automation_starts_with_a_click_to_fill_in_not_a_second_visit_to_t
     response = editor_client.post("/automations/new/", editor_post(steps=[{"kind": "click"}]))
     assert response.status_code == 400  # left as it came: said at the row, nothing saved
     assert "Step 1" in response.content.decode()
+
+
+def test_every_problem_is_said_on_the_first_save_not_the_rest_after_the_next(editor_client):
+    """A definition that does not parse (a limit out of range) still has its start URL, allowed
+    domains and schemas judged, so one save lists them all."""
+    import html as html_lib
+
+    data = editor_post(steps=[{"kind": "click", "target_text": "Go"}])
+    data.update(start_url="not a url", allowed_domains="bad domain here", max_steps="0")
+    page = html_lib.unescape(editor_client.post("/automations/new/", data).content.decode())
+    assert "Max steps must be 1 or more." in page
+    assert "Start the address with https:// or http://, e.g. https://example.com/page." in page
+    assert "'bad domain here' is not a host name (it has spaces)" in page

@@ -138,9 +138,10 @@ def web_url_problem(url: str, *, relative_ok: bool = False) -> str | None:
             return ("Not a web address: give one such as https://example.com/page, or a path on the start "
                     "URL's site such as /login.")
         return None
+    if not parts.scheme:
+        return "Start the address with https:// or http://, e.g. https://example.com/page."
     if parts.scheme.lower() not in WEB_SCHEMES:
-        shown = f"{parts.scheme}:" if parts.scheme else "an address without http:// or https://"
-        return f"Only http:// and https:// addresses can be opened, not {shown}."
+        return f"Only http:// and https:// addresses can be opened, not {parts.scheme}:."
     host = parts.netloc.rpartition("@")[2]
     if not host or not (parts.hostname or "{{" in host):
         return "The address needs a host, e.g. https://example.com/."

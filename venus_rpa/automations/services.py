@@ -66,6 +66,7 @@ def definition_validate(*, workspace: Workspace, definition: dict[str, Any], slu
         fields = _pydantic_fields(exc)
         if problem := checks.definition_size_problem(data):
             fields.setdefault("definition", []).append(problem)
+        _unparsed_problems(data, fields)  # every problem at once, not the rest after the next save
         raise InvalidInput("The automation definition is invalid.", fields=fields) from exc
     fields: dict[str, list[str]] = checks.definition_problems(spec)
     expanded, call_problems = calls_problems(workspace=workspace, spec=spec, slug=slug)  # sub-automations
@@ -160,6 +161,23 @@ def _definition_and_metadata(*, metadata: dict[str, list[str]], **kwargs: Any) -
     if metadata:
         raise InvalidInput("The automation is invalid.", fields=metadata)
     return clean
+
+
+def _unparsed_problems(data: dict[str, Any], fields: dict[str, list[str]]) -> None:
+    """When the definition does not parse, the problems of its parts that need no parsing: the
+    allowed domains, a web start URL and the two schemas (each only where the parse said nothing)."""
+    if "allowed_domains" not in fields:
+        _allowed_domains_clean(data, fields)
+    url = data.get("start_url")
+    if ("start_url" not in fields and isinstance(url, str) and url.strip() and data.get("surface", "web") == "web"
+            and (problem := checks.web_url_problem(url))):
+        fields["start_url"] = [problem]
+    for name in ("param_schema", "output_schema"):
+        if name not in fields and isinstance(data.get(name), dict):
+            try:
+                patterns.schema_check(data[name])
+            except jsonschema.SchemaError as exc:
+                fields[name] = [f"Not a valid JSON Schema: {exc.message}"]
 
 
 def _allowed_domains_clean(data: dict[str, Any], fields: dict[str, list[str]]) -> list[str]:
