@@ -135,6 +135,7 @@ DASHBOARD = {
     # Everyone sees who is in the workspace; owners add, change and remove. Everyone makes their own
     # API tokens; a token is revoked by its user or an owner.
     "dashboard:members": {"GET": "R", "POST": "O"},
+    "dashboard:member-invite": {"POST": "O"},
     "dashboard:member-role": {"POST": "O"},
     "dashboard:member-remove": {"GET": "O", "POST": "O"},
     "dashboard:tokens": {"GET": "R", "POST": "R"},
@@ -153,6 +154,8 @@ DASHBOARD = {
     "dashboard:callback-delete": {"GET": "W", "POST": "W"},
     "dashboard:delivery-resend": {"POST": "W"},
     "dashboard:device-android": {"POST": "O"},
+    # An invitation's sign-up page: anyone with the link (here a wrong one: 400 for every caller).
+    "dashboard:welcome": {"GET": "P", "POST": "P"},
 }
 # Routes with their own gate, tested where that gate lives rather than by workspace role.
 OWN_GATE = {
@@ -239,7 +242,7 @@ def world(personas) -> World:
     values = {"snapshot_id": snapshot.pk, "device_id": device.pk, "name": credential.name, "session_id": session.pk,"slug": automation.slug, "run_id": run.pk, "review_id": review.pk, "schedule_id": schedule.pk,
               "trigger_id": trigger.pk, "endpoint_id": endpoint.pk, "delivery_id": delivery.pk, "index": 0, "number": 1, "fmt": "csv",
               "path": step.screenshot.name, "public_id": trigger.public_id, "token_id": viewer_token.pk,
-              "membership_id": viewer_membership.pk}
+              "membership_id": viewer_membership.pk, "uidb64": "MQ", "token": "not-a-token"}
     users = {"viewer": personas.viewer, "editor": personas.teammate, "reviewer": reviewer, "owner": owner,
              "outsider": personas.outsider}
     return World(users, values)

@@ -10,9 +10,15 @@ import secrets
 from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.tokens import default_token_generator
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 from django.utils.text import slugify
 
 from venus_rpa.accounts.models import ROLE_RANK, ApiToken, Membership, Role, Workspace, hash_token
@@ -53,6 +59,7 @@ def user_create(*, username: str, password: str, email: str = ""):
 MEMBER_MANAGERS = {Role.OWNER}
 TOKEN_NAME_MAX = 100
 TOKEN_LIFETIME_MAX = timedelta(days=366)
+NO_ACCOUNT = "No account has this username or e-mail address."
 
 
 def _manager_check(*, workspace: Workspace, actor) -> Membership:
@@ -85,7 +92,7 @@ def _user_find(who: str):
         user = found[0] if found else None
     if user is None:
         raise InvalidInput(f"Nobody with the username or e-mail address “{who[:150]}” has an account here.",
-                           fields={"who": ["No account has this username or e-mail address."]})
+                           fields={"who": [NO_ACCOUNT]})
     return user
 
 
@@ -124,6 +131,74 @@ def member_add(*, workspace: Workspace, actor, who: str, role: str) -> Membershi
     audit_record(workspace=workspace, actor=actor, action=AuditAction.MEMBER_ADDED,
                  changes=[f"Added {user.username} as {role}"], before={}, after={"user": user.username, "role": role})
     return membership
+
+
+def signup_path(user) -> str:
+    """The path of `user`'s sign-up page (`dashboard:welcome`), with Django's password-reset token.
+    It works until settings.PASSWORD_RESET_TIMEOUT passes or a password is set (the token depends on
+    the password hash and last_login). A secret: shown once to whoever invites, never stored or logged."""
+    uidb64 = urlsafe_base64_encode(force_bytes(user.pk))
+    return reverse("dashboard:welcome", kwargs={"uidb64": uidb64, "token": default_token_generator.make_token(user)})
+
+
+def _invitee_check(username: str, email: str) -> tuple[str, str]:
+    """The username and e-mail of a new account, validated as the user model does; InvalidInput otherwise."""
+    user_model = get_user_model()
+    field = user_model._meta.get_field(user_model.USERNAME_FIELD)
+    username, email = username.strip(), email.strip()
+    try:
+        field.run_validators(username)
+        if not username or len(username) > field.max_length:
+            raise ValidationError(f"Give a username of 1 to {field.max_length} characters.")
+    except ValidationError as exc:
+        raise InvalidInput(f"Username: {' '.join(exc.messages)}", fields={"username": exc.messages}) from None
+    try:
+        if email:
+            validate_email(email)
+    except ValidationError:
+        message = "Enter a valid e-mail address, or leave it empty."
+        raise InvalidInput(f"E-mail: {message}", fields={"email": [message]}) from None
+    return username, email
+
+
+@transaction.atomic
+def member_invite(*, workspace: Workspace, actor, username: str, role: str, email: str = "") -> tuple[Membership, str]:
+    """Create an account for someone who has none (no usable password), add it to the workspace with
+    `role`, audited, and return the membership with the path of its sign-up page (`signup_path`),
+    which the caller shows once. Owners only; `actor` None is an administrator (manage.py).
+    A member invited earlier who never signed in gets a new link (their role stays); any other
+    existing username is a Conflict (add them instead). No e-mail is sent."""
+    _members_lock(workspace)
+    if actor is not None:
+        _manager_check(workspace=workspace, actor=actor)
+    role = _role_check(role)
+    username, email = _invitee_check(username, email)
+    users = get_user_model().objects
+    user = users.filter(username=username).first()
+    if user is not None:
+        membership = Membership.objects.filter(workspace=workspace, user=user).first()
+        if membership is None or user.has_usable_password() or user.last_login is not None:
+            raise Conflict(f"{username} already has an account: add them with “Add member” instead.",
+                           fields={"username": [f"{username} already has an account."]})
+        if actor is not None and Membership.objects.filter(user=user).exclude(workspace=workspace).exists():
+            # Whoever sets the password owns the account, in every workspace it belongs to: an owner of
+            # one workspace must not get the key to another's member.
+            message = (f"{username} also belongs to another workspace, so only an administrator can make them a "
+                       "new link (manage.py invite_member).")
+            raise Conflict(message, fields={"username": [message]})
+        audit_record(workspace=workspace, actor=actor, action=AuditAction.MEMBER_ADDED,
+                     changes=[f"New sign-up link for {username} ({membership.role})"], before={},
+                     after={"user": username, "role": membership.role, "invited": True})
+        return membership, signup_path(user)
+    if email and users.filter(email__iexact=email, is_active=True).exists():
+        message = "Someone already has an account with this e-mail address: add them with “Add member”."
+        raise Conflict(message, fields={"email": [message]})
+    user = users.create_user(username=username, email=email, password=None)  # None: an unusable password
+    membership = Membership.objects.create(workspace=workspace, user=user, role=role)
+    audit_record(workspace=workspace, actor=actor, action=AuditAction.MEMBER_ADDED,
+                 changes=[f"Invited {username} as {role}"], before={},
+                 after={"user": username, "role": role, "invited": True})
+    return membership, signup_path(user)
 
 
 @transaction.atomic

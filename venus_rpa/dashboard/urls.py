@@ -5,7 +5,7 @@ from django.urls import path
 
 from venus_rpa.dashboard.views import (
     audit, automations, bulk, credentials, deletes, devices, home, items, lifecycle, notifications, overview, reviews, runs,
-    team, triggers, workspace,
+    team, triggers, welcome, workspace,
 )
 
 app_name = "dashboard"
@@ -14,6 +14,8 @@ urlpatterns = [
     path("", home.home, name="home"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # An invited member's sign-up link (settings → members, `manage.py invite_member`).
+    path("accounts/welcome/<uidb64>/<token>/", welcome.welcome, name="welcome"),
     path("automations/", automations.automation_index, name="automations"),
     path("automations/new/", automations.automation_new, name="automation-new"),
     path("automations/_step-row/", automations.step_row, name="automation-step-row"),
@@ -58,6 +60,7 @@ urlpatterns = [
     path("devices/", devices.device_index, name="devices"),
     path("settings/", workspace.workspace_settings, name="workspace-settings"),
     path("settings/members/", team.member_index, name="members"),
+    path("settings/members/invite/", team.member_invite, name="member-invite"),
     path("settings/members/<int:membership_id>/role/", team.member_role, name="member-role"),
     path("settings/members/<int:membership_id>/remove/", team.member_remove, name="member-remove"),
     path("settings/tokens/", team.token_index, name="tokens"),

@@ -2,7 +2,9 @@
 
 Who may do what (services in `venus_rpa.accounts.services` check it again, and audit it):
 - members: every member sees who is in the workspace and with what role; only owners add
-  (an existing account, by username or e-mail), change roles and remove (403 otherwise). The
+  (an existing account, by username or e-mail), invite (a new account, no password yet), change
+  roles and remove (403 otherwise). An invitation's sign-up link is shown once, Post/Redirect/Get
+  through `secret_once` (never in a URL, a log or the audit record); no e-mail is sent. The
   last owner is never demoted or removed (409 with the reason); nobody raises their own role.
 - tokens: every member creates and revokes their own tokens; owners see and revoke everyone's.
   A token's raw value is shown once, in the answer to its creation (never cached), and only its
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
@@ -28,6 +31,7 @@ from venus_rpa.accounts.models import Role
 from venus_rpa.core.errors import ServiceError
 from venus_rpa.dashboard.access import member_view
 from venus_rpa.dashboard.listing import listing
+from venus_rpa.dashboard.secret_once import not_stored, secret_keep, secret_take
 
 OWNER_ONLY = "Only an owner of the workspace adds, changes or removes members."
 # The expiry choices of the token form, in days ("" : no expiry).
@@ -39,15 +43,35 @@ def _require_owner(request: HttpRequest) -> None:
         raise PermissionDenied(OWNER_ONLY)
 
 
+@sensitive_variables("link")
 def _members_page(request: HttpRequest, *, form: dict | None = None, errors: dict | None = None,
-                  row_error: tuple[int, str] | None = None, saved: str = "", status: int = 200) -> HttpResponse:
+                  row_error: tuple[int, str] | None = None, saved: str = "", status: int = 200,
+                  invite: dict | None = None, invite_errors: dict | None = None) -> HttpResponse:
     workspace = request.access.workspace
     template = "dashboard/team/_members.html" if request.headers.get("HX-Request") else "dashboard/team/members.html"
-    return render(request, template, {
+    held = secret_take(request, kind="invite") if request.method == "GET" else None
+    link = request.build_absolute_uri(held[1]) if held else ""
+    response = render(request, template, {
         "members": selectors.member_list(workspace=workspace), "is_owner": request.access.role == Role.OWNER,
         "roles": Role.values, "form": form or {"who": "", "role": Role.VIEWER}, "errors": errors or {},
         "row_error": row_error, "saved": saved, "owners": selectors.owner_count(workspace=workspace),
+        "invite": invite or {"username": "", "email": "", "role": Role.VIEWER}, "invite_errors": invite_errors or {},
+        "invite_open": invite is not None, "signup_link": link, "link_days": _link_lifetime(),
     }, status=status)
+    return not_stored(response) if link else response
+
+
+def _link_lifetime() -> str:
+    """How long a sign-up link works (settings.PASSWORD_RESET_TIMEOUT), in words."""
+    hours = settings.PASSWORD_RESET_TIMEOUT // 3600
+    return f"{hours // 24} days" if hours >= 48 else f"{max(hours, 1)} hours"
+
+
+def _invite_offer(who: str, role: str) -> dict:
+    """The invitation form filled from what the owner tried to add: an address goes to the e-mail."""
+    if "@" in who:
+        return {"username": who.split("@")[0][:150], "email": who, "role": role}
+    return {"username": who, "email": "", "role": role}
 
 
 @member_view()
@@ -61,8 +85,28 @@ def member_index(request: HttpRequest) -> HttpResponse:
         membership = services.member_add(workspace=request.access.workspace, actor=request.user, **form)
     except ServiceError as exc:
         errors = {"non_field_errors": [exc.message], **exc.fields}
-        return _members_page(request, form=form, errors=errors, status=exc.status)
+        # Nobody has that name or address: offer to invite them, filled in.
+        invite = _invite_offer(**form) if services.NO_ACCOUNT in exc.fields.get("who", []) else None
+        return _members_page(request, form=form, errors=errors, status=exc.status, invite=invite)
     messages.success(request, f"{membership.user.username} added as {membership.role}.")
+    return redirect("dashboard:members")
+
+
+@member_view()
+@require_POST
+@sensitive_variables("path")
+def member_invite(request: HttpRequest) -> HttpResponse:
+    """Invite someone without an account; their sign-up link is shown once on the members page."""
+    _require_owner(request)
+    invite = {"username": request.POST.get("username", "")[:200], "email": request.POST.get("email", "")[:254],
+              "role": request.POST.get("role", "")}
+    try:
+        membership, path = services.member_invite(workspace=request.access.workspace, actor=request.user, **invite)
+    except ServiceError as exc:
+        errors = {"non_field_errors": [exc.message], **exc.fields}
+        return _members_page(request, invite=invite, invite_errors=errors, status=exc.status)
+    secret_keep(request, kind="invite", pk=membership.pk, secret=path)
+    messages.success(request, f"{membership.user.username} invited as {membership.role}: send them the link below.")
     return redirect("dashboard:members")
 
 
