@@ -164,9 +164,11 @@ def test_errors_are_in_the_users_words_in_chromium(demo, web, browser):  # noqa:
     page.locator("textarea[name=output_schema]").fill("{'reference': 1}")
     page.locator(".savebar button[type=submit]").click()
     summary = page.locator("#error-summary")
-    expect(summary).to_contain_text("Output schema: Line 1, column 2: a key in double quotes is expected here")
+    expect(summary).to_contain_text("Fix what is marked below.")  # each error once, at its box
+    at_the_box = page.locator("textarea[name=output_schema] + .errors")
+    expect(at_the_box).to_contain_text("Line 1, column 2: a key in double quotes is expected here")
     for raw in ("output_schema", "char 1", "line 1 column"):
-        assert raw not in summary.inner_text()
+        assert raw not in summary.inner_text() and raw not in at_the_box.inner_text()
 
     page.goto(web + "/credentials/")
     form = page.locator("#credential-form")
