@@ -21,7 +21,6 @@ from django.utils import timezone
 from venus_rpa import celery_app
 from venus_rpa.automations.models import Automation
 from venus_rpa.core.errors import Conflict, InvalidInput
-from venus_rpa.core.text import NOT_STORABLE, not_storable, shown
 from venus_rpa.picker.models import PickerSnapshot, PickerStatus
 from venus_rpa.runs.hosts import hosts
 from venus_rpa.runs.services import params_bounds_check, version_secrets, version_spec
@@ -64,13 +63,10 @@ def picker_start(*, automation: Automation, user, step: int, kind: str = "", par
 
 def _params(schema: dict, params: dict) -> dict[str, Any]:
     """Values to open the page with: plain values, bounded and storable as a run's are
-    (`params_bounds_check`, defaults added); a required one may be left out (the page before a
+    (`params_bounds_check`, storable text among them, defaults added); a required one may be left out (the page before a
     step may not need it)."""
     if not isinstance(params, dict) or any(not isinstance(v, (str, int, float, bool)) for v in params.values()):
         raise InvalidInput("Parameters must be an object of plain values.", fields={"params": ["Plain values only."]})
-    if unstorable := sorted(shown(k) for k, v in params.items() if not_storable(k) or not_storable(v)):
-        raise InvalidInput("A parameter holds text that cannot be stored.",
-                           fields={f"params.{k}": [NOT_STORABLE] for k in unstorable})
     if any("{{" in str(v) or "}}" in str(v) for v in params.values()):
         raise InvalidInput("Parameters may not contain templates.", fields={"params": ["Must not contain '{{'."]})
     params_bounds_check(params)

@@ -53,8 +53,13 @@ BLANK_REQUIRED_WITH_DEFAULT = "This parameter is required (a cleared field does 
 
 
 def params_bounds_check(params: dict[str, Any]) -> None:
-    """Refuse parameters too large to store or show (settings VENUS_PARAM_MAX_CHARS per value,
-    VENUS_PARAMS_MAX_KEYS, VENUS_PARAMS_MAX_BYTES of JSON in all) before anything else reads them."""
+    """Refuse parameters holding text PostgreSQL cannot store (first: their JSON cannot even be
+    encoded), or too large to store or show (settings VENUS_PARAM_MAX_CHARS per value,
+    VENUS_PARAMS_MAX_KEYS, VENUS_PARAMS_MAX_BYTES of JSON in all), before anything else reads them."""
+    unstorable = sorted(shown(k) for k, v in params.items() if not_storable(k) or not_storable(v))
+    if unstorable:
+        raise InvalidInput("A parameter holds text that cannot be stored.",
+                           fields={f"params.{k}": [NOT_STORABLE] for k in unstorable})
     max_keys = settings.VENUS_PARAMS_MAX_KEYS
     if len(params) > max_keys:
         raise InvalidInput("Too many parameters.", fields={
@@ -93,10 +98,6 @@ def params_validate(*, schema: dict, params: dict[str, Any]) -> dict[str, Any]:
     size (`params_bounds_check`); a required parameter given as empty text is missing."""
     if not isinstance(params, dict):
         raise InvalidInput("Parameters must be an object.", fields={"params": [PARAMS_NOT_OBJECT]})
-    unstorable = sorted(shown(k) for k, v in params.items() if not_storable(k) or not_storable(v))
-    if unstorable:  # before anything measures or stores them (JSON of them cannot be encoded)
-        raise InvalidInput("A parameter holds text that cannot be stored.",
-                           fields={f"params.{k}": [NOT_STORABLE] for k in unstorable})
     params_bounds_check(params)
     smuggled = sorted(k for k, v in params.items() if "{{" in json.dumps(v))
     if smuggled:

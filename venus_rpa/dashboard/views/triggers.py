@@ -50,19 +50,6 @@ def _form_errors(exc: ServiceError, form: dict) -> dict[str, list[str]]:
     return placed
 
 
-def _when_errors(form: dict) -> dict[str, list[str]]:
-    """The cron and time zone boxes' errors, as the service words them."""
-    from venus_rpa.triggers.cron import CronError, cron_parse, timezone_get
-
-    errors: dict[str, list[str]] = {}
-    for key, check in (("cron", cron_parse), ("timezone", timezone_get)):
-        try:
-            check(form[key] or ("UTC" if key == "timezone" else ""))
-        except CronError as exc:
-            errors[key] = [str(exc)]
-    return errors
-
-
 @member_view()
 def schedule_index(request: HttpRequest) -> HttpResponse:
     from venus_rpa.triggers import selectors, services
@@ -76,7 +63,8 @@ def schedule_index(request: HttpRequest) -> HttpResponse:
         automation = _automation(request, form["automation"], errors)
         params = json_field(form["params"], "params", errors)
         if errors:  # every problem at once: the cron and time zone are judged even so
-            errors.update(_when_errors(form))
+            errors.update(services.schedules.schedule_when_check(cron=form["cron"],
+                                                                 timezone_name=form["timezone"] or "UTC")[1])
         else:
             try:
                 schedule = services.schedule_create(

@@ -40,8 +40,8 @@ def periodic_task_name(schedule_id: int) -> str:
     return f"venus-schedule-{schedule_id}"
 
 
-def _schedule_validate(*, automation: Automation, cron: str, timezone_name: str, params: Any) -> Cron:
-    """Check cron, time zone and params together, so one 400 lists every bad field."""
+def schedule_when_check(*, cron: str, timezone_name: str) -> tuple[Cron | None, dict[str, list[str]]]:
+    """The parsed cron expression (None when bad) and the cron's and time zone's field errors."""
     fields: dict[str, list[str]] = {}
     parsed = None
     try:
@@ -52,6 +52,12 @@ def _schedule_validate(*, automation: Automation, cron: str, timezone_name: str,
         timezone_get(timezone_name)
     except CronError as exc:
         fields["timezone"] = [str(exc)]
+    return parsed, fields
+
+
+def _schedule_validate(*, automation: Automation, cron: str, timezone_name: str, params: Any) -> Cron:
+    """Check cron, time zone and params together, so one 400 lists every bad field."""
+    parsed, fields = schedule_when_check(cron=cron, timezone_name=timezone_name)
     version = automation.current_version
     try:
         params_validate(schema=version.param_schema if version else {}, params=params)
